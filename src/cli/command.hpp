@@ -1,0 +1,24 @@
+// The CLI is a table of subcommands (see commands.hpp), one small file each.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace adbwire::cli {
+
+// adb-style global flags, shared by every subcommand.
+struct GlobalOptions {
+  std::string serial;  // -s TARGET (or ANDROID_SERIAL)
+  std::string host;    // -H adb server host
+  int port = 0;        // -P adb server port (0 = ANDROID_ADB_SERVER_PORT or 5037)
+};
+
+// What a subcommand's parse hands back: the work to run, returning the process exit code.
+using Run = std::function<int()>;
+
+// Registers one subcommand on app; its callback stores the work into run.
+using AddCommand = void (*)(CLI::App& app, const GlobalOptions& globals, Run& run);
+
+}  // namespace adbwire::cli
