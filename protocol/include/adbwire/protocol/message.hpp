@@ -2,6 +2,7 @@
 // incremental reader that accepts bytes split or merged at any boundary.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -62,6 +63,13 @@ class MessageReader {
   // Messages completed before the bad header are still appended.
   std::error_code feed(std::span<const std::uint8_t> bytes, std::vector<Message>& out);
 
+  // Like feed(), but returns right after the first message it completes, so the caller can
+  // change the limits before the next one is read (the session does after CNXN). Returns how
+  // many bytes were used: all of them when no message completed; after an error the rest is
+  // left unread and `error` is set.
+  std::size_t feed_one(std::span<const std::uint8_t> bytes, std::vector<Message>& out,
+                       std::error_code& error);
+
   // What was wrong, for the last error ("bad magic 0x… for command 0x…").
   const std::string& error_detail() const noexcept { return error_detail_; }
 
@@ -78,6 +86,9 @@ class MessageReader {
   Header header_;
   Message current_;
   std::string error_detail_;
+
+  std::error_code fail(std::string detail);
+  std::error_code check_header();
 };
 
 }  // namespace adbwire::protocol

@@ -30,6 +30,7 @@ struct SessionOptions {
   // serial and ro.product.* properties, the features it implements.
   Banner banner;
   std::uint32_t version = kVersion;
+  // Largest payload we accept; values under kMaxPayloadV1 are raised to it.
   std::uint32_t max_payload = kMaxPayload;
   // Receive window per stream when delayed_ack is negotiated (both banners list
   // "delayed_ack"); 0 disables delayed_ack and "delayed_ack" must then not be in banner.
@@ -98,6 +99,8 @@ class Session {
   const std::string& error_detail() const noexcept;
   // The peer's CNXN banner (valid once online).
   const Banner& peer_banner() const noexcept;
+  // min(ours, peer's) once the peer's CNXN arrived; before that kVersionMin and
+  // kMaxPayloadV1, the values every peer understands.
   std::uint32_t negotiated_version() const noexcept;
   std::uint32_t negotiated_max_payload() const noexcept;
   bool delayed_ack() const noexcept;
@@ -123,7 +126,8 @@ class Session {
   void accept_open(std::uint32_t stream);
   void refuse_open(std::uint32_t stream);
   // Queues data; WRTEs of at most negotiated_max_payload() go out as the peer grants
-  // credit. Errors: not_found for an unknown or closed stream.
+  // credit. Errors: not_found for an unknown or closed stream, closed when the session is not
+  // online (never started, or failed).
   std::error_code write(std::uint32_t stream, std::span<const std::uint8_t> data);
   // Bytes queued on the stream and not yet sent.
   std::size_t queued(std::uint32_t stream) const noexcept;

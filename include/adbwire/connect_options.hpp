@@ -1,0 +1,27 @@
+// How Device::connect behaves: keys and timeouts. Plain values, no global state.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "adbwire/keys.hpp"
+
+namespace adbwire {
+
+struct ConnectOptions {
+  // Where the host keys come from (adb's ~/.android/adbkey and $ADB_VENDOR_KEYS by default).
+  KeyOptions keys;
+  // Budget for the TCP connect plus the device's first answer to our CNXN (and signature
+  // rounds). Passing it gives errc::timeout.
+  std::chrono::milliseconds connect_timeout{5000};
+  // After offering our public key, how long a person has to tap "Allow" on the phone.
+  // Passing it gives errc::unauthorized with the key fingerprint to look for.
+  std::chrono::milliseconds auth_timeout{60000};
+  // Deadline of every Device and Stream call made with kDefaultDeadline.
+  std::chrono::milliseconds command_timeout{30000};
+  // Receive window per stream for delayed_ack (AOSP burst mode); 0 = classic flow control
+  // (one OKAY per WRTE). Used only when the device offers delayed_ack too.
+  std::uint32_t delayed_ack_window = 0;
+};
+
+}  // namespace adbwire

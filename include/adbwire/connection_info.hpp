@@ -1,0 +1,26 @@
+// What was negotiated when a Device connected: for logs, tests and diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace adbwire {
+
+// How this host got past the device's AUTH.
+enum class AuthMethod {
+  none,        // the device did not ask (auth disabled, e.g. an emulator or `adbwire vdevice`)
+  signature,   // a host key signed the device's token: the device already knew the key
+  public_key,  // the device knew none of our keys; a person accepted the offered public key
+};
+
+struct ConnectionInfo {
+  std::string target;          // canonical target, "tcp:127.0.0.1:5555"
+  AuthMethod auth = AuthMethod::none;
+  std::string key_fingerprint; // the accepted key (PrivateKey::fingerprint()); empty for none
+  std::uint32_t signatures_sent = 0;  // signature rounds before the device let us in
+  std::uint32_t version = 0;          // negotiated protocol version
+  std::uint32_t max_payload = 0;      // negotiated largest WRTE payload
+  bool delayed_ack = false;           // delayed_ack flow control in use
+};
+
+}  // namespace adbwire

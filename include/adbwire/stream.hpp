@@ -1,0 +1,71 @@
+// One byte stream to a device service ("exec:ls", "sync:", "shell,v2,raw:…"), opened with
+// Device::open. Streams of one device share its connection; each has its own flow control.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <system_error>
+
+#include "adbwire/deadline.hpp"
+
+namespace adbwire {
+
+namespace detail {
+class StreamBackend;
+}
+
+// Move-only handle; the destructor closes the stream. Blocking calls wait until done, the
+// deadline passes (errc::timeout; the stream stays usable, nothing was lost) or the stream
+// fails. Errors common to every call: device_offline (the connection dropped: every waiting
+// call wakes at once), closed (close() was called, or the Device was closed).
+// Thread safety: one thread may read while another writes; two concurrent readers (or two
+// writers) need external locking. close() may be called from any thread at any time.
+// ADB streams have no half-close: close() ends both directions.
+class Stream {
+ public:
+  // An empty stream: every call fails with errc::closed.
+  Stream() noexcept;
+  // Made by Device::open; default_timeout resolves kDefaultDeadline.
+  Stream(std::unique_ptr<detail::StreamBackend> backend, std::chrono::milliseconds default_timeout) noexcept;
+  Stream(Stream&&) noexcept;
+  Stream& operator=(Stream&&) noexcept;
+  ~Stream();
+
+  // Waits for data and copies up to buffer.size() bytes; returns how many, 0 once the device
+  // has ended the stream (and every byte it sent was read). Received data is acknowledged to
+  // the device only as it is read here, so an unread stream holds at most one payload (with
+  // delayed_ack: one receive window) and the device waits (backpressure).
+  std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline = kDefaultDeadline);
+  std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, std::error_code& error);
+
+  // Reads until the device ends the stream. Memory grows with the output; use read_some for
+  // output of unknown size. On error the bytes read so far are returned with the error set.
+  std::string read_all(Deadline deadline = kDefaultDeadline);
+  std::string read_all(Deadline deadline, std::error_code& error);
+
+  // Sends all of data, blocking while the connection's send queue for this stream is full
+  // (the device has not acknowledged earlier data). Returns once every byte is queued for
+  // sending. Errors also: closed when the device already ended the stream. On timeout or
+  // error an unknown prefix of data may have been sent.
+  void write(std::span<const std::uint8_t> data, Deadline deadline = kDefaultDeadline);
+  void write(std::span<const std::uint8_t> data, Deadline deadline, std::error_code& error);
+
+  // Ends the stream in both directions (queued data is still sent first) and wakes a reader
+  // or writer blocked on it with errc::closed. Idempotent, never blocks.
+  void close() noexcept;
+
+  // False for an empty or closed stream.
+  bool is_open() const noexcept;
+
+ private:
+  Deadline resolve(Deadline deadline) const noexcept;
+
+  std::unique_ptr<detail::StreamBackend> backend_;
+  std::chrono::milliseconds default_timeout_{0};
+};
+
+}  // namespace adbwire

@@ -1,0 +1,47 @@
+// Where a device is: the -s argument of the CLI and the first argument of Device::connect.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace adbwire {
+
+// A parsed connect target. Value type; thread safe for concurrent const use.
+//
+// Accepted forms:
+//   tcp:HOST[:PORT]        adbd over TCP (PORT defaults to 5555; IPv6 as tcp:[::1]:5555)
+//   HOST:PORT              the same (what `adb connect` lists as the serial)
+//   usb:[SERIAL]           direct USB (first ADB interface when SERIAL is empty)
+//   server:[HOST:PORT/]SERIAL  through a running adb server (default localhost:5037)
+//   SERIAL                 a bare serial means server:SERIAL, as `adb -s SERIAL` does
+//   ""                     $ANDROID_SERIAL, parsed by the rules above
+class Target {
+ public:
+  enum class Kind { tcp, usb, server };
+
+  // Errors: invalid_argument (empty with ANDROID_SERIAL unset, a bad port, an empty host),
+  // naming the accepted forms.
+  static Target parse(std::string_view text);
+  static Target parse(std::string_view text, std::error_code& error);
+
+  Kind kind() const noexcept { return kind_; }
+  // tcp: the device's host; server: the adb server's host.
+  const std::string& host() const noexcept { return host_; }
+  // tcp: the device's port; server: the adb server's port.
+  std::uint16_t port() const noexcept { return port_; }
+  // usb/server: the device serial (may be empty for usb:).
+  const std::string& serial() const noexcept { return serial_; }
+
+  // The canonical form: "tcp:HOST:PORT", "usb:SERIAL", "server:HOST:PORT/SERIAL".
+  std::string to_string() const;
+
+ private:
+  Kind kind_ = Kind::tcp;
+  std::string host_;
+  std::uint16_t port_ = 0;
+  std::string serial_;
+};
+
+}  // namespace adbwire

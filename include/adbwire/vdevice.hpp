@@ -1,0 +1,87 @@
+// A virtual Android device: the device side of ADB on a loopback TCP port, accepted by the
+// real AOSP `adb` host. It is adbwire's built-in default target and the device every
+// integration test talks to. It answers shell/exec services with a small shell whose file
+// system is a host folder, renders a bundled demo screen for screencap and uiautomator, and
+// records input/am/monkey/cmd command lines so a test can check what a host asked for.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "adbwire/protocol/constants.hpp"
+
+namespace adbwire {
+
+struct VirtualDeviceOptions {
+  // Where to listen: an IPv4 or IPv6 address literal. port 0 picks a free port; port()
+  // says which.
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 0;
+  // What `getprop ro.serialno` prints.
+  std::string serial = "adbwire-vdevice";
+  // Answer CNXN with AUTH TOKEN and accept only signatures of keys in keys_file.
+  bool auth_required = false;
+  // adb_keys-style: one adbkey.pub line ("<base64> user@host") per accepted key. Read at
+  // every signature check, so keys appended meanwhile count. May be absent (no keys).
+  std::filesystem::path keys_file;
+  // A public key offered by a host is appended to keys_file and accepted (the phone user
+  // clicking "Always allow"). Otherwise the host stays unauthorized, like a phone whose
+  // user has not answered the dialog.
+  bool accept_new_keys = false;
+  // Host folder backing the device file system ("/sdcard/x" is root/sdcard/x).
+  // Empty: a fresh temporary folder, removed by stop().
+  std::filesystem::path root;
+  // CNXN features. Empty: what the virtual device implements (shell_v2, cmd).
+  std::vector<std::string> features;
+  // Largest payload accepted and sent; the connection uses min(this, host's).
+  std::uint32_t max_payload = protocol::kMaxPayload;
+};
+
+// One virtual device: a listening socket and one I/O thread serving any number of host
+// connections, each with its own protocol session. A broken host only loses its own
+// connection (logged to stderr in one line).
+//
+// Thread safety: start(), stop() and the destructor must not race each other; port(),
+// target(), root() and events() may be called from any thread once start() returned.
+class VirtualDevice {
+ public:
+  explicit VirtualDevice(VirtualDeviceOptions options = {});
+
+  // Creates the root folder (when options.root is empty), binds, listens and starts the
+  // I/O thread. Call once. Errors: busy (address in use), invalid_argument (bad address or
+  // already started), io_error (root folder can't be created, other socket failures).
+  void start();
+  void start(std::error_code& error);
+
+  // The bound port (0 before start()).
+  std::uint16_t port() const;
+
+  // "tcp:ADDRESS:PORT", the target adbwire clients connect to.
+  std::string target() const;
+
+  // Closes the listener and every connection, joins the I/O thread and removes a temporary
+  // root. Idempotent; blocks only for handlers already running (they are short).
+  void stop();
+
+  ~VirtualDevice();
+  VirtualDevice(const VirtualDevice&) = delete;
+  VirtualDevice& operator=(const VirtualDevice&) = delete;
+
+  // The input/am/monkey/cmd command lines run so far, oldest first, arguments joined by one
+  // space ("input tap 10 20"). Returns a copy.
+  std::vector<std::string> events() const;
+
+  // The host folder that backs the device file system; valid from start() until stop() (a
+  // temporary root is deleted by stop()).
+  const std::filesystem::path& root() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace adbwire

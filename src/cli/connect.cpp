@@ -1,0 +1,33 @@
+#include "cli/connect.hpp"
+
+#include <chrono>
+
+#include "adbwire/error.hpp"
+
+namespace adbwire::cli {
+
+Device connect_device(const GlobalOptions& globals) { return Device::connect(globals.serial); }
+
+std::string join_command(const std::vector<std::string>& words) {
+  std::string command;
+  for (const std::string& word : words) {
+    if (!command.empty()) command += ' ';
+    command += word;
+  }
+  return command;
+}
+
+Deadline deadline_in_seconds(double seconds) {
+  if (seconds <= 0) return kNoDeadline;
+  return deadline_after(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds)));
+}
+
+OutputHandler write_to(std::FILE* file) {
+  return [file](std::span<const std::uint8_t> data) {
+    if (std::fwrite(data.data(), 1, data.size(), file) != data.size() || std::fflush(file) != 0) {
+      throw Error(errc::io_error, "cannot write the device's output (is the reading end closed?)");
+    }
+  };
+}
+
+}  // namespace adbwire::cli

@@ -1,0 +1,66 @@
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "adbwire/error.hpp"
+#include "adbwire/ui.hpp"
+#include "cli/commands.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+struct SnapshotArgs {
+  std::string xml;
+  bool json = false;
+  ui::SnapshotOptions options;
+};
+
+std::string read_dump(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream in;
+    in << std::cin.rdbuf();
+    return std::move(in).str();
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    throw Error(errc::not_found, "cannot open the dump '" + path + "'; check the path");
+  }
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (file.bad()) throw Error(errc::io_error, "reading the dump '" + path + "' failed");
+  return text;
+}
+
+int run_snapshot(const SnapshotArgs& args) {
+  if (args.xml.empty()) {
+    throw Error(errc::not_supported,
+                "snapshot without --xml needs a device connection (not yet available in this "
+                "build); pass --xml FILE");
+  }
+  const ui::Snapshot snapshot = ui::parse_dump(read_dump(args.xml), args.options);
+  const std::string out = args.json ? snapshot.to_json() + "\n" : snapshot.to_text();
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void add_snapshot_command(CLI::App& app, const GlobalOptions&, Run& run) {
+  auto args = std::make_shared<SnapshotArgs>();
+  auto* cmd = app.add_subcommand("snapshot", "print the screen as a [ref=N] snapshot");
+  cmd->add_option("--xml", args->xml,
+                  "format a saved uiautomator dump (or Appium page source) instead of the "
+                  "device's screen; - reads stdin");
+  cmd->add_flag("--json", args->json, "print the pruned tree as JSON");
+  cmd->add_flag("--interactive", args->options.interactive_only,
+                "hide text that is not part of an element with a ref");
+  cmd->add_option("--max-depth", args->options.max_depth, "print at most this many levels (0: all)");
+  cmd->add_flag("--compact", args->options.compact,
+                "for very large screens: skip unlabeled groups and cut long text");
+  cmd->callback([args, &run] { run = [args] { return run_snapshot(*args); }; });
+}
+
+}  // namespace adbwire::cli

@@ -1,0 +1,62 @@
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+
+#include "adbwire/vdevice.hpp"
+#include "cli/commands.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+struct VdeviceArgs {
+  VirtualDeviceOptions options;
+  std::string auth = "none";
+  int port = 0;
+};
+
+int run_vdevice(const VdeviceArgs& args) {
+  VirtualDeviceOptions options = args.options;
+  options.port = static_cast<std::uint16_t>(args.port);
+  options.auth_required = args.auth == "required";
+
+  // Block the signals before the I/O thread starts (it inherits the mask), so only
+  // sigwait below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  VirtualDevice device(options);
+  device.start();
+  std::printf("adbwire vdevice listening on %s\n", device.target().c_str());
+  std::fflush(stdout);
+
+  int received = 0;
+  sigwait(&signals, &received);
+  device.stop();
+  return 0;
+}
+
+}  // namespace
+
+void add_vdevice_command(CLI::App& app, const GlobalOptions&, Run& run) {
+  auto args = std::make_shared<VdeviceArgs>();
+  auto* cmd = app.add_subcommand("vdevice", "serve a virtual Android device over ADB on a TCP port (until Ctrl-C)");
+  cmd->add_option("--port", args->port, "TCP port to listen on (0 = any free port)")->check(CLI::Range(0, 65535));
+  cmd->add_option("--address", args->options.address, "address to listen on")->capture_default_str();
+  cmd->add_option("--serial", args->options.serial, "what getprop ro.serialno reports")->capture_default_str();
+  cmd->add_option("--auth", args->auth, "require RSA authentication like a phone: required|none")
+      ->check(CLI::IsMember({"required", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--keys", args->options.keys_file, "adb_keys file: one adbkey.pub line per accepted host key");
+  cmd->add_flag("--accept-new-keys", args->options.accept_new_keys,
+                "accept (and append to --keys) any public key a host offers");
+  cmd->add_option("--root", args->options.root,
+                  "host folder backing the device file system (default: a temporary folder, removed at exit)");
+  cmd->callback([&run, args] { run = [args] { return run_vdevice(*args); }; });
+}
+
+}  // namespace adbwire::cli

@@ -1,0 +1,585 @@
+#include "connection/connection.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <utility>
+
+#include <asio/post.hpp>
+
+#include "adbwire/error.hpp"
+#include "connection/wait.hpp"
+
+namespace adbwire::connection {
+namespace {
+
+// Largest piece one Stream::write hands to the I/O thread at a time, and the queue level
+// below which a write returns at once: together they bound a stream's send memory.
+constexpr std::size_t kWriteChunk = 256 * 1024;
+constexpr std::size_t kSendHighWater = kWriteChunk;
+constexpr std::size_t kReadBufferSize = 256 * 1024;
+
+std::vector<std::string> host_banner_features(std::uint32_t delayed_ack_window) {
+  std::vector<std::string> features = protocol::host_features();
+  const auto delayed = std::find(features.begin(), features.end(), "delayed_ack");
+  if (delayed_ack_window == 0 && delayed != features.end()) features.erase(delayed);
+  if (delayed_ack_window != 0 && delayed == features.end()) features.emplace_back("delayed_ack");
+  return features;
+}
+
+protocol::SessionOptions session_options(const ConnectOptions& options, const std::vector<std::string>& features) {
+  protocol::SessionOptions session;
+  session.role = protocol::Role::host;
+  session.banner.system_type = "host";
+  session.banner.features = features;
+  session.delayed_ack_window = options.delayed_ack_window;
+  return session;
+}
+
+std::string milliseconds(std::chrono::milliseconds value) { return std::to_string(value.count()) + " ms"; }
+
+}  // namespace
+
+// What a caller waiting on one stream shares with the I/O thread.
+struct Connection::StreamState {
+  enum class Phase { opening, open, ended, failed };
+
+  explicit StreamState(std::string name) : service(std::move(name)) {}
+
+  // Wakes waiters with `why` unless the stream already ended or failed.
+  void fail(const detail::Failure& why) {
+    {
+      std::lock_guard lock(mutex);
+      if (phase == Phase::ended || phase == Phase::failed) return;
+      phase = Phase::failed;
+      failure = why;
+    }
+    changed.notify_all();
+  }
+
+  const std::string service;
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  Phase phase = Phase::opening;                     // guarded by mutex
+  detail::Failure failure;                          // guarded by mutex
+  std::deque<std::vector<std::uint8_t>> chunks;     // guarded by mutex; received, not yet read
+  std::size_t front_offset = 0;                     // guarded by mutex; read part of chunks.front()
+  std::uint64_t writes_posted = 0;                  // guarded by mutex
+  std::uint64_t writes_done = 0;                    // guarded by mutex
+  bool locally_closed = false;                      // guarded by mutex
+
+  // I/O thread only.
+  std::uint32_t id = 0;
+  std::uint64_t write_waiting = 0;  // ticket to complete on stream_writable
+};
+
+class Connection::SessionStream final : public detail::StreamBackend {
+ public:
+  SessionStream(std::shared_ptr<Connection> connection, std::shared_ptr<StreamState> state)
+      : connection_(std::move(connection)), state_(std::move(state)) {}
+
+  ~SessionStream() override { close(); }
+
+  std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, detail::Failure& failure) override {
+    if (buffer.empty()) return 0;
+    std::size_t copied = 0;
+    std::size_t consumed_chunk = 0;
+    {
+      std::unique_lock lock(state_->mutex);
+      const bool ready = wait_until(state_->changed, lock, deadline, [&] {
+        return !state_->chunks.empty() || state_->phase == StreamState::Phase::ended ||
+               state_->phase == StreamState::Phase::failed;
+      });
+      if (!ready) {
+        failure.set(errc::timeout, "no output from '" + state_->service + "' before the deadline");
+        return 0;
+      }
+      if (state_->chunks.empty()) {
+        if (state_->phase == StreamState::Phase::failed) failure = state_->failure;
+        return 0;
+      }
+      const std::vector<std::uint8_t>& front = state_->chunks.front();
+      copied = std::min(buffer.size(), front.size() - state_->front_offset);
+      std::memcpy(buffer.data(), front.data() + state_->front_offset, copied);
+      state_->front_offset += copied;
+      if (state_->front_offset == front.size()) {
+        consumed_chunk = front.size();
+        state_->chunks.pop_front();
+        state_->front_offset = 0;
+      }
+    }
+    if (consumed_chunk != 0) {
+      asio::post(connection_->io_, [connection = connection_.get(), state = state_, consumed_chunk] {
+        connection->do_acknowledge(state, consumed_chunk);
+      });
+    }
+    return copied;
+  }
+
+  void write(std::span<const std::uint8_t> data, Deadline deadline, detail::Failure& failure) override {
+    while (!data.empty()) {
+      const std::size_t piece = std::min(data.size(), kWriteChunk);
+      std::uint64_t ticket = 0;
+      {
+        std::lock_guard lock(state_->mutex);
+        if (!writable_locked(failure)) return;
+        ticket = ++state_->writes_posted;
+      }
+      asio::post(connection_->io_, [connection = connection_.get(), state = state_,
+                                    bytes = std::vector<std::uint8_t>(data.begin(), data.begin() + piece), ticket] {
+        connection->do_write(state, bytes, ticket);
+      });
+      std::unique_lock lock(state_->mutex);
+      const bool done = wait_until(state_->changed, lock, deadline, [&] {
+        return state_->writes_done >= ticket || state_->phase != StreamState::Phase::open;
+      });
+      if (!done) {
+        failure.set(errc::timeout, "'" + state_->service + "' did not accept more input before the deadline");
+        return;
+      }
+      if (state_->writes_done < ticket) {
+        writable_locked(failure);
+        return;
+      }
+      data = data.subspan(piece);
+    }
+  }
+
+  void close() noexcept override { connection_->post_close_stream(state_); }
+
+  bool is_open() const noexcept override {
+    std::lock_guard lock(state_->mutex);
+    return state_->phase == StreamState::Phase::open;
+  }
+
+ private:
+  // Caller holds state_->mutex.
+  bool writable_locked(detail::Failure& failure) const {
+    switch (state_->phase) {
+      case StreamState::Phase::open:
+        return true;
+      case StreamState::Phase::ended:
+        failure.set(errc::closed, "the device closed '" + state_->service + "'; it takes no more input");
+        return false;
+      case StreamState::Phase::failed:
+        failure = state_->failure;
+        return false;
+      case StreamState::Phase::opening:
+        break;
+    }
+    failure.set(errc::closed, "'" + state_->service + "' is not open");
+    return false;
+  }
+
+  std::shared_ptr<Connection> connection_;
+  std::shared_ptr<StreamState> state_;
+};
+
+Connection::Connection(std::string target, std::string serial, const ConnectOptions& options)
+    : target_(std::move(target)),
+      serial_(std::move(serial)),
+      options_(options),
+      our_features_(host_banner_features(options.delayed_ack_window)),
+      work_(asio::make_work_guard(io_)),
+      session_(session_options(options, our_features_)),
+      read_buffer_(kReadBufferSize) {
+  info_.target = target_;
+}
+
+Connection::~Connection() { close(); }
+
+std::shared_ptr<Connection> Connection::establish(const TransportFactory& factory, std::string target,
+                                                  std::string serial, const ConnectOptions& options,
+                                                  detail::Failure& failure) {
+  std::shared_ptr<Connection> connection(new Connection(std::move(target), std::move(serial), options));
+  const Deadline connect_deadline = deadline_after(options.connect_timeout);
+  connection->transport_ = factory(connection->io_, connect_deadline, failure);
+  if (!connection->transport_) return nullptr;
+  Connection* raw = connection.get();
+  connection->thread_ = std::thread([raw] { raw->io_.run(); });
+  asio::post(raw->io_, [raw] {
+    raw->session_.start();
+    raw->flush();
+    raw->start_read();
+  });
+  connection->wait_online(connect_deadline, failure);
+  if (failure) return nullptr;
+  return connection;
+}
+
+void Connection::wait_online(Deadline connect_deadline, detail::Failure& failure) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (phase_ == Phase::online) return;
+    if (phase_ == Phase::failed) {
+      failure = failure_;
+      return;
+    }
+    const Deadline deadline = awaiting_user_ ? auth_deadline_ : connect_deadline;
+    if (phase_changed_.wait_until(lock, deadline) == std::cv_status::timeout &&
+        phase_ == Phase::handshaking && (awaiting_user_ ? auth_deadline_ : connect_deadline) <= Clock::now()) {
+      if (awaiting_user_) {
+        failure.set(errc::unauthorized,
+                    target_ + " did not accept this host's key within " + milliseconds(options_.auth_timeout) +
+                        ": confirm the RSA key fingerprint " + info_.key_fingerprint +
+                        " on the device (Allow USB debugging), then retry");
+      } else {
+        failure.set(errc::timeout, target_ + " did not answer the ADB handshake within " +
+                                       milliseconds(options_.connect_timeout) +
+                                       ": is it an adbd port (`adb tcpip 5555`, `adbwire vdevice`)?");
+      }
+      return;
+    }
+  }
+}
+
+bool Connection::can_use_feature(std::string_view feature) const noexcept {
+  return peer_banner_.has_feature(feature) &&
+         std::find(our_features_.begin(), our_features_.end(), feature) != our_features_.end();
+}
+
+ConnectionInfo Connection::info() const {
+  std::lock_guard lock(mutex_);
+  return info_;
+}
+
+std::unique_ptr<detail::StreamBackend> Connection::open(std::string_view service, Deadline deadline,
+                                                        detail::Failure& failure) {
+  auto state = std::make_shared<StreamState>(std::string(service));
+  {
+    std::lock_guard lock(mutex_);
+    if (phase_ != Phase::online) {
+      failure = phase_ == Phase::failed ? failure_ : detail::Failure{make_error_code(errc::closed), target_ + " is not connected"};
+      return nullptr;
+    }
+    live_.emplace(state.get(), state);
+  }
+  auto stream = std::make_unique<SessionStream>(shared_from_this(), state);
+  asio::post(io_, [this, state] { do_open(state, state->service); });
+
+  std::unique_lock lock(state->mutex);
+  const bool settled = wait_until(state->changed, lock, deadline,
+                                  [&] { return state->phase != StreamState::Phase::opening; });
+  if (!settled) {
+    failure.set(errc::timeout, target_ + " did not open '" + state->service + "' before the deadline");
+    return nullptr;
+  }
+  if (state->phase == StreamState::Phase::failed) {
+    failure = state->failure;
+    return nullptr;
+  }
+  return stream;
+}
+
+void Connection::post_close_stream(const std::shared_ptr<StreamState>& state) {
+  {
+    std::lock_guard lock(state->mutex);
+    if (state->locally_closed) return;
+    state->locally_closed = true;
+    state->chunks.clear();
+    state->front_offset = 0;
+    if (state->phase == StreamState::Phase::opening || state->phase == StreamState::Phase::open) {
+      state->phase = StreamState::Phase::failed;
+      state->failure.set(errc::closed, "'" + state->service + "' was closed");
+    }
+  }
+  state->changed.notify_all();
+  forget(state.get());
+  asio::post(io_, [this, state] { do_close(state); });
+}
+
+void Connection::forget(const StreamState* state) {
+  std::lock_guard lock(mutex_);
+  live_.erase(state);
+}
+
+void Connection::close() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    if (closing_) return;
+    closing_ = true;
+  }
+  if (thread_.joinable()) {
+    asio::post(io_, [this] {
+      fail(make_error_code(errc::closed), "the connection to " + target_ + " was closed");
+      io_.stop();
+    });
+    thread_.join();
+  } else {
+    fail(make_error_code(errc::closed), "the connection to " + target_ + " was closed");
+  }
+}
+
+// ---- I/O thread ---------------------------------------------------------------------------
+
+void Connection::start_read() {
+  transport_->async_read_some(read_buffer_, [this](const std::error_code& error, std::size_t bytes) {
+    on_read(error, bytes);
+  });
+}
+
+void Connection::on_read(const std::error_code& error, std::size_t bytes) {
+  if (error) {
+    const bool online = session_.state() == protocol::SessionState::online;
+    fail(make_error_code(errc::device_offline),
+         online ? "lost the connection to " + target_ + " (" + error.message() + ")"
+                : target_ + " hung up during the ADB handshake (" + error.message() +
+                      "): it refused this host or is not an adbd port");
+    return;
+  }
+  const std::error_code session_error = session_.receive(std::span(read_buffer_.data(), bytes));
+  handle_events();
+  if (session_error) {
+    fail(make_error_code(errc::protocol_error), target_ + " broke the ADB protocol: " + session_.error_detail());
+    return;
+  }
+  flush();
+  if (!stopped_) start_read();
+}
+
+void Connection::handle_events() {
+  protocol::Event event;
+  while (session_.next_event(event)) {
+    try {
+      handle_event(event);
+    } catch (const Error& error) {
+      fail(error.code(), error.what());
+    } catch (const std::exception& error) {
+      fail(make_error_code(errc::io_error), error.what());
+    }
+  }
+}
+
+std::shared_ptr<Connection::StreamState> Connection::find(std::uint32_t id) const {
+  const auto found = streams_by_id_.find(id);
+  return found == streams_by_id_.end() ? nullptr : found->second;
+}
+
+void Connection::handle_event(protocol::Event& event) {
+  using Type = protocol::Event::Type;
+  switch (event.type) {
+    case Type::online:
+      went_online();
+      return;
+    case Type::auth_token:
+      answer_auth_token(event.data);
+      return;
+    case Type::stls_requested:
+      fail(make_error_code(errc::not_supported),
+           target_ + " requires TLS (wireless debugging); TLS is not supported yet: use a plain adbd "
+                     "port (`adb tcpip 5555`)");
+      return;
+    case Type::stream_ready:
+      if (auto state = find(event.stream)) {
+        {
+          std::lock_guard lock(state->mutex);
+          if (state->phase == StreamState::Phase::opening) state->phase = StreamState::Phase::open;
+        }
+        state->changed.notify_all();
+      }
+      return;
+    case Type::stream_data:
+      if (auto state = find(event.stream)) {
+        if (event.data.empty()) {
+          session_.acknowledge(event.stream, 0);
+          return;
+        }
+        {
+          std::lock_guard lock(state->mutex);
+          if (state->locally_closed) return;
+          state->chunks.push_back(std::move(event.data));
+        }
+        state->changed.notify_all();
+      }
+      return;
+    case Type::stream_writable:
+      if (auto state = find(event.stream); state && state->write_waiting != 0) {
+        {
+          std::lock_guard lock(state->mutex);
+          state->writes_done = std::max(state->writes_done, state->write_waiting);
+        }
+        state->write_waiting = 0;
+        state->changed.notify_all();
+      }
+      return;
+    case Type::stream_closed:
+      if (auto state = find(event.stream)) {
+        streams_by_id_.erase(event.stream);
+        {
+          std::lock_guard lock(state->mutex);
+          if (state->phase == StreamState::Phase::opening) {
+            state->phase = StreamState::Phase::failed;
+            state->failure.set(errc::not_supported,
+                               target_ + " refused to open '" + state->service +
+                                   "' (unknown service, or not available on this device)");
+          } else if (state->phase == StreamState::Phase::open) {
+            state->phase = StreamState::Phase::ended;
+          }
+        }
+        state->changed.notify_all();
+        forget(state.get());
+      }
+      return;
+    case Type::auth_signature:
+    case Type::auth_public_key:
+    case Type::auth_token_needed:
+    case Type::open_requested:
+      return;  // device-role events; a host session never produces them
+  }
+}
+
+void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
+  if (!keys_loaded_) {
+    std::error_code error;
+    keys_ = load_host_keys(options_.keys, error);
+    keys_loaded_ = true;
+    const std::string key_path = default_key_path(options_.keys).string();
+    if (error == errc::not_found || (!error && keys_.empty())) {
+      fail(make_error_code(errc::unauthorized),
+           target_ + " requires authentication and there is no adb key at '" + key_path +
+               "': create one with `adbwire keygen " + key_path + "`");
+      return;
+    }
+    if (error) {
+      fail(error, "cannot use the adb key '" + key_path + "' that " + target_ + " asks for: " + error.message());
+      return;
+    }
+  }
+  if (next_key_ < keys_.size()) {
+    const PrivateKey& key = keys_[next_key_++];
+    session_.send_auth_signature(key.sign_token(token));
+    std::lock_guard lock(mutex_);
+    ++info_.signatures_sent;
+    return;
+  }
+  if (public_key_sent_) return;  // the device asks again while its prompt is up: keep waiting
+  public_key_sent_ = true;
+  session_.send_auth_public_key(keys_.front().public_key_line(default_key_comment()));
+  {
+    std::lock_guard lock(mutex_);
+    awaiting_user_ = true;
+    auth_deadline_ = deadline_after(options_.auth_timeout);
+    info_.key_fingerprint = keys_.front().fingerprint();
+  }
+  phase_changed_.notify_all();
+}
+
+void Connection::went_online() {
+  peer_banner_ = session_.peer_banner();
+  {
+    std::lock_guard lock(mutex_);
+    if (phase_ != Phase::handshaking) return;
+    phase_ = Phase::online;
+    if (public_key_sent_) {
+      info_.auth = AuthMethod::public_key;
+    } else if (next_key_ > 0) {
+      info_.auth = AuthMethod::signature;
+      info_.key_fingerprint = keys_[next_key_ - 1].fingerprint();
+    }
+    info_.version = session_.negotiated_version();
+    info_.max_payload = session_.negotiated_max_payload();
+    info_.delayed_ack = session_.delayed_ack();
+  }
+  phase_changed_.notify_all();
+}
+
+void Connection::flush() {
+  if (writing_ || stopped_) return;
+  const std::span<const std::uint8_t> pending = session_.pending_output();
+  if (pending.empty()) return;
+  write_buffer_.assign(pending.begin(), pending.end());
+  session_.consume_output(pending.size());
+  writing_ = true;
+  transport_->async_write(write_buffer_, [this](const std::error_code& error, std::size_t) {
+    writing_ = false;
+    if (error) {
+      fail(make_error_code(errc::device_offline),
+           "lost the connection to " + target_ + " while sending (" + error.message() + ")");
+      return;
+    }
+    flush();
+  });
+}
+
+void Connection::fail(std::error_code code, std::string detail) {
+  std::vector<std::shared_ptr<StreamState>> waiting;
+  detail::Failure why;
+  {
+    std::lock_guard lock(mutex_);
+    if (phase_ == Phase::failed) return;
+    phase_ = Phase::failed;
+    failure_.set(code, std::move(detail));
+    why = failure_;
+    for (auto& [key, weak] : live_) {
+      if (auto state = weak.lock()) waiting.push_back(std::move(state));
+    }
+    live_.clear();
+  }
+  phase_changed_.notify_all();
+  for (const auto& state : waiting) state->fail(why);
+  streams_by_id_.clear();
+  stopped_ = true;
+  if (transport_) transport_->close();
+}
+
+void Connection::do_open(const std::shared_ptr<StreamState>& state, const std::string& service) {
+  {
+    std::lock_guard lock(state->mutex);
+    if (state->locally_closed || state->phase != StreamState::Phase::opening) return;
+  }
+  std::error_code error;
+  const std::uint32_t id = session_.open_stream(service, error);
+  if (error) {
+    detail::Failure why;
+    if (error == errc::busy) {
+      why.set(errc::busy, "too many streams open on " + target_ + "; close some first");
+    } else if (error == errc::invalid_argument) {
+      why.set(errc::invalid_argument, "cannot open an empty service name");
+    } else {
+      why.set(errc::device_offline, "cannot open '" + service + "' on " + target_ + ": " + error.message());
+    }
+    state->fail(why);
+    forget(state.get());
+    return;
+  }
+  state->id = id;
+  streams_by_id_[id] = state;
+  flush();
+}
+
+void Connection::do_write(const std::shared_ptr<StreamState>& state, const std::vector<std::uint8_t>& data,
+                          std::uint64_t ticket) {
+  if (state->id == 0 || find(state->id) != state) return;
+  if (const std::error_code error = session_.write(state->id, data)) {
+    detail::Failure why;
+    why.set(errc::closed, "cannot write to '" + state->service + "': " + error.message());
+    state->fail(why);
+    return;
+  }
+  if (session_.queued(state->id) <= kSendHighWater) {
+    {
+      std::lock_guard lock(state->mutex);
+      state->writes_done = std::max(state->writes_done, ticket);
+    }
+    state->changed.notify_all();
+  } else {
+    state->write_waiting = ticket;
+  }
+  flush();
+}
+
+void Connection::do_acknowledge(const std::shared_ptr<StreamState>& state, std::size_t bytes) {
+  if (state->id == 0 || find(state->id) != state) return;
+  session_.acknowledge(state->id, bytes);
+  flush();
+}
+
+void Connection::do_close(const std::shared_ptr<StreamState>& state) {
+  if (state->id == 0 || find(state->id) != state) return;
+  session_.close_stream(state->id);
+  flush();
+}
+
+}  // namespace adbwire::connection

@@ -1,0 +1,122 @@
+// The connection runtime: one transport, one protocol::Session, one I/O thread.
+//
+// The I/O thread (an asio io_context) owns the transport and the Session and is the only
+// thread that touches them. Caller threads post work to it (open, write, acknowledge,
+// close) and wait on per-stream condition variables with their deadline, so any number of
+// threads can use one connection at once. Internal; Device is the public face.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+
+#include "adbwire/connect_options.hpp"
+#include "adbwire/keys.hpp"
+#include "adbwire/protocol/session.hpp"
+#include "connection/stream_opener.hpp"
+#include "transport/transport.hpp"
+
+namespace adbwire::connection {
+
+// Makes the link on `io` before the I/O thread starts (it may run `io` itself); nullptr with
+// failure set when it cannot.
+using TransportFactory = std::function<std::unique_ptr<transport::Transport>(
+    asio::io_context& io, Deadline deadline, detail::Failure& failure)>;
+
+class Connection final : public detail::StreamOpener, public std::enable_shared_from_this<Connection> {
+ public:
+  // Builds the transport, starts the I/O thread and runs the handshake (CNXN, AUTH with
+  // each host key, then the public key). Returns nullptr with failure set on error; the
+  // codes are those of Device::connect. `target` and `serial` are for messages and serial().
+  static std::shared_ptr<Connection> establish(const TransportFactory& factory, std::string target,
+                                               std::string serial, const ConnectOptions& options,
+                                               detail::Failure& failure);
+
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  // Closes; must not run on the I/O thread (handlers never own the Connection).
+  ~Connection() override;
+
+  std::unique_ptr<detail::StreamBackend> open(std::string_view service, Deadline deadline,
+                                              detail::Failure& failure) override;
+  const protocol::Banner& banner() const noexcept override { return peer_banner_; }
+  bool can_use_feature(std::string_view feature) const noexcept override;
+  std::string serial() const override { return serial_; }
+  ConnectionInfo info() const override;
+  void close() noexcept override;
+
+ private:
+  struct StreamState;
+  class SessionStream;
+  enum class Phase { handshaking, online, failed };
+
+  Connection(std::string target, std::string serial, const ConnectOptions& options);
+
+  // Caller threads.
+  void wait_online(Deadline connect_deadline, detail::Failure& failure);
+  void post_close_stream(const std::shared_ptr<StreamState>& state);
+  void forget(const StreamState* state);
+
+  // The I/O thread.
+  void start_read();
+  void on_read(const std::error_code& error, std::size_t bytes);
+  void handle_events();
+  void handle_event(protocol::Event& event);
+  void answer_auth_token(const std::vector<std::uint8_t>& token);
+  void went_online();
+  void flush();
+  void fail(std::error_code code, std::string detail);
+  void do_open(const std::shared_ptr<StreamState>& state, const std::string& service);
+  void do_write(const std::shared_ptr<StreamState>& state, const std::vector<std::uint8_t>& data,
+                std::uint64_t ticket);
+  void do_acknowledge(const std::shared_ptr<StreamState>& state, std::size_t bytes);
+  void do_close(const std::shared_ptr<StreamState>& state);
+  std::shared_ptr<StreamState> find(std::uint32_t id) const;
+
+  const std::string target_;
+  const std::string serial_;
+  const ConnectOptions options_;
+  const std::vector<std::string> our_features_;
+
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_;
+  std::thread thread_;
+
+  // Touched by the I/O thread only (and by establish() before the thread starts).
+  std::unique_ptr<transport::Transport> transport_;
+  protocol::Session session_;
+  std::vector<std::uint8_t> read_buffer_;
+  std::vector<std::uint8_t> write_buffer_;
+  bool writing_ = false;
+  bool stopped_ = false;  // fail() ran: no more reads or writes
+  std::unordered_map<std::uint32_t, std::shared_ptr<StreamState>> streams_by_id_;
+  std::vector<PrivateKey> keys_;
+  bool keys_loaded_ = false;
+  std::size_t next_key_ = 0;
+  bool public_key_sent_ = false;
+
+  // Written by the I/O thread before phase_ becomes online; read-only afterwards.
+  protocol::Banner peer_banner_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable phase_changed_;
+  Phase phase_ = Phase::handshaking;                  // guarded by mutex_
+  detail::Failure failure_;                           // guarded by mutex_
+  bool awaiting_user_ = false;                        // guarded by mutex_
+  Deadline auth_deadline_{};                          // guarded by mutex_
+  ConnectionInfo info_;                               // guarded by mutex_
+  bool closing_ = false;                              // guarded by mutex_
+  // Every stream a caller may be waiting on, so a failure can wake them all.
+  std::unordered_map<const StreamState*, std::weak_ptr<StreamState>> live_;  // guarded by mutex_
+};
+
+}  // namespace adbwire::connection

@@ -1,0 +1,45 @@
+// The seam under Device: something that opens streams to one device by service name.
+// The multiplexed session over a transport (connection.hpp) is one; an adb-server
+// smart-socket backend (one socket per stream) is the other kind. Internal.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "adbwire/connection_info.hpp"
+#include "adbwire/deadline.hpp"
+#include "adbwire/protocol/banner.hpp"
+#include "connection/stream_backend.hpp"
+#include "transport/failure.hpp"
+
+namespace adbwire::detail {
+
+// Thread safe: every member may be called from any thread at once.
+class StreamOpener {
+ public:
+  virtual ~StreamOpener() = default;
+
+  // Opens `service`; nullptr with failure set: not_supported (refused by the device),
+  // timeout, device_offline, closed. deadline is resolved (never kDefaultDeadline).
+  virtual std::unique_ptr<StreamBackend> open(std::string_view service, Deadline deadline, Failure& failure) = 0;
+
+  // Fixed once connected; the reference lives as long as the opener.
+  virtual const protocol::Banner& banner() const noexcept = 0;
+  // Both sides list the feature.
+  virtual bool can_use_feature(std::string_view feature) const noexcept = 0;
+  virtual std::string serial() const = 0;
+  virtual ConnectionInfo info() const = 0;
+
+  // Fails waiting and later calls with errc::closed. Idempotent.
+  virtual void close() noexcept = 0;
+};
+
+// What calls on a moved-from Device report.
+inline Failure moved_from_device() {
+  Failure failure;
+  failure.set(errc::closed, "the Device was moved from; use the Device it was moved to");
+  return failure;
+}
+
+}  // namespace adbwire::detail

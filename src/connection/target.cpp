@@ -1,0 +1,158 @@
+#include "adbwire/target.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <optional>
+
+#include "adbwire/error.hpp"
+#include "adbwire/protocol/constants.hpp"
+#include "connection/target_detail.hpp"
+
+namespace adbwire {
+namespace {
+
+constexpr const char* kForms =
+    "use tcp:HOST[:PORT], HOST:PORT, usb:[SERIAL], server:[HOST:PORT/]SERIAL or a bare serial";
+
+std::optional<std::uint16_t> parse_port(std::string_view text) {
+  unsigned value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value == 0 || value > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(value);
+}
+
+struct HostPort {
+  std::string host;
+  std::optional<std::uint16_t> port;  // nullopt when absent
+  bool port_invalid = false;
+};
+
+// "HOST", "HOST:PORT", "[V6]", "[V6]:PORT". A bare IPv6 address without brackets is all host.
+std::optional<HostPort> split_host_port(std::string_view text) {
+  HostPort result;
+  std::string_view port_text;
+  bool has_port = false;
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    result.host = std::string(text.substr(1, close - 1));
+    const std::string_view rest = text.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return std::nullopt;
+      port_text = rest.substr(1);
+      has_port = true;
+    }
+  } else {
+    const auto colon = text.rfind(':');
+    if (colon != std::string_view::npos && text.find(':') == colon) {
+      result.host = std::string(text.substr(0, colon));
+      port_text = text.substr(colon + 1);
+      has_port = true;
+    } else {
+      result.host = std::string(text);
+    }
+  }
+  if (result.host.empty()) return std::nullopt;
+  if (has_port) {
+    result.port = parse_port(port_text);
+    result.port_invalid = !result.port;
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string detail::target_error_detail(std::string_view text) {
+  const char* serial = std::getenv("ANDROID_SERIAL");
+  if (text.empty() && (serial == nullptr || *serial == '\0')) {
+    return std::string("no device given: pass -s TARGET or set ANDROID_SERIAL (") + kForms + ")";
+  }
+  const std::string shown = text.empty() ? "'" + std::string(serial) + "' (from ANDROID_SERIAL)"
+                                         : "'" + std::string(text) + "'";
+  return "bad target " + shown + ": " + kForms + "; ports are 1..65535";
+}
+
+Target Target::parse(std::string_view text) {
+  std::error_code error;
+  Target target = parse(text, error);
+  if (error) throw Error(error, detail::target_error_detail(text));
+  return target;
+}
+
+Target Target::parse(std::string_view text, std::error_code& error) {
+  error.clear();
+  std::string from_environment;
+  if (text.empty()) {
+    const char* serial = std::getenv("ANDROID_SERIAL");
+    if (serial == nullptr || *serial == '\0') {
+      error = make_error_code(errc::invalid_argument);
+      return {};
+    }
+    from_environment = serial;
+    text = from_environment;
+  }
+
+  Target target;
+  auto fail = [&] {
+    error = make_error_code(errc::invalid_argument);
+    return Target{};
+  };
+
+  if (text.starts_with("tcp:")) {
+    const auto host_port = split_host_port(text.substr(4));
+    if (!host_port || host_port->port_invalid) return fail();
+    target.kind_ = Kind::tcp;
+    target.host_ = host_port->host;
+    target.port_ = host_port->port.value_or(protocol::kDefaultDevicePort);
+    return target;
+  }
+  if (text.starts_with("usb:")) {
+    target.kind_ = Kind::usb;
+    target.serial_ = std::string(text.substr(4));
+    return target;
+  }
+  if (text.starts_with("server:")) {
+    std::string_view rest = text.substr(7);
+    target.kind_ = Kind::server;
+    target.host_ = "localhost";
+    target.port_ = protocol::kDefaultServerPort;
+    if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
+      const auto host_port = split_host_port(rest.substr(0, slash));
+      if (!host_port || host_port->port_invalid) return fail();
+      target.host_ = host_port->host;
+      target.port_ = host_port->port.value_or(protocol::kDefaultServerPort);
+      rest = rest.substr(slash + 1);
+    }
+    if (rest.empty()) return fail();
+    target.serial_ = std::string(rest);
+    return target;
+  }
+  if (text.find(':') != std::string_view::npos) {
+    const auto host_port = split_host_port(text);
+    if (!host_port || !host_port->port) return fail();
+    target.kind_ = Kind::tcp;
+    target.host_ = host_port->host;
+    target.port_ = *host_port->port;
+    return target;
+  }
+  target.kind_ = Kind::server;
+  target.host_ = "localhost";
+  target.port_ = protocol::kDefaultServerPort;
+  target.serial_ = std::string(text);
+  return target;
+}
+
+std::string Target::to_string() const {
+  const std::string host = host_.find(':') != std::string::npos ? "[" + host_ + "]" : host_;
+  switch (kind_) {
+    case Kind::tcp:
+      return "tcp:" + host + ":" + std::to_string(port_);
+    case Kind::usb:
+      return "usb:" + serial_;
+    case Kind::server:
+      return "server:" + host + ":" + std::to_string(port_) + "/" + serial_;
+  }
+  return {};
+}
+
+}  // namespace adbwire

@@ -1,0 +1,122 @@
+// Refs and their tokens (DESIGN.md, "Refs must never act on the wrong element").
+#include <string>
+
+#include "adbwire/error.hpp"
+#include "ui/snapshot_impl.hpp"
+
+namespace adbwire::ui {
+namespace {
+
+// Separates token fields; uiautomator never writes it (XML 1.0 forbids the character).
+constexpr char kFieldSeparator = '\x1f';
+
+std::int32_t quantize(std::int32_t v) noexcept {
+  // Rounds toward negative infinity so off-screen (negative) bounds bucket consistently.
+  return v >= 0 ? v / kBoundsQuantum : -((-v + kBoundsQuantum - 1) / kBoundsQuantum);
+}
+
+void add_field(std::string& token, std::string_view field) {
+  token += field;
+  token += kFieldSeparator;
+}
+
+// The fields shared by both tokens: what the element is, not where or in what state.
+std::string identity_fields(const Node& node) {
+  std::string token;
+  token.reserve(node.package.size() + node.class_name.size() + node.resource_id.size() +
+                node.text.size() + node.content_desc.size() + 48);
+  add_field(token, node.package);
+  add_field(token, node.class_name);
+  add_field(token, node.resource_id);
+  add_field(token, node.editable ? node.hint : node.text);
+  add_field(token, node.content_desc);
+  return token;
+}
+
+std::string label_of(const Node& node) {
+  std::string label(node.role);
+  const std::string_view shown = !node.text.empty() ? node.text : node.content_desc;
+  if (!shown.empty()) {
+    label += node.text.empty() ? " (" : " \"";
+    append_escaped(label, shown, kCompactTextLength);
+    label += node.text.empty() ? ")" : "\"";
+  }
+  return label;
+}
+
+}  // namespace
+
+void assign_refs(detail::SnapshotState& impl) {
+  std::uint32_t next = 1;
+  for (NodeIndex i = 0; i < impl.nodes.size(); ++i) {
+    Node& node = impl.nodes[i];
+    if (!node.clickable && !node.editable && !node.scrollable) continue;
+    node.ref = next++;
+    RefInfo& info = impl.refs.emplace_back();
+    info.ref = node.ref;
+    info.node = i;
+    info.bounds = node.bounds;
+    info.label = label_of(node);
+    const std::string shared = identity_fields(node);
+    info.exact_token = shared;
+    for (std::int32_t v : {node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom}) {
+      info.exact_token += std::to_string(quantize(v));
+      info.exact_token += kFieldSeparator;
+    }
+    info.identity_token = shared;
+    for (bool flag : {node.clickable, node.long_clickable, node.editable, node.scrollable,
+                      node.checkable}) {
+      info.identity_token += flag ? '1' : '0';
+    }
+  }
+}
+
+NodeIndex resolve(const RefInfo& old, const Snapshot& current, std::error_code& error) {
+  error.clear();
+  if (old.exact_token.empty() || old.identity_token.empty()) {
+    error = make_error_code(errc::invalid_argument);
+    return kNoNode;
+  }
+  NodeIndex exact = kNoNode;
+  NodeIndex identity = kNoNode;
+  std::size_t exact_hits = 0;
+  std::size_t identity_hits = 0;
+  for (const RefInfo& candidate : current.refs()) {
+    if (candidate.exact_token == old.exact_token) {
+      exact = candidate.node;
+      ++exact_hits;
+    }
+    if (candidate.identity_token == old.identity_token) {
+      identity = candidate.node;
+      ++identity_hits;
+    }
+  }
+  if (exact_hits == 1) return exact;
+  if (identity_hits == 1) return identity;
+  error = make_error_code(errc::stale_ref);
+  return kNoNode;
+}
+
+NodeIndex resolve(const RefInfo& old, const Snapshot& current) {
+  std::error_code error;
+  const NodeIndex node = resolve(old, current, error);
+  if (error == errc::invalid_argument) {
+    throw Error(error, "resolve: the RefInfo carries no tokens; pass one taken from Snapshot::refs()");
+  }
+  if (error) {
+    std::size_t identity_hits = 0;
+    for (const RefInfo& candidate : current.refs()) {
+      if (candidate.identity_token == old.identity_token) ++identity_hits;
+    }
+    throw Error(error, "ref " + std::to_string(old.ref) + " (" + old.label +
+                           ") does not match the current screen: " +
+                           (identity_hits == 0
+                                ? std::string("no element like it is there")
+                                : std::to_string(identity_hits) +
+                                      " elements look like it and none is uniquely at its old place") +
+                           "; take a new snapshot and use its refs");
+  }
+  return node;
+}
+
+}  // namespace adbwire::ui

@@ -1,0 +1,56 @@
+// One host connection to the virtual device: a TCP socket driving a device-role protocol
+// Session, with the services its streams opened. Lives on the device's I/O thread only.
+#pragma once
+
+#include <asio/ip/tcp.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adbwire/protocol/session.hpp"
+#include "vdevice/auth_keys.hpp"
+#include "vdevice/device_context.hpp"
+#include "vdevice/service.hpp"
+
+namespace adbwire::vdevice {
+
+class Connection final : public ServiceHost, public std::enable_shared_from_this<Connection> {
+ public:
+  // keys is used only when options.auth_required; both must outlive the connection.
+  Connection(asio::ip::tcp::socket socket, protocol::SessionOptions options, DeviceContext& device,
+             const AuthorizedKeys& keys);
+
+  // Starts reading. The connection keeps itself alive through its pending operations.
+  void start();
+  // Closes the socket and drops every stream; idempotent.
+  void close();
+
+  protocol::Session& session() override { return session_; }
+  DeviceContext& device() override { return device_; }
+  asio::any_io_executor executor() override { return socket_.get_executor(); }
+  void wake() override;
+
+ private:
+  void read();
+  void process();
+  void handle(protocol::Event& event);
+  void flush();
+  void send_fresh_token(bool reject);
+
+  asio::ip::tcp::socket socket_;
+  std::string peer_;  // "ADDRESS:PORT", for log lines
+  protocol::Session session_;
+  DeviceContext& device_;
+  const AuthorizedKeys& keys_;
+  std::map<std::uint32_t, std::shared_ptr<Service>> services_;
+  std::vector<std::uint8_t> read_buffer_;
+  std::vector<std::uint8_t> write_buffer_;
+  bool writing_ = false;
+  bool wake_posted_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace adbwire::vdevice

@@ -1,0 +1,79 @@
+#include "vdevice/device_context.hpp"
+
+#include <utility>
+
+#include "adbwire/error.hpp"
+#include "vdevice/sample_screen.hpp"
+
+namespace adbwire::vdevice {
+
+DeviceContext::DeviceContext(std::filesystem::path root, std::string serial) : root_(std::move(root)) {
+  auto density = std::to_string(SampleScreen::kDensity);
+  properties_ = {
+      {"ro.product.name", std::string(kProductName)},
+      {"ro.product.model", std::string(kProductModel)},
+      {"ro.product.device", std::string(kProductDevice)},
+      {"ro.product.brand", "adbwire"},
+      {"ro.product.manufacturer", "adbwire"},
+      {"ro.product.cpu.abi", "x86_64"},
+      {"ro.build.version.sdk", "34"},
+      {"ro.build.version.release", "14"},
+      {"ro.build.type", "userdebug"},
+      {"ro.build.characteristics", "default"},
+      {"ro.debuggable", "1"},
+      {"ro.secure", "1"},
+      {"ro.sf.lcd_density", density},
+      {"ro.serialno", serial},
+      {"sys.boot_completed", "1"},
+      {"persist.sys.locale", "en-US"},
+  };
+}
+
+std::filesystem::path DeviceContext::resolve(std::string_view device_path, std::error_code& error) const {
+  error.clear();
+  if (device_path.empty()) {
+    error = make_error_code(errc::invalid_argument);
+    return {};
+  }
+  // Lexical normalisation on the device side, so ".." can never climb above root.
+  std::vector<std::string_view> parts;
+  std::size_t pos = 0;
+  while (pos <= device_path.size()) {
+    std::size_t slash = device_path.find('/', pos);
+    if (slash == std::string_view::npos) slash = device_path.size();
+    std::string_view part = device_path.substr(pos, slash - pos);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    pos = slash + 1;
+  }
+  std::filesystem::path host = root_;
+  for (std::string_view part : parts) host /= std::filesystem::path(std::string(part));
+
+  // A symlink already inside root could still point outside it.
+  std::error_code ignored;
+  auto canonical_root = std::filesystem::weakly_canonical(root_, ignored);
+  auto canonical = std::filesystem::weakly_canonical(host, ignored);
+  if (!ignored) {
+    auto rel = canonical.lexically_relative(canonical_root);
+    if (rel.empty() || *rel.begin() == "..") {
+      error = make_error_code(errc::permission_denied);
+      return {};
+    }
+  }
+  return host;
+}
+
+void DeviceContext::log_event(std::string line) {
+  std::lock_guard lock(mutex_);
+  events_.push_back(std::move(line));
+}
+
+std::vector<std::string> DeviceContext::events() const {
+  std::lock_guard lock(mutex_);
+  return events_;
+}
+
+}  // namespace adbwire::vdevice

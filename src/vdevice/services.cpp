@@ -1,0 +1,20 @@
+#include "vdevice/service.hpp"
+
+namespace adbwire::vdevice {
+namespace {
+
+// Every service the virtual device offers.
+constexpr ServiceFactory kServices[] = {
+    make_shell_service,  // shell:, shell,v2,…:, exec:
+};
+
+}  // namespace
+
+std::shared_ptr<Service> open_service(std::string_view destination, ServiceHost& host, std::uint32_t stream) {
+  for (ServiceFactory factory : kServices) {
+    if (auto service = factory(destination, host, stream)) return service;
+  }
+  return nullptr;
+}
+
+}  // namespace adbwire::vdevice

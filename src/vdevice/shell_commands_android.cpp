@@ -1,0 +1,313 @@
+// Android commands of the virtual device shell: getprop, wm, uiautomator, screencap and the
+// event injectors input, am, monkey, cmd and pm (logged to DeviceContext::log_event so
+// tests can see what a host asked for). Output mimics the real tools where it is cheap.
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vdevice/sample_screen.hpp"
+#include "vdevice/shell_job.hpp"
+#include "vdevice/shell_parser.hpp"
+
+namespace adbwire::vdevice {
+namespace {
+
+namespace fs = std::filesystem;
+using Argv = std::vector<std::string>;
+
+constexpr std::string_view kDemoPackage = "com.example.adbwire.demo";
+
+bool is_number(std::string_view text) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// Device path as a tool prints it: relative paths are relative to "/", where adbd's shell runs.
+std::string absolute(const std::string& path) { return path.starts_with('/') ? path : "/" + path; }
+
+int run_getprop(const Argv& argv, JobIo& io) {
+  const auto& props = io.device().properties();
+  if (argv.size() == 1) {
+    std::string all;
+    for (const auto& [key, value] : props) all += "[" + key + "]: [" + value + "]\n";
+    io.out(all);
+    return 0;
+  }
+  auto it = props.find(argv[1]);
+  std::string value = it != props.end() ? it->second : argv.size() > 2 ? argv[2] : "";
+  io.out(value + "\n");
+  return 0;
+}
+
+int run_wm(const Argv& argv, JobIo& io) {
+  if (argv.size() == 2 && argv[1] == "size") {
+    io.out("Physical size: " + std::to_string(SampleScreen::kWidth) + "x" + std::to_string(SampleScreen::kHeight) + "\n");
+    return 0;
+  }
+  if (argv.size() == 2 && argv[1] == "density") {
+    io.out("Physical density: " + std::to_string(SampleScreen::kDensity) + "\n");
+    return 0;
+  }
+  io.err("wm: the adbwire virtual device supports only `wm size` and `wm density`\n");
+  return 1;
+}
+
+int run_uiautomator(const Argv& argv, JobIo& io) {
+  if (argv.size() < 2 || argv[1] != "dump") {
+    io.err("Usage: uiautomator dump [--compressed] [FILE]\n");
+    return 1;
+  }
+  std::string path = "/sdcard/window_dump.xml";
+  for (std::size_t i = 2; i < argv.size(); ++i) {
+    if (!argv[i].starts_with("--")) path = argv[i];
+  }
+  std::error_code error;
+  fs::path host = io.device().resolve(path, error);
+  std::ofstream file;
+  if (!error) file.open(host, std::ios::binary | std::ios::trunc);
+  std::string_view xml = sample_screen_xml();
+  if (error || !file.write(xml.data(), static_cast<std::streamsize>(xml.size()))) {
+    io.err("ERROR: could not write the UI hierarchy to " + path + "\n");
+    return 1;
+  }
+  // "hierchary" is how AOSP's uiautomator spells it; hosts match this line.
+  io.out("UI hierchary dumped to: " + absolute(path) + "\n");
+  return 0;
+}
+
+class ScreencapJob final : public Job {
+ public:
+  ScreencapJob(bool png, std::string file) : png_(png), path_(std::move(file)) {}
+
+  JobStep step(JobIo& io) override {
+    if (!stream_) {
+      stream_ = png_ ? SampleScreen::instance().png() : SampleScreen::instance().raw();
+      if (!path_.empty()) {
+        std::error_code error;
+        fs::path host = io.device().resolve(path_, error);
+        if (!error) file_.open(host, std::ios::binary | std::ios::trunc);
+        if (error || !file_) {
+          io.err("Error opening file: " + path_ + " (No such file or directory)\n");
+          return JobStep::done(1);
+        }
+      }
+    }
+    if (!pending_.empty()) {
+      pending_.flush(io);
+      return JobStep::more();
+    }
+    auto& buffer = pending_.buffer();
+    if (!stream_->next(buffer)) return JobStep::done(0);
+    if (file_.is_open()) {
+      file_.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(buffer.size()));
+      buffer.clear();
+      return file_ ? JobStep::more() : JobStep::done(1);
+    }
+    pending_.flush(io);
+    return JobStep::more();
+  }
+
+ private:
+  bool png_;
+  std::string path_;
+  std::unique_ptr<ByteStream> stream_;
+  std::ofstream file_;
+  PendingOutput pending_;
+};
+
+std::unique_ptr<Job> make_screencap(Argv argv) {
+  bool png = false;
+  std::string file;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (arg == "-p") {
+      png = true;
+    } else if (arg == "-d" && i + 1 < argv.size()) {
+      ++i;  // display id: the virtual device has one display
+    } else if (arg == "-h") {
+      return error_job("usage: screencap [-hp] [-d display-id] [FILENAME]\n", 0);
+    } else if (arg.starts_with('-')) {
+      return error_job("screencap: unsupported option " + arg + "\n", 1);
+    } else {
+      file = arg;
+    }
+  }
+  if (file.ends_with(".png")) png = true;
+  return std::make_unique<ScreencapJob>(png, std::move(file));
+}
+
+// `input [SOURCE] COMMAND ARGS`: checks the argument shapes the real tool checks, then logs.
+int run_input(const Argv& argv, JobIo& io) {
+  static constexpr std::string_view kSources[] = {"keyboard",  "mouse",     "joystick",        "touchpad",
+                                                  "touchscreen", "trackball", "stylus",        "dpad",
+                                                  "gamepad",   "touchnavigation", "rotaryencoder"};
+  std::size_t at = 1;
+  if (at < argv.size() && std::find(std::begin(kSources), std::end(kSources), argv[at]) != std::end(kSources)) ++at;
+  if (at >= argv.size()) {
+    io.err("Usage: input [<source>] <command> [<arg>...]\n");
+    return 1;
+  }
+  const std::string& command = argv[at];
+  std::vector<std::string> args(argv.begin() + static_cast<std::ptrdiff_t>(at) + 1, argv.end());
+  bool numeric = std::all_of(args.begin(), args.end(), [](const std::string& a) { return is_number(a); });
+  bool ok = false;
+  if (command == "tap") {
+    ok = args.size() == 2 && numeric;
+  } else if (command == "swipe" || command == "draganddrop") {
+    ok = (args.size() == 4 || args.size() == 5) && numeric;
+  } else if (command == "keyevent" || command == "keycombination" || command == "text") {
+    ok = !args.empty();
+  } else if (command == "press" || command == "roll" || command == "motionevent" || command == "scroll") {
+    ok = true;
+  } else {
+    io.err("Error: Unknown command: " + command + "\n");
+    return 1;
+  }
+  if (!ok) {
+    io.err("Error: Invalid arguments for command: " + command + "\n");
+    return 1;
+  }
+  io.device().log_event(join_argv(argv));
+  return 0;
+}
+
+int run_am(const Argv& argv, JobIo& io) {
+  io.device().log_event(join_argv(argv));
+  if (argv.size() > 1 && (argv[1] == "start" || argv[1] == "start-activity")) {
+    std::string intent;
+    for (std::size_t i = 2; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "-n") intent = "cmp=" + argv[i + 1];
+      if (argv[i] == "-a" && intent.empty()) intent = "act=" + argv[i + 1];
+    }
+    io.out("Starting: Intent { " + intent + " }\n");
+  } else if (argv.size() > 1 && argv[1] == "broadcast") {
+    io.out("Broadcasting: Intent { }\nBroadcast completed: result=0\n");
+  }
+  return 0;
+}
+
+int run_monkey(const Argv& argv, JobIo& io) {
+  io.device().log_event(join_argv(argv));
+  if (argv.size() < 2 || !parse_size(argv.back())) {
+    io.err("** Error: Count not specified\n");
+    return 1;
+  }
+  io.out("Events injected: " + argv.back() +
+         "\n## Network stats: elapsed time=0ms (0ms mobile, 0ms wifi, 0ms not connected)\n");
+  return 0;
+}
+
+// `cmd package install -S SIZE`: reads exactly SIZE bytes of APK from stdin, then reports
+// Success, as adb's streamed install expects.
+class InstallJob final : public Job {
+ public:
+  explicit InstallJob(std::uint64_t size) : remaining_(size) {}
+  JobStep step(JobIo& io) override {
+    std::uint8_t buffer[64 * 1024];
+    while (remaining_ > 0) {
+      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, sizeof buffer));
+      std::size_t got = io.read_stdin(std::span<std::uint8_t>(buffer, want));
+      if (got == 0) {
+        if (!io.stdin_eof()) return JobStep::wait_input();
+        io.out("Failure [INSTALL_FAILED_INVALID_APK: stream ended early]\n");
+        return JobStep::done(1);
+      }
+      remaining_ -= got;
+    }
+    io.out("Success\n");
+    return JobStep::done(0);
+  }
+
+ private:
+  std::uint64_t remaining_;
+};
+
+// cmd/pm package subcommands; `args` starts after "package" (cmd) or at the verb (pm).
+std::unique_ptr<Job> package_job(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "install") {
+    for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+      if (args[i] == "-S") {
+        auto size = parse_size(args[i + 1]);
+        if (size) return std::make_unique<InstallJob>(*size);
+      }
+    }
+    return error_job(
+        "Error: the adbwire virtual device installs only streamed APKs (install -S SIZE)\n", 1);
+  }
+  if (args.size() >= 2 && args[0] == "list" && args[1] == "packages") {
+    class ListJob final : public Job {
+      JobStep step(JobIo& io) override {
+        io.out("package:" + std::string(kDemoPackage) + "\n");
+        return JobStep::done(0);
+      }
+    };
+    return std::make_unique<ListJob>();
+  }
+  return nullptr;
+}
+
+class DoneJob final : public Job {
+  JobStep step(JobIo&) override { return JobStep::done(0); }
+};
+
+// Logs the command line when the job runs (not when it is made), so skipped commands of
+// `a && b` never appear in the events.
+class LoggedJob final : public Job {
+ public:
+  LoggedJob(Argv argv, std::unique_ptr<Job> inner) : line_(join_argv(argv)), inner_(std::move(inner)) {}
+  JobStep step(JobIo& io) override {
+    if (!logged_) {
+      io.device().log_event(line_);
+      logged_ = true;
+    }
+    return inner_->step(io);
+  }
+
+ private:
+  std::string line_;
+  std::unique_ptr<Job> inner_;
+  bool logged_ = false;
+};
+
+std::unique_ptr<Job> make_cmd(Argv argv) {
+  std::unique_ptr<Job> job;
+  if (argv.size() >= 2 && argv[1] == "package") job = package_job({argv.begin() + 2, argv.end()});
+  if (!job) job = std::make_unique<DoneJob>();
+  return std::make_unique<LoggedJob>(std::move(argv), std::move(job));
+}
+
+std::unique_ptr<Job> make_pm(Argv argv) {
+  std::unique_ptr<Job> job = package_job({argv.begin() + 1, argv.end()});
+  if (!job) job = std::make_unique<DoneJob>();
+  return std::make_unique<LoggedJob>(std::move(argv), std::move(job));
+}
+
+constexpr Builtin kAndroidBuiltins[] = {
+    {"am", instant<run_am>},
+    {"cmd", make_cmd},
+    {"getprop", instant<run_getprop>},
+    {"input", instant<run_input>},
+    {"monkey", instant<run_monkey>},
+    {"pm", make_pm},
+    {"screencap", make_screencap},
+    {"uiautomator", instant<run_uiautomator>},
+    {"wm", instant<run_wm>},
+};
+
+}  // namespace
+
+std::span<const Builtin> android_builtins() { return kAndroidBuiltins; }
+
+}  // namespace adbwire::vdevice

@@ -1,0 +1,181 @@
+#include "adbwire/vdevice.hpp"
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/post.hpp>
+
+#include <cstdlib>
+#include <optional>
+#include <thread>
+#include <unistd.h>
+
+#include "adbwire/error.hpp"
+#include "vdevice/auth_keys.hpp"
+#include "vdevice/connection.hpp"
+#include "vdevice/device_context.hpp"
+
+namespace adbwire {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The features the virtual device implements (AOSP names).
+std::vector<std::string> implemented_features() { return {"shell_v2", "cmd"}; }
+
+// The folders every Android device has and hosts write to.
+constexpr const char* kStandardFolders[] = {"sdcard", "data/local/tmp"};
+
+fs::path make_temp_root(std::error_code& error) {
+  std::string pattern = (fs::temp_directory_path(error) / "adbwire-vdevice-XXXXXX").string();
+  if (error) return {};
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    error = make_error_code(errc::io_error);
+    return {};
+  }
+  return pattern;
+}
+
+}  // namespace
+
+struct VirtualDevice::Impl {
+  explicit Impl(VirtualDeviceOptions o) : options(std::move(o)), keys(options.keys_file, options.accept_new_keys) {}
+
+  void accept() {
+    acceptor->async_accept([this](std::error_code error, asio::ip::tcp::socket socket) {
+      if (error) {
+        if (error == asio::error::operation_aborted || !acceptor->is_open()) return;
+        accept();
+        return;
+      }
+      auto connection = std::make_shared<vdevice::Connection>(std::move(socket), session_options, *device, keys);
+      std::erase_if(connections, [](const std::weak_ptr<vdevice::Connection>& c) { return c.expired(); });
+      connections.push_back(connection);
+      connection->start();
+      accept();
+    });
+  }
+
+  VirtualDeviceOptions options;
+  vdevice::AuthorizedKeys keys;
+  protocol::SessionOptions session_options;
+  fs::path root;
+  bool temporary_root = false;
+  // Declared before the io_context: connections and their handlers refer to it, and the
+  // io_context destroys pending handlers when it goes.
+  std::optional<vdevice::DeviceContext> device;
+  asio::io_context io;
+  std::optional<asio::ip::tcp::acceptor> acceptor;
+  std::vector<std::weak_ptr<vdevice::Connection>> connections;
+  std::thread thread;
+  std::uint16_t port = 0;
+  bool started = false;
+  bool stopped = false;
+};
+
+VirtualDevice::VirtualDevice(VirtualDeviceOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+VirtualDevice::~VirtualDevice() { stop(); }
+
+void VirtualDevice::start() {
+  std::error_code error;
+  start(error);
+  throw_if_error(error, "starting the virtual device on " + impl_->options.address + ":" +
+                            std::to_string(impl_->options.port));
+}
+
+void VirtualDevice::start(std::error_code& error) {
+  error.clear();
+  Impl& d = *impl_;
+  if (d.started) {
+    error = make_error_code(errc::invalid_argument);
+    return;
+  }
+  asio::ip::address address = asio::ip::make_address(d.options.address, error);
+  if (error) {
+    error = make_error_code(errc::invalid_argument);
+    return;
+  }
+
+  d.root = d.options.root;
+  if (d.root.empty()) {
+    d.root = make_temp_root(error);
+    if (error) {
+      error = make_error_code(errc::io_error);
+      return;
+    }
+    d.temporary_root = true;
+  }
+  for (const char* folder : kStandardFolders) fs::create_directories(d.root / folder, error);
+  if (error) {
+    error = make_error_code(errc::io_error);
+    return;
+  }
+  d.device.emplace(d.root, d.options.serial);
+
+  protocol::SessionOptions& s = d.session_options;
+  s.role = protocol::Role::device;
+  s.banner.system_type = "device";
+  s.banner.properties = {{"ro.product.name", std::string(vdevice::kProductName)},
+                         {"ro.product.model", std::string(vdevice::kProductModel)},
+                         {"ro.product.device", std::string(vdevice::kProductDevice)}};
+  s.banner.features = d.options.features.empty() ? implemented_features() : d.options.features;
+  s.max_payload = d.options.max_payload;
+  s.auth_required = d.options.auth_required;
+  for (const std::string& feature : s.banner.features) {
+    // Our window is one max payload: a host can't make us buffer more than that per stream.
+    if (feature == "delayed_ack") s.delayed_ack_window = d.options.max_payload;
+  }
+
+  asio::ip::tcp::endpoint endpoint(address, d.options.port);
+  d.acceptor.emplace(d.io);
+  d.acceptor->open(endpoint.protocol(), error);
+  if (!error) d.acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), error);
+  if (!error) d.acceptor->bind(endpoint, error);
+  if (!error) d.acceptor->listen(asio::socket_base::max_listen_connections, error);
+  if (error) {
+    error = error == asio::error::address_in_use ? make_error_code(errc::busy) : make_error_code(errc::io_error);
+    d.acceptor.reset();
+    if (d.temporary_root) {
+      std::error_code ignored;
+      fs::remove_all(d.root, ignored);
+    }
+    return;
+  }
+  d.port = d.acceptor->local_endpoint().port();
+  d.started = true;
+  d.accept();
+  d.thread = std::thread([&d] { d.io.run(); });
+}
+
+std::uint16_t VirtualDevice::port() const { return impl_->port; }
+
+std::string VirtualDevice::target() const {
+  return "tcp:" + impl_->options.address + ":" + std::to_string(impl_->port);
+}
+
+void VirtualDevice::stop() {
+  Impl& d = *impl_;
+  if (!d.started || d.stopped) return;
+  d.stopped = true;
+  asio::post(d.io, [&d] {
+    std::error_code ignored;
+    d.acceptor->close(ignored);
+    for (auto& weak : d.connections) {
+      if (auto connection = weak.lock()) connection->close();
+    }
+    d.io.stop();
+  });
+  d.thread.join();
+  if (d.temporary_root) {
+    std::error_code ignored;
+    fs::remove_all(d.root, ignored);
+  }
+}
+
+std::vector<std::string> VirtualDevice::events() const {
+  return impl_->device ? impl_->device->events() : std::vector<std::string>{};
+}
+
+const std::filesystem::path& VirtualDevice::root() const { return impl_->root; }
+
+}  // namespace adbwire

@@ -1,0 +1,354 @@
+// The connection runtime over an in-memory pipe to a scripted device-role Session.
+#include "connection/connection.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adbwire/device.hpp"
+#include "adbwire/error.hpp"
+#include "unit/connection/fake_device.hpp"
+
+namespace adbwire {
+namespace {
+
+using namespace std::chrono_literals;
+using test::FakeDevice;
+using test::FakeDeviceOptions;
+
+ConnectOptions quick_options() {
+  ConnectOptions options;
+  options.connect_timeout = 10s;
+  options.command_timeout = 30s;
+  return options;
+}
+
+Device connect_to(FakeDevice& fake, const ConnectOptions& options = quick_options()) {
+  detail::Failure failure;
+  auto connection = connection::Connection::establish(fake.factory(), "memory:fake", "fake", options, failure);
+  failure.throw_if_failed();
+  return Device(std::move(connection), options.command_timeout);
+}
+
+std::span<const std::uint8_t> bytes(std::string_view text) {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
+TEST(Connection, HandshakeGivesTheDeviceBanner) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  EXPECT_EQ(device.banner().system_type, "device");
+  EXPECT_EQ(device.banner().property("ro.product.model"), "Fake");
+  EXPECT_TRUE(device.has_feature("shell_v2"));
+  EXPECT_FALSE(device.has_feature("sendrecv_v2"));
+  EXPECT_EQ(device.serial(), "fake");
+  const ConnectionInfo info = device.connection_info();
+  EXPECT_EQ(info.auth, AuthMethod::none);
+  EXPECT_EQ(info.max_payload, protocol::kMaxPayload);
+  EXPECT_EQ(info.target, "memory:fake");
+}
+
+TEST(Connection, ExecReturnsTheBytes) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  EXPECT_EQ(device.exec("echo hello world"), "hello world");
+}
+
+TEST(Connection, ExecStreamsLargeOutputInOrder) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  constexpr std::size_t kSize = 3 * 1024 * 1024 + 17;
+  std::size_t seen = 0;
+  bool in_order = true;
+  device.exec("source " + std::to_string(kSize), [&](std::span<const std::uint8_t> chunk) {
+    for (std::uint8_t b : chunk) in_order = in_order && b == test::source_byte(seen++);
+  });
+  EXPECT_EQ(seen, kSize);
+  EXPECT_TRUE(in_order);
+}
+
+TEST(Connection, ShellV2SeparatesStreamsAndReportsExitCode) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  const ShellResult ok = device.shell("true");
+  EXPECT_EQ(ok.out, "true");
+  EXPECT_EQ(ok.err, "err:true");
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(device.shell("exit 42").exit_code, 42);
+  EXPECT_EQ(device.shell("exit 255").exit_code, 255);
+}
+
+TEST(Connection, ShellV1WhenTheDeviceLacksShellV2) {
+  FakeDeviceOptions options;
+  options.features = {};
+  FakeDevice fake(options);
+  Device device = connect_to(fake);
+  const ShellResult result = device.shell("echo merged");
+  EXPECT_EQ(result.out, "echo merged");
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(result.exit_code, -1);
+}
+
+TEST(Connection, RefusedServiceIsNotSupported) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  std::error_code error;
+  Stream stream = device.open("framebuffer:", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::not_supported);
+  EXPECT_FALSE(stream.is_open());
+  // The connection is still fine.
+  EXPECT_EQ(device.exec("echo still here"), "still here");
+}
+
+TEST(Connection, EmptyServiceIsAnInvalidArgument) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  std::error_code error;
+  device.open("", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::invalid_argument);
+  EXPECT_THROW(device.open(""), Error);
+}
+
+TEST(Connection, OpenDeadlinePasses) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  std::error_code error;
+  device.open("never:", deadline_after(100ms), error);
+  EXPECT_EQ(error, errc::timeout);
+  EXPECT_EQ(device.exec("echo after"), "after");
+}
+
+TEST(Connection, ReadDeadlinePassesAndTheStreamStaysUsable) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  Stream stream = device.open("exec:wait");
+  std::uint8_t buffer[16];
+  std::error_code error;
+  EXPECT_EQ(stream.read_some(buffer, deadline_after(50ms), error), 0u);
+  EXPECT_EQ(error, errc::timeout);
+  EXPECT_TRUE(stream.is_open());
+  fake.release_waiting();
+  EXPECT_EQ(stream.read_all(), "done");
+}
+
+TEST(Connection, CommandDeadlineFromOptions) {
+  FakeDevice fake;
+  ConnectOptions options = quick_options();
+  options.command_timeout = 100ms;
+  Device device = connect_to(fake, options);
+  std::error_code error;
+  device.exec("wait", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::timeout);
+  try {
+    device.exec("wait");
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::timeout);
+    EXPECT_NE(std::string(e.what()).find("exec:wait"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Connection, HandshakeTimeoutWhenTheDeviceNeverAnswers) {
+  FakeDeviceOptions fake_options;
+  fake_options.answer_handshake = false;
+  FakeDevice fake(fake_options);
+  ConnectOptions options = quick_options();
+  options.connect_timeout = 150ms;
+  detail::Failure failure;
+  auto connection = connection::Connection::establish(fake.factory(), "memory:fake", "fake", options, failure);
+  EXPECT_EQ(connection, nullptr);
+  EXPECT_EQ(failure.code, errc::timeout);
+  EXPECT_NE(failure.detail.find("did not answer the ADB handshake"), std::string::npos) << failure.detail;
+}
+
+TEST(Connection, DisconnectWakesEveryWaiterWithDeviceOffline) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  constexpr int kWaiters = 8;
+  std::vector<std::error_code> errors(kWaiters);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kWaiters; ++i) {
+    threads.emplace_back([&, i] { device.exec("wait", kNoDeadline, errors[i]); });
+  }
+  ASSERT_TRUE(fake.wait_open_streams(kWaiters));
+  fake.drop();
+  for (auto& thread : threads) thread.join();
+  for (const std::error_code& error : errors) EXPECT_EQ(error, errc::device_offline) << error.message();
+
+  // Later calls fail the same way at once.
+  std::error_code later;
+  device.exec("echo x", kNoDeadline, later);
+  EXPECT_EQ(later, errc::device_offline);
+  try {
+    device.shell("true");
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::device_offline);
+    EXPECT_NE(std::string(e.what()).find("memory:fake"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Connection, CloseWakesEveryWaiterWithClosed) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  constexpr int kWaiters = 4;
+  std::vector<std::error_code> errors(kWaiters);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kWaiters; ++i) {
+    threads.emplace_back([&, i] { device.exec("wait", kNoDeadline, errors[i]); });
+  }
+  std::error_code read_error;
+  Stream stream = device.open("exec:wait");
+  std::thread reader([&] {
+    std::uint8_t buffer[8];
+    stream.read_some(buffer, kNoDeadline, read_error);
+  });
+  ASSERT_TRUE(fake.wait_open_streams(kWaiters + 1));
+  device.close();
+  for (auto& thread : threads) thread.join();
+  reader.join();
+  EXPECT_EQ(read_error, errc::closed);
+  for (const std::error_code& error : errors) EXPECT_EQ(error, errc::closed) << error.message();
+  std::error_code later;
+  device.open("exec:echo x", kDefaultDeadline, later);
+  EXPECT_EQ(later, errc::closed);
+}
+
+TEST(Connection, ProtocolViolationFailsWaitersWithProtocolError) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  std::error_code error;
+  std::thread waiter([&] { device.exec("wait", kNoDeadline, error); });
+  ASSERT_TRUE(fake.wait_open_streams(1));
+  fake.send_raw(std::vector<std::uint8_t>(24, 0xAB));
+  waiter.join();
+  EXPECT_EQ(error, errc::protocol_error);
+}
+
+// The host acknowledges data only as the reader takes it, so a reader that stops reading
+// stops the device: it never holds more than a couple of payloads.
+TEST(Connection, UnreadDataHoldsTheDeviceBack) {
+  FakeDeviceOptions fake_options;
+  fake_options.max_payload = 4096;
+  FakeDevice fake(fake_options);
+  Device device = connect_to(fake);
+  constexpr std::size_t kSize = 1024 * 1024;
+  Stream stream = device.open("exec:source " + std::to_string(kSize));
+  std::uint8_t first = 0;
+  ASSERT_EQ(stream.read_some(std::span(&first, 1)), 1u);
+  EXPECT_EQ(first, test::source_byte(0));
+  // Round trips on other streams give a host that acknowledged too early every chance to
+  // pull more data from the device.
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(device.exec("echo sync"), "sync");
+  EXPECT_GE(fake.queued_for_host(), kSize - 2 * 4096);
+
+  std::string rest = stream.read_all();
+  ASSERT_EQ(rest.size(), kSize - 1);
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    ASSERT_EQ(static_cast<std::uint8_t>(rest[i]), test::source_byte(i + 1)) << i;
+  }
+}
+
+TEST(Connection, DelayedAckWhenBothSidesOfferIt) {
+  FakeDeviceOptions fake_options;
+  fake_options.delayed_ack_window = 512 * 1024;
+  fake_options.max_payload = 64 * 1024;
+  FakeDevice fake(fake_options);
+  ConnectOptions options = quick_options();
+  options.delayed_ack_window = 256 * 1024;
+  Device device = connect_to(fake, options);
+  EXPECT_TRUE(device.connection_info().delayed_ack);
+  constexpr std::size_t kSize = 2 * 1024 * 1024 + 3;
+  const std::string out = device.exec("source " + std::to_string(kSize));
+  ASSERT_EQ(out.size(), kSize);
+  for (std::size_t i = 0; i < kSize; ++i) ASSERT_EQ(static_cast<std::uint8_t>(out[i]), test::source_byte(i)) << i;
+
+  Stream sink = device.open("sink:");
+  std::vector<std::uint8_t> data(kSize, 0x11);
+  sink.write(data);
+  ASSERT_TRUE(fake.wait_received(kSize));
+}
+
+TEST(Connection, NoDelayedAckUnlessTheHostAsks) {
+  FakeDeviceOptions fake_options;
+  fake_options.delayed_ack_window = 512 * 1024;
+  FakeDevice fake(fake_options);
+  Device device = connect_to(fake);
+  EXPECT_FALSE(device.connection_info().delayed_ack);
+  EXPECT_EQ(device.exec("echo classic"), "classic");
+}
+
+TEST(Connection, WritesReachTheDevice) {
+  FakeDeviceOptions fake_options;
+  fake_options.max_payload = 64 * 1024;
+  FakeDevice fake(fake_options);
+  Device device = connect_to(fake);
+  Stream stream = device.open("sink:");
+  std::vector<std::uint8_t> data(3 * 1024 * 1024 + 5, 0x5a);
+  stream.write(data);
+  ASSERT_TRUE(fake.wait_received(data.size()));
+  EXPECT_EQ(fake.received_bytes(), data.size());
+}
+
+TEST(Connection, WriteAfterTheDeviceEndedTheStreamIsClosed) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  Stream stream = device.open("exec:echo bye");
+  EXPECT_EQ(stream.read_all(), "bye");
+  std::error_code error;
+  stream.write(bytes("more"), kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::closed);
+}
+
+TEST(Connection, ManyThreadsShareOneDevice) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  constexpr int kThreads = 16;
+  constexpr int kPerThread = 20;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const std::string n = std::to_string(t * 1000 + i);
+        if (device.exec("echo " + n) != n) ++wrong;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Connection, StreamOutlivingItsDeviceReportsClosed) {
+  FakeDevice fake;
+  Stream stream;
+  {
+    Device device = connect_to(fake);
+    stream = device.open("exec:wait");
+  }
+  std::uint8_t buffer[4];
+  std::error_code error;
+  stream.read_some(buffer, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::closed);
+}
+
+TEST(Connection, MovedFromDeviceAndEmptyStreamReportClosed) {
+  FakeDevice fake;
+  Device device = connect_to(fake);
+  Device moved = std::move(device);
+  std::error_code error;
+  device.exec("echo x", kDefaultDeadline, error);  // NOLINT(bugprone-use-after-move): the contract under test
+  EXPECT_EQ(error, errc::closed);
+  EXPECT_EQ(moved.exec("echo x"), "x");
+  Stream empty;
+  std::uint8_t buffer[1];
+  empty.read_some(buffer, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::closed);
+}
+
+}  // namespace
+}  // namespace adbwire

@@ -1,0 +1,808 @@
+#include "adbwire/protocol/session.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "adbwire/error.hpp"
+#include "test_support.hpp"
+
+namespace adbwire::protocol {
+namespace {
+
+using test::bytes;
+using test::decode;
+using test::device_options;
+using test::headers;
+using test::host_options;
+using test::le32;
+using test::take_bytes;
+using test::take_events;
+using test::take_output;
+using test::text;
+using test::wire;
+
+std::vector<std::uint8_t> pattern(std::size_t size, std::uint32_t seed) {
+  std::vector<std::uint8_t> out(size);
+  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<std::uint8_t>((i * 31 + seed * 7) ^ (i >> 8));
+  return out;
+}
+
+const std::vector<std::uint8_t> kToken = pattern(kAuthTokenSize, 1);
+
+// A host and a device session wired to each other in memory.
+struct Pair {
+  Session host;
+  Session device;
+
+  Pair(SessionOptions h, SessionOptions d) : host(std::move(h)), device(std::move(d)) {}
+
+  // Moves bytes both ways until both sides are quiet.
+  void exchange() {
+    for (;;) {
+      const std::vector<std::uint8_t> h = take_bytes(host);
+      const std::vector<std::uint8_t> d = take_bytes(device);
+      if (h.empty() && d.empty()) return;
+      if (!h.empty()) {
+        ASSERT_FALSE(device.receive(h)) << device.error_detail();
+      }
+      if (!d.empty()) {
+        ASSERT_FALSE(host.receive(d)) << host.error_detail();
+      }
+    }
+  }
+};
+
+std::vector<Event::Type> types(const std::vector<Event>& events) {
+  std::vector<Event::Type> out;
+  for (const Event& e : events) out.push_back(e.type);
+  return out;
+}
+
+// A host whose scripted device answered CNXN directly.
+Session online_host(std::uint32_t device_max_payload = kMaxPayloadV1, std::uint32_t window = 0,
+                    std::string_view device_banner = "device::features=shell_v2") {
+  SessionOptions options = host_options();
+  options.delayed_ack_window = window;
+  Session host(std::move(options));
+  host.start();
+  take_bytes(host);
+  EXPECT_FALSE(host.receive(wire(kCommandCnxn, kVersion, device_max_payload, bytes(device_banner))));
+  EXPECT_EQ(host.state(), SessionState::online);
+  take_events(host);
+  return host;
+}
+
+// Opens `service` on a scripted host and has the device accept it as peer id `remote`.
+std::uint32_t open_ready(Session& host, std::uint32_t remote, std::span<const std::uint8_t> okay = {}) {
+  std::error_code error;
+  const std::uint32_t id = host.open_stream("shell:", error);
+  EXPECT_FALSE(error);
+  take_output(host);
+  EXPECT_FALSE(host.receive(wire(kCommandOkay, remote, id, okay))) << host.error_detail();
+  const std::vector<Event> events = take_events(host);
+  EXPECT_EQ(types(events), std::vector<Event::Type>{Event::Type::stream_ready});
+  return id;
+}
+
+// A device session that the scripted host connected to, without auth.
+Session online_device(std::uint32_t window = 0, std::size_t max_streams = 4096,
+                      std::string_view host_banner = "host::features=shell_v2") {
+  SessionOptions options = device_options();
+  options.delayed_ack_window = window;
+  options.max_streams = max_streams;
+  Session device(std::move(options));
+  EXPECT_FALSE(device.receive(wire(kCommandCnxn, kVersion, kMaxPayload, bytes(host_banner), true)));
+  EXPECT_EQ(device.state(), SessionState::online);
+  take_events(device);
+  take_bytes(device);
+  return device;
+}
+
+// --- handshake
+
+TEST(Handshake, HostCnxnIsChecksummedAndCarriesOurBanner) {
+  Session host(host_options());
+  EXPECT_EQ(host.state(), SessionState::idle);
+  host.start();
+  EXPECT_EQ(host.state(), SessionState::handshaking);
+  const std::vector<std::uint8_t> out = take_bytes(host);
+  const std::vector<Message> messages = decode(out);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].command, kCommandCnxn);
+  EXPECT_EQ(messages[0].arg0, kVersion);
+  EXPECT_EQ(messages[0].arg1, kMaxPayload);
+  EXPECT_EQ(text(messages[0].payload),
+            "host::features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,"
+            "fixed_push_symlink_timestamp,abb_exec,remount_shell,track_app,sendrecv_v2,"
+            "sendrecv_v2_brotli,sendrecv_v2_lz4,sendrecv_v2_zstd,sendrecv_v2_dry_run_send");
+  EXPECT_EQ(headers(out)[0].data_check, payload_checksum(messages[0].payload));
+}
+
+TEST(Handshake, SessionAddsOrRemovesDelayedAckByWindow) {
+  SessionOptions with = host_options();
+  with.delayed_ack_window = 1 << 20;
+  Session a(with);
+  a.start();
+  EXPECT_TRUE(text(take_output(a)[0].payload).ends_with(",sendrecv_v2_dry_run_send,delayed_ack"));
+
+  SessionOptions without = host_options();
+  without.banner.features.push_back("delayed_ack");
+  Session b(without);
+  b.start();
+  EXPECT_EQ(text(take_output(b)[0].payload).find("delayed_ack"), std::string::npos);
+}
+
+TEST(Handshake, NoAuthDeviceAnswersCnxnAndBothGoOnline) {
+  SessionOptions d = device_options();
+  d.max_payload = 256 * 1024;
+  Pair pair(host_options(), d);
+  pair.host.start();
+  const std::vector<std::uint8_t> host_cnxn = take_bytes(pair.host);
+  ASSERT_FALSE(pair.device.receive(host_cnxn));
+  const std::vector<std::uint8_t> device_cnxn = take_bytes(pair.device);
+  const std::vector<Message> reply = decode(device_cnxn);
+  ASSERT_EQ(reply.size(), 1u);
+  EXPECT_EQ(reply[0].command, kCommandCnxn);
+  EXPECT_EQ(reply[0].arg0, kVersion);
+  EXPECT_EQ(reply[0].arg1, 256u * 1024);  // the device answers with the negotiated size
+  EXPECT_EQ(headers(device_cnxn)[0].data_check, 0u);  // it already knows the host's version
+  ASSERT_FALSE(pair.host.receive(device_cnxn));
+
+  EXPECT_EQ(pair.host.state(), SessionState::online);
+  EXPECT_EQ(pair.device.state(), SessionState::online);
+  EXPECT_EQ(types(take_events(pair.host)), std::vector<Event::Type>{Event::Type::online});
+  EXPECT_EQ(types(take_events(pair.device)), std::vector<Event::Type>{Event::Type::online});
+  EXPECT_EQ(pair.host.peer_banner().system_type, "device");
+  EXPECT_EQ(pair.host.peer_banner().property("ro.product.model"), "Virtual");
+  EXPECT_EQ(pair.device.peer_banner().system_type, "host");
+  EXPECT_EQ(pair.host.negotiated_version(), kVersion);
+  EXPECT_EQ(pair.host.negotiated_max_payload(), 256u * 1024);
+  EXPECT_EQ(pair.device.negotiated_max_payload(), 256u * 1024);
+  EXPECT_TRUE(pair.host.can_use_feature("shell_v2"));
+  EXPECT_FALSE(pair.host.can_use_feature("ls_v2"));  // the device does not list it
+  EXPECT_FALSE(pair.host.delayed_ack());
+}
+
+TEST(Handshake, AuthSignatureAccepted) {
+  SessionOptions d = device_options();
+  d.auth_required = true;
+  Pair pair(host_options(), d);
+  pair.host.start();
+  pair.exchange();
+  EXPECT_EQ(types(take_events(pair.device)), std::vector<Event::Type>{Event::Type::auth_token_needed});
+  EXPECT_EQ(pair.device.state(), SessionState::handshaking);
+  pair.device.send_auth_token(kToken);
+  pair.exchange();
+
+  std::vector<Event> host_events = take_events(pair.host);
+  ASSERT_EQ(host_events.size(), 1u);
+  EXPECT_EQ(host_events[0].type, Event::Type::auth_token);
+  EXPECT_EQ(host_events[0].data, kToken);
+
+  const std::vector<std::uint8_t> signature = pattern(256, 2);
+  pair.host.send_auth_signature(signature);
+  const std::vector<std::uint8_t> auth = take_bytes(pair.host);
+  EXPECT_EQ(headers(auth)[0].data_check, payload_checksum(signature));  // peer version unknown
+  ASSERT_FALSE(pair.device.receive(auth));
+  std::vector<Event> device_events = take_events(pair.device);
+  ASSERT_EQ(device_events.size(), 1u);
+  EXPECT_EQ(device_events[0].type, Event::Type::auth_signature);
+  EXPECT_EQ(device_events[0].data, signature);
+  EXPECT_TRUE(std::ranges::equal(pair.device.auth_token(), kToken));
+
+  pair.device.accept_auth();
+  pair.exchange();
+  EXPECT_EQ(pair.host.state(), SessionState::online);
+  EXPECT_EQ(pair.device.state(), SessionState::online);
+  EXPECT_EQ(types(take_events(pair.host)), std::vector<Event::Type>{Event::Type::online});
+  EXPECT_EQ(types(take_events(pair.device)), std::vector<Event::Type>{Event::Type::online});
+}
+
+TEST(Handshake, RejectedSignatureThenNextKeyThenPublicKeyThenUserAccepts) {
+  SessionOptions d = device_options();
+  d.auth_required = true;
+  Pair pair(host_options(), d);
+  pair.host.start();
+  pair.exchange();
+  take_events(pair.device);
+  pair.device.send_auth_token(kToken);
+  pair.exchange();
+  take_events(pair.host);
+
+  // First key: rejected, the device sends a fresh token.
+  pair.host.send_auth_signature(pattern(256, 3));
+  pair.exchange();
+  take_events(pair.device);
+  const std::vector<std::uint8_t> second_token = pattern(kAuthTokenSize, 4);
+  pair.device.reject_auth(second_token);
+  pair.exchange();
+  std::vector<Event> events = take_events(pair.host);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, Event::Type::auth_token);
+  EXPECT_EQ(events[0].data, second_token);
+  EXPECT_TRUE(std::ranges::equal(pair.device.auth_token(), second_token));
+
+  // Second key: rejected too; keys are exhausted, so the host offers its public key.
+  pair.host.send_auth_signature(pattern(256, 5));
+  pair.exchange();
+  take_events(pair.device);
+  pair.device.reject_auth(pattern(kAuthTokenSize, 6));
+  pair.exchange();
+  EXPECT_EQ(types(take_events(pair.host)), std::vector<Event::Type>{Event::Type::auth_token});
+
+  pair.host.send_auth_public_key("QUFBQQ== user@host");
+  EXPECT_EQ(pair.host.state(), SessionState::awaiting_user);
+  const std::vector<Message> sent = decode(pair.host.pending_output());
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].arg0, kAuthRsaPublicKey);
+  EXPECT_EQ(sent[0].payload.back(), 0);  // NUL-terminated on the wire
+  pair.exchange();
+  events = take_events(pair.device);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, Event::Type::auth_public_key);
+  EXPECT_EQ(text(events[0].data), "QUFBQQ== user@host");
+
+  pair.device.accept_auth();
+  pair.exchange();
+  EXPECT_EQ(pair.host.state(), SessionState::online);
+  EXPECT_EQ(types(take_events(pair.host)), std::vector<Event::Type>{Event::Type::online});
+}
+
+TEST(Handshake, StlsFromDeviceIsReported) {
+  Session host(host_options());
+  host.start();
+  take_bytes(host);
+  ASSERT_FALSE(host.receive(wire(kCommandStls, kStlsVersion, 0)));
+  EXPECT_EQ(types(take_events(host)), std::vector<Event::Type>{Event::Type::stls_requested});
+  EXPECT_EQ(host.state(), SessionState::handshaking);
+}
+
+TEST(Handshake, OldDeviceNegotiatesChecksumsAndSmallPayload) {
+  Session host(host_options());
+  host.start();
+  take_bytes(host);
+  ASSERT_FALSE(host.receive(
+      wire(kCommandCnxn, kVersionMin, kMaxPayloadV1, bytes("device::features=shell_v2"), true)));
+  EXPECT_EQ(host.state(), SessionState::online);
+  EXPECT_EQ(host.negotiated_version(), kVersionMin);
+  EXPECT_EQ(host.negotiated_max_payload(), kMaxPayloadV1);
+
+  std::error_code error;
+  const std::uint32_t id = host.open_stream("shell:ls", error);
+  ASSERT_FALSE(error);
+  const std::vector<std::uint8_t> open = take_bytes(host);
+  EXPECT_EQ(headers(open)[0].data_check, payload_checksum(bytes(std::string_view("shell:ls\0", 9))));
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 3, id, {}, true)));
+  std::vector<std::uint8_t> bad = wire(kCommandWrte, 3, id, bytes("data"), true);
+  bad[16] ^= 1;
+  EXPECT_EQ(host.receive(bad), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("checksum mismatch"), std::string::npos);
+}
+
+TEST(Handshake, NewDeviceGetsNoChecksums) {
+  Session host = online_host();
+  std::error_code error;
+  host.open_stream("shell:ls", error);
+  ASSERT_FALSE(error);
+  EXPECT_EQ(headers(take_bytes(host))[0].data_check, 0u);
+}
+
+TEST(Handshake, OldHostGetsChecksumsFromDevice) {
+  Session device(device_options());
+  ASSERT_FALSE(device.receive(wire(kCommandCnxn, kVersionMin, kMaxPayloadV1, bytes("host::"), true)));
+  const std::vector<std::uint8_t> reply = take_bytes(device);
+  const std::vector<Message> messages = decode(reply);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].arg1, kMaxPayloadV1);
+  EXPECT_EQ(headers(reply)[0].data_check, payload_checksum(messages[0].payload));
+}
+
+TEST(Handshake, InboundBeforeCnxnAcceptsUpToOneMebibyte) {
+  SessionOptions options = host_options();
+  options.max_payload = kMaxPayloadV1;
+  Session host(options);
+  host.start();
+  take_bytes(host);
+  std::vector<std::uint8_t> banner = bytes("device::");
+  banner.resize(8192, ' ');
+  EXPECT_FALSE(host.receive(wire(kCommandCnxn, kVersion, kMaxPayload, banner))) << host.error_detail();
+  EXPECT_EQ(host.negotiated_max_payload(), kMaxPayloadV1);
+}
+
+// --- streams
+
+class StreamMux : public ::testing::TestWithParam<std::uint32_t> {};
+
+// 200 concurrent streams, data both ways, chunked by a small max payload, closed by the host
+// once it has everything; the device side checks what it got when the close arrives.
+TEST_P(StreamMux, TwoHundredConcurrentStreamsBothWays) {
+  constexpr std::uint32_t kStreams = 200;
+  SessionOptions h = host_options();
+  h.max_payload = 4096;
+  h.delayed_ack_window = GetParam();
+  SessionOptions d = device_options();
+  d.delayed_ack_window = GetParam();
+  Pair pair(h, d);
+  pair.host.start();
+  pair.exchange();
+  ASSERT_EQ(pair.host.state(), SessionState::online);
+  ASSERT_EQ(pair.host.delayed_ack(), GetParam() != 0);
+  take_events(pair.host);
+  take_events(pair.device);
+
+  const auto upload = [](std::uint32_t i) { return pattern(1 + (i * 997) % 13000, i); };
+  const auto download = [](std::uint32_t i) { return pattern(1 + (i * 1499) % 17000, i + 1000); };
+
+  std::map<std::uint32_t, std::uint32_t> host_index;    // host stream id → i
+  std::map<std::uint32_t, std::uint32_t> device_index;  // device stream id → i
+  std::map<std::uint32_t, std::vector<std::uint8_t>> host_got, device_got;
+  std::size_t host_closed = 0, device_closed = 0;
+
+  for (std::uint32_t i = 0; i < kStreams; ++i) {
+    std::error_code error;
+    const std::uint32_t id = pair.host.open_stream("echo:" + std::to_string(i), error);
+    ASSERT_FALSE(error);
+    host_index[id] = i;
+  }
+  EXPECT_EQ(pair.host.open_streams(), kStreams);
+
+  for (int round = 0; round < 100000; ++round) {
+    bool progress = false;
+    const std::vector<std::uint8_t> hb = take_bytes(pair.host);
+    const std::vector<std::uint8_t> db = take_bytes(pair.device);
+    if (!hb.empty()) {
+      ASSERT_FALSE(pair.device.receive(hb)) << pair.device.error_detail();
+    }
+    if (!db.empty()) {
+      ASSERT_FALSE(pair.host.receive(db)) << pair.host.error_detail();
+    }
+    progress = !hb.empty() || !db.empty();
+
+    Event e;
+    while (pair.device.next_event(e)) {
+      progress = true;
+      switch (e.type) {
+        case Event::Type::open_requested: {
+          const std::uint32_t i = static_cast<std::uint32_t>(std::stoul(e.service.substr(5)));
+          device_index[e.stream] = i;
+          pair.device.accept_open(e.stream);
+          ASSERT_FALSE(pair.device.write(e.stream, download(i)));
+          break;
+        }
+        case Event::Type::stream_data:
+          device_got[e.stream].insert(device_got[e.stream].end(), e.data.begin(), e.data.end());
+          pair.device.acknowledge(e.stream, e.data.size());
+          break;
+        case Event::Type::stream_closed:
+          EXPECT_FALSE(e.refused);
+          EXPECT_EQ(device_got[e.stream], upload(device_index[e.stream])) << "stream " << e.stream;
+          ++device_closed;
+          break;
+        case Event::Type::stream_writable:
+          break;
+        default:
+          ADD_FAILURE() << "unexpected device event " << static_cast<int>(e.type);
+      }
+    }
+    while (pair.host.next_event(e)) {
+      progress = true;
+      const std::uint32_t i = host_index.at(e.stream);
+      switch (e.type) {
+        case Event::Type::stream_ready:
+          ASSERT_FALSE(pair.host.write(e.stream, upload(i)));
+          break;
+        case Event::Type::stream_data:
+          host_got[e.stream].insert(host_got[e.stream].end(), e.data.begin(), e.data.end());
+          pair.host.acknowledge(e.stream, e.data.size());
+          if (host_got[e.stream].size() == download(i).size()) pair.host.close_stream(e.stream);
+          break;
+        case Event::Type::stream_closed:
+          EXPECT_FALSE(e.refused);
+          ++host_closed;
+          break;
+        case Event::Type::stream_writable:
+          break;
+        default:
+          ADD_FAILURE() << "unexpected host event " << static_cast<int>(e.type);
+      }
+    }
+    if (!progress) break;
+  }
+  EXPECT_EQ(host_closed, kStreams);
+  EXPECT_EQ(device_closed, kStreams);
+  for (const auto& [id, i] : host_index) EXPECT_EQ(host_got[id], download(i)) << "stream " << id;
+  EXPECT_EQ(pair.host.open_streams(), 0u);
+  EXPECT_EQ(pair.device.open_streams(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(ClassicAndDelayedAck, StreamMux, ::testing::Values(0u, 8192u),
+                         [](const auto& info) { return info.param ? "delayed_ack" : "classic"; });
+
+TEST(FlowControl, ClassicKeepsOneWrteInFlight) {
+  Session host = online_host(4096);
+  const std::uint32_t id = open_ready(host, 77);
+  const std::vector<std::uint8_t> data = pattern(10000, 9);
+  ASSERT_FALSE(host.write(id, data));
+  std::vector<Message> out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].command, kCommandWrte);
+  EXPECT_EQ(out[0].arg0, id);
+  EXPECT_EQ(out[0].arg1, 77u);
+  EXPECT_EQ(out[0].payload.size(), 4096u);
+  EXPECT_EQ(host.queued(id), 10000u - 4096);
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 77, id)));
+  out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].payload.size(), 4096u);
+  EXPECT_TRUE(take_events(host).empty());
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 77, id)));
+  out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].payload.size(), 10000u - 2 * 4096);
+  EXPECT_EQ(host.queued(id), 0u);
+  EXPECT_TRUE(take_events(host).empty());  // the last WRTE is not acknowledged yet
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 77, id)));
+  const std::vector<Event> events = take_events(host);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, Event::Type::stream_writable);
+  EXPECT_EQ(events[0].stream, id);
+  EXPECT_TRUE(take_output(host).empty());
+}
+
+TEST(FlowControl, ClassicReceiveOkaysOnceTheWholeWrteIsConsumed) {
+  Session host = online_host(4096);
+  const std::uint32_t id = open_ready(host, 77);
+  ASSERT_FALSE(host.receive(wire(kCommandWrte, 77, id, pattern(1000, 1))));
+  const std::vector<Event> events = take_events(host);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, Event::Type::stream_data);
+  EXPECT_EQ(events[0].data, pattern(1000, 1));
+  host.acknowledge(id, 600);
+  EXPECT_TRUE(take_output(host).empty());
+  host.acknowledge(id, 400);
+  const std::vector<Message> out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].command, kCommandOkay);
+  EXPECT_EQ(out[0].arg0, id);
+  EXPECT_EQ(out[0].arg1, 77u);
+  EXPECT_TRUE(out[0].payload.empty());
+  EXPECT_FALSE(host.receive(wire(kCommandWrte, 77, id, pattern(10, 1))));
+}
+
+TEST(FlowControl, ClassicSecondWrteWithoutCreditIsAProtocolError) {
+  Session host = online_host(4096);
+  const std::uint32_t id = open_ready(host, 77);
+  ASSERT_FALSE(host.receive(wire(kCommandWrte, 77, id, pattern(10, 1))));
+  EXPECT_EQ(host.receive(wire(kCommandWrte, 77, id, pattern(10, 2))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("without credit"), std::string::npos) << host.error_detail();
+}
+
+TEST(FlowControl, DelayedAckSendsWithinTheGrantedCredit) {
+  Session host = online_host(4096, 65536, "device::features=shell_v2,delayed_ack");
+  ASSERT_TRUE(host.delayed_ack());
+  std::error_code error;
+  const std::uint32_t id = host.open_stream("sync:", error);
+  const std::vector<Message> open = take_output(host);
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].command, kCommandOpen);
+  EXPECT_EQ(open[0].arg1, 65536u);  // our receive window
+  EXPECT_EQ(text(open[0].payload), std::string("sync:\0", 6));
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 9, id, le32(10000))));
+  EXPECT_EQ(types(take_events(host)), std::vector<Event::Type>{Event::Type::stream_ready});
+  ASSERT_FALSE(host.write(id, pattern(25000, 3)));
+  std::vector<Message> out = take_output(host);
+  ASSERT_EQ(out.size(), 3u);  // several WRTEs in flight at once
+  EXPECT_EQ(out[0].payload.size(), 4096u);
+  EXPECT_EQ(out[1].payload.size(), 4096u);
+  EXPECT_EQ(out[2].payload.size(), 10000u - 2 * 4096);
+  EXPECT_EQ(host.queued(id), 15000u);
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 9, id, le32(5000))));
+  out = take_output(host);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].payload.size(), 4096u);
+  EXPECT_EQ(out[1].payload.size(), 5000u - 4096);
+  EXPECT_TRUE(take_events(host).empty());
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 9, id, le32(20000))));
+  out = take_output(host);
+  std::size_t sent = 0;
+  for (const Message& m : out) sent += m.payload.size();
+  EXPECT_EQ(sent, 10000u);
+  EXPECT_EQ(types(take_events(host)), std::vector<Event::Type>{Event::Type::stream_writable});
+}
+
+TEST(FlowControl, DelayedAckFirstOkayMustCarryTheWindow) {
+  Session host = online_host(4096, 65536, "device::features=delayed_ack");
+  std::error_code error;
+  const std::uint32_t id = host.open_stream("sync:", error);
+  EXPECT_EQ(host.receive(wire(kCommandOkay, 9, id)), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("initial window"), std::string::npos);
+}
+
+TEST(FlowControl, OkayPayloadMustBeEmptyOrFourBytes) {
+  Session host = online_host(4096, 65536, "device::features=delayed_ack");
+  const std::uint32_t id = open_ready(host, 9, le32(100));
+  EXPECT_EQ(host.receive(wire(kCommandOkay, 9, id, bytes("abc"))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("3 payload bytes"), std::string::npos) << host.error_detail();
+}
+
+TEST(FlowControl, DelayedAckBatchesCreditsAndReportsWhenIdle) {
+  Session host = online_host(4096, 8192, "device::features=delayed_ack");
+  const std::uint32_t id = open_ready(host, 9, le32(100));
+  ASSERT_FALSE(host.receive(wire(kCommandWrte, 9, id, pattern(3000, 1))));
+  ASSERT_FALSE(host.receive(wire(kCommandWrte, 9, id, pattern(3000, 2))));
+  EXPECT_EQ(take_events(host).size(), 2u);
+
+  host.acknowledge(id, 1000);  // 1000 < half the window, 5000 still unconsumed: hold it
+  EXPECT_TRUE(take_output(host).empty());
+  host.acknowledge(id, 3500);  // 4500 >= 4096: report
+  std::vector<Message> out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].command, kCommandOkay);
+  EXPECT_EQ(out[0].payload, le32(4500));
+  host.acknowledge(id, 1500);  // everything consumed: report the rest at once
+  out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].payload, le32(1500));
+}
+
+TEST(FlowControl, DelayedAckWrteBeyondTheWindowIsAProtocolError) {
+  Session host = online_host(4096, 8192, "device::features=delayed_ack");
+  const std::uint32_t id = open_ready(host, 9, le32(100));
+  // As in AOSP, a sender with any credit left may send a full message: 3000 + 4096 + 4096.
+  ASSERT_FALSE(host.receive(wire(kCommandWrte, 9, id, pattern(3000, 1))));
+  ASSERT_FALSE(host.receive(wire(kCommandWrte, 9, id, pattern(4096, 1))));
+  ASSERT_FALSE(host.receive(wire(kCommandWrte, 9, id, pattern(4096, 1))));
+  EXPECT_EQ(host.receive(wire(kCommandWrte, 9, id, pattern(1, 1))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("beyond the delayed_ack window"), std::string::npos);
+}
+
+TEST(Streams, CloseFlushesQueuedDataFirst) {
+  Session host = online_host(4096);
+  const std::uint32_t id = open_ready(host, 77);
+  ASSERT_FALSE(host.write(id, pattern(6000, 1)));
+  host.close_stream(id);
+  std::vector<Message> out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].command, kCommandWrte);
+  EXPECT_TRUE(take_events(host).empty());
+  EXPECT_EQ(host.write(id, pattern(1, 1)), errc::not_found);
+
+  ASSERT_FALSE(host.receive(wire(kCommandOkay, 77, id)));
+  out = take_output(host);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].command, kCommandWrte);
+  EXPECT_EQ(out[0].payload.size(), 6000u - 4096);
+  EXPECT_EQ(out[1].command, kCommandClse);
+  EXPECT_EQ(out[1].arg0, id);
+  EXPECT_EQ(out[1].arg1, 77u);
+  const std::vector<Event> events = take_events(host);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, Event::Type::stream_closed);
+  EXPECT_FALSE(events[0].refused);
+  EXPECT_EQ(host.open_streams(), 0u);
+
+  // The peer's messages that crossed our CLSE are ignored silently.
+  EXPECT_FALSE(host.receive(wire(kCommandOkay, 77, id)));
+  EXPECT_FALSE(host.receive(wire(kCommandWrte, 77, id, bytes("late"))));
+  EXPECT_FALSE(host.receive(wire(kCommandClse, 77, id)));
+  EXPECT_TRUE(take_events(host).empty());
+  EXPECT_TRUE(take_output(host).empty());
+  EXPECT_EQ(host.state(), SessionState::online);
+}
+
+TEST(Streams, PeerCloseEndsTheStream) {
+  Session host = online_host();
+  const std::uint32_t id = open_ready(host, 77);
+  ASSERT_FALSE(host.receive(wire(kCommandClse, 77, id)));
+  const std::vector<Event> events = take_events(host);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, Event::Type::stream_closed);
+  EXPECT_EQ(events[0].stream, id);
+  EXPECT_FALSE(events[0].refused);
+  EXPECT_EQ(host.open_streams(), 0u);
+  EXPECT_TRUE(take_output(host).empty());  // no CLSE echo, as AOSP
+}
+
+TEST(Streams, RefusedOpen) {
+  Pair pair(host_options(), device_options());
+  pair.host.start();
+  pair.exchange();
+  take_events(pair.host);
+  take_events(pair.device);
+  std::error_code error;
+  const std::uint32_t id = pair.host.open_stream("nosuch:service", error);
+  ASSERT_EQ(id, 1u);
+  pair.exchange();
+  const std::vector<Event> requested = take_events(pair.device);
+  ASSERT_EQ(requested.size(), 1u);
+  EXPECT_EQ(requested[0].type, Event::Type::open_requested);
+  EXPECT_EQ(requested[0].service, "nosuch:service");  // the NUL terminator is stripped
+  pair.device.refuse_open(requested[0].stream);
+  pair.exchange();
+  const std::vector<Event> events = take_events(pair.host);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, Event::Type::stream_closed);
+  EXPECT_EQ(events[0].stream, id);
+  EXPECT_TRUE(events[0].refused);
+  EXPECT_EQ(pair.device.open_streams(), 0u);
+}
+
+TEST(Streams, HostRefusesDeviceInitiatedOpen) {
+  Session host = online_host();
+  ASSERT_FALSE(host.receive(wire(kCommandOpen, 5, 0, bytes(std::string_view("tcp:80\0", 7)))));
+  const std::vector<Message> out = take_output(host);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].command, kCommandClse);
+  EXPECT_EQ(out[0].arg0, 0u);
+  EXPECT_EQ(out[0].arg1, 5u);
+  EXPECT_TRUE(take_events(host).empty());
+  EXPECT_EQ(host.state(), SessionState::online);
+}
+
+TEST(Streams, DeviceAcceptsWithWindowWhenDelayedAck) {
+  Session device = online_device(65536, 4096, "host::features=delayed_ack");
+  ASSERT_TRUE(device.delayed_ack());
+  ASSERT_FALSE(device.receive(wire(kCommandOpen, 12, 1 << 20, bytes("shell:ls"))));
+  const std::vector<Event> events = take_events(device);
+  ASSERT_EQ(events.size(), 1u);
+  device.accept_open(events[0].stream);
+  const std::vector<Message> out = take_output(device);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].command, kCommandOkay);
+  EXPECT_EQ(out[0].arg0, events[0].stream);
+  EXPECT_EQ(out[0].arg1, 12u);
+  EXPECT_EQ(out[0].payload, le32(65536));
+
+  // Without a window in OPEN the negotiated delayed_ack cannot work: refused.
+  ASSERT_FALSE(device.receive(wire(kCommandOpen, 13, 0, bytes("shell:ls"))));
+  const std::vector<Message> refusal = take_output(device);
+  ASSERT_EQ(refusal.size(), 1u);
+  EXPECT_EQ(refusal[0].command, kCommandClse);
+  EXPECT_EQ(refusal[0].arg0, 0u);
+  EXPECT_EQ(refusal[0].arg1, 13u);
+}
+
+TEST(Streams, DeviceRefusesBeyondMaxStreams) {
+  Session device = online_device(0, 2);
+  for (std::uint32_t remote = 1; remote <= 3; ++remote) {
+    ASSERT_FALSE(device.receive(wire(kCommandOpen, remote, 0, bytes("shell:"))));
+  }
+  EXPECT_EQ(take_events(device).size(), 2u);
+  const std::vector<Message> out = take_output(device);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].command, kCommandClse);
+  EXPECT_EQ(out[0].arg1, 3u);
+  std::error_code error;
+  EXPECT_EQ(device.open_stream("tcp:80", error), 0u);
+  EXPECT_EQ(error, errc::busy);
+}
+
+TEST(Streams, OpenStreamErrors) {
+  Session idle(host_options());
+  std::error_code error;
+  EXPECT_EQ(idle.open_stream("shell:", error), 0u);
+  EXPECT_EQ(error, errc::closed);
+  Session host = online_host();
+  EXPECT_EQ(host.open_stream("", error), 0u);
+  EXPECT_EQ(error, errc::invalid_argument);
+  EXPECT_EQ(host.open_stream("shell:", error), 1u);
+  EXPECT_FALSE(error);
+  EXPECT_EQ(host.open_stream("shell:", error), 2u);  // ids are never reused
+  EXPECT_EQ(host.write(99, bytes("x")), errc::not_found);
+}
+
+// --- hostile peers
+
+struct Hostile {
+  const char* name;
+  std::vector<std::uint8_t> bytes;
+  const char* detail;
+};
+
+std::vector<std::uint8_t> concat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(Hostile, EveryCaseIsAProtocolErrorNamingIt) {
+  std::vector<std::uint8_t> bad_magic = wire(kCommandOkay, 1, 1);
+  bad_magic[23] = 0;
+  std::vector<std::uint8_t> oversize = wire(kCommandWrte, 1, 1, std::vector<std::uint8_t>(4097, 1));
+  const Hostile cases[] = {
+      {"bad magic", bad_magic, "bad magic"},
+      {"oversize length", oversize, "oversize length"},
+      {"unknown command", wire(0x4b4e554a, 1, 1), "unknown command"},
+      {"okay before open", wire(kCommandOkay, 1, 1), "OKAY for stream 1 before any OPEN"},
+      {"wrte before open", wire(kCommandWrte, 1, 1, bytes("x")), "WRTE for stream 1 before any OPEN"},
+      {"garbage after valid packet", concat(wire(kCommandOpen, 5, 0, bytes("x")), std::vector<std::uint8_t>(24, 0x41)),
+       "unknown command 0x41414141"},
+      {"obsolete sync", wire(kCommandSync, 1, 1), "SYNC"},
+  };
+  for (const Hostile& c : cases) {
+    SCOPED_TRACE(c.name);
+    Session host = online_host();
+    EXPECT_EQ(host.receive(c.bytes), errc::protocol_error);
+    EXPECT_EQ(host.state(), SessionState::failed);
+    EXPECT_EQ(host.error(), errc::protocol_error);
+    EXPECT_NE(host.error_detail().find(c.detail), std::string::npos) << host.error_detail();
+    take_events(host);
+    take_bytes(host);
+    const std::string detail = host.error_detail();
+    EXPECT_EQ(host.receive(wire(kCommandOkay, 1, 1)), errc::protocol_error);
+    EXPECT_EQ(host.error_detail(), detail);
+    EXPECT_TRUE(take_events(host).empty());
+    EXPECT_TRUE(host.pending_output().empty());
+  }
+}
+
+TEST(Hostile, WrteForStreamNeverOpened) {
+  Session host = online_host();
+  const std::uint32_t id = open_ready(host, 77);
+  EXPECT_EQ(host.receive(wire(kCommandWrte, 77, id + 4, bytes("x"))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("WRTE for stream 5, which was never opened"), std::string::npos)
+      << host.error_detail();
+}
+
+TEST(Hostile, WrteFromTheWrongPeerId) {
+  Session host = online_host();
+  const std::uint32_t id = open_ready(host, 77);
+  EXPECT_EQ(host.receive(wire(kCommandWrte, 78, id, bytes("x"))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("peer id 78"), std::string::npos) << host.error_detail();
+}
+
+TEST(Hostile, WrteBeforeOurOpenWasAccepted) {
+  Session host = online_host();
+  std::error_code error;
+  const std::uint32_t id = host.open_stream("shell:", error);
+  EXPECT_EQ(host.receive(wire(kCommandWrte, 77, id, bytes("x"))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("before the peer accepted"), std::string::npos);
+}
+
+TEST(Hostile, StreamMessagesBeforeOnline) {
+  Session host(host_options());
+  host.start();
+  EXPECT_EQ(host.receive(wire(kCommandOpen, 1, 0, bytes("x"))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("OPEN received before the connection came online"),
+            std::string::npos);
+}
+
+TEST(Hostile, BadAuthTokenSize) {
+  Session host(host_options());
+  host.start();
+  EXPECT_EQ(host.receive(wire(kCommandAuth, kAuthToken, 0, pattern(21, 1))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("AUTH TOKEN of 21 bytes"), std::string::npos);
+}
+
+TEST(Hostile, SecondCnxnWhileOnline) {
+  Session host = online_host();
+  EXPECT_EQ(host.receive(wire(kCommandCnxn, kVersion, 4096, bytes("device::"))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("already online"), std::string::npos);
+}
+
+TEST(Hostile, TinyMaxPayloadInCnxn) {
+  Session host(host_options());
+  host.start();
+  EXPECT_EQ(host.receive(wire(kCommandCnxn, kVersion, 1, bytes("device::"))), errc::protocol_error);
+  EXPECT_NE(host.error_detail().find("max payload of 1 bytes"), std::string::npos);
+}
+
+TEST(Hostile, DeviceGetsSignatureBeforeAnyToken) {
+  SessionOptions d = device_options();
+  d.auth_required = true;
+  Session device(d);
+  ASSERT_FALSE(device.receive(wire(kCommandCnxn, kVersion, kMaxPayload, bytes("host::"))));
+  EXPECT_EQ(device.receive(wire(kCommandAuth, kAuthSignature, 0, pattern(256, 1))),
+            errc::protocol_error);
+  EXPECT_NE(device.error_detail().find("before any TOKEN"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace adbwire::protocol

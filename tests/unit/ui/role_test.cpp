@@ -1,0 +1,82 @@
+// Role mapping of DESIGN.md and editable inference, through the public pipeline.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+#include "adbwire/ui.hpp"
+#include "unit/ui/dump_builder.hpp"
+
+namespace adbwire::ui {
+namespace {
+
+using test::N;
+
+std::string role_of(const std::string& cls) {
+  N n;
+  n.cls = cls;
+  const Snapshot s = parse_dump(test::dump(n));
+  return std::string(s.node(0).role);
+}
+
+TEST(Role, MapsEveryClassDesignNames) {
+  const std::pair<const char*, const char*> table[] = {
+      {"android.widget.TextView", "Text"},
+      {"android.widget.EditText", "TextInput"},
+      {"android.widget.Button", "Button"},
+      {"androidx.appcompat.widget.AppCompatButton", "Button"},
+      {"com.google.android.material.button.MaterialButton", "Button"},
+      {"android.widget.ImageView", "Image"},
+      {"android.widget.ImageButton", "ImageButton"},
+      {"android.widget.CheckBox", "CheckBox"},
+      {"android.widget.Switch", "Switch"},
+      {"android.widget.RadioButton", "Radio"},
+      {"android.widget.ToggleButton", "Toggle"},
+      {"android.widget.SeekBar", "Slider"},
+      {"android.widget.ProgressBar", "Progress"},
+      {"android.widget.Spinner", "Select"},
+      {"androidx.recyclerview.widget.RecyclerView", "List"},
+      {"android.widget.ListView", "List"},
+      {"android.widget.ScrollView", "ScrollView"},
+      {"android.widget.LinearLayout", "Group"},
+      {"android.widget.RelativeLayout", "Group"},
+      {"android.widget.FrameLayout", "Group"},
+      {"androidx.constraintlayout.widget.ConstraintLayout", "Group"},
+      {"androidx.coordinatorlayout.widget.CoordinatorLayout", "Group"},
+      {"android.view.ViewGroup", "Group"},
+      {"com.google.android.material.tabs.TabLayout", "TabList"},
+      {"com.google.android.material.tabs.TabItem", "Tab"},
+  };
+  for (const auto& [cls, role] : table) EXPECT_EQ(role_of(cls), role) << cls;
+}
+
+TEST(Role, OtherClassesUseTheirLastSegment) {
+  EXPECT_EQ(role_of("android.webkit.WebView"), "WebView");
+  EXPECT_EQ(role_of("android.view.View"), "View");
+  EXPECT_EQ(role_of("android.widget.HorizontalScrollView"), "HorizontalScrollView");
+  EXPECT_EQ(role_of("X.Wzo"), "Wzo");
+  EXPECT_EQ(role_of("NoPackage"), "NoPackage");
+  EXPECT_EQ(role_of(""), "View");
+}
+
+TEST(Role, EditableIsInferredFromTheClass) {
+  for (const char* cls : {"android.widget.EditText", "androidx.appcompat.widget.AppCompatEditText",
+                          "com.google.android.material.textfield.TextInputEditText",
+                          "android.widget.AutoCompleteTextView",
+                          "android.widget.SearchView$SearchAutoComplete"}) {
+    N n;
+    n.cls = cls;
+    const Snapshot s = parse_dump(test::dump(n));
+    EXPECT_TRUE(s.node(0).editable) << cls;
+    EXPECT_EQ(s.node(0).role, "TextInput") << cls;
+    EXPECT_EQ(s.node(0).ref, 1u) << cls << ": editable nodes get a ref even when not clickable";
+  }
+  for (const char* cls : {"android.widget.TextView", "android.widget.Button", "android.widget.EditTextHelper"}) {
+    N n;
+    n.cls = cls;
+    EXPECT_FALSE(parse_dump(test::dump(n)).node(0).editable) << cls;
+  }
+}
+
+}  // namespace
+}  // namespace adbwire::ui
