@@ -41,7 +41,9 @@ struct SnapshotOptions {
   // Hide text, desc and states of nodes that neither carry a ref nor sit inside a node
   // that does (an interactive element's own label is kept).
   bool interactive_only = false;
-  // Output depth limit; 0 means none. Deeper kept nodes are replaced by one "- …" line.
+  // Levels of nodes printed; 0 means all. The kept children of a node on the last printed
+  // level are replaced by one "- …" line, which names the refs it hides. Refs keep their
+  // numbers whatever is printed.
   std::uint32_t max_depth = 0;
   // For very large screens: unlabeled groups are not printed (their children move up to
   // the group's depth) and text or desc longer than kCompactTextLength code points is cut
@@ -93,7 +95,7 @@ enum class MatchMode {
 class Snapshot {
  public:
   // An empty snapshot: no nodes, no refs (what the error_code overload of parse_dump
-  // returns on failure).
+  // returns on failure). A moved-from Snapshot may only be assigned to or destroyed.
   Snapshot();
   Snapshot(Snapshot&&) noexcept;
   Snapshot& operator=(Snapshot&&) noexcept;
