@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,8 +21,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <asio/ip/tcp.hpp>
 
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
@@ -56,14 +55,16 @@ std::vector<double> time_each(int n, const std::function<void()>& op) {
 
 std::uint16_t free_port() {
   asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  asio::ip::tcp::acceptor acceptor(io,
+                                   asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   return acceptor.local_endpoint().port();
 }
 
 // The real adb, talking to a private server on `port` with HOME in a temporary folder.
 class PrivateAdb {
  public:
-  PrivateAdb(std::uint16_t port, fs::path home) : port_(std::to_string(port)), home_(std::move(home)) {
+  PrivateAdb(std::uint16_t port, fs::path home)
+      : port_(std::to_string(port)), home_(std::move(home)) {
     for (char** variable = environ; *variable != nullptr; ++variable) {
       const std::string entry = *variable;
       if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_SERIAL=") ||
@@ -84,7 +85,8 @@ class PrivateAdb {
     for (const std::string& arg : argv) argv_ptrs.push_back(const_cast<char*>(arg.c_str()));
     argv_ptrs.push_back(nullptr);
     std::vector<char*> env_ptrs;
-    for (const std::string& entry : environment_) env_ptrs.push_back(const_cast<char*>(entry.c_str()));
+    for (const std::string& entry : environment_)
+      env_ptrs.push_back(const_cast<char*>(entry.c_str()));
     env_ptrs.push_back(nullptr);
 
     posix_spawn_file_actions_t actions;
@@ -92,7 +94,8 @@ class PrivateAdb {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, kAdb, &actions, nullptr, argv_ptrs.data(), env_ptrs.data());
+    const int spawned =
+        posix_spawn(&pid, kAdb, &actions, nullptr, argv_ptrs.data(), env_ptrs.data());
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0) return -1;
     int status = 0;
@@ -108,7 +111,8 @@ class PrivateAdb {
 
 int run(int n) {
   if (access(kAdb, X_OK) != 0) {
-    std::fprintf(stderr, "exec_roundtrip_bench: %s not found: install it (apt-get install adb)\n", kAdb);
+    std::fprintf(stderr, "exec_roundtrip_bench: %s not found: install it (apt-get install adb)\n",
+                 kAdb);
     return 1;
   }
   adbwire::VirtualDevice vd;
@@ -119,7 +123,8 @@ int run(int n) {
   for (int i = 0; i < 10; ++i) device.exec("true");
   const auto adbwire_exec = time_each(n, [&] { device.exec("true"); });
   const auto adbwire_shell = time_each(n, [&] {
-    if (device.shell("true").exit_code != 0) throw adbwire::Error(adbwire::errc::command_failed, "shell true failed");
+    if (device.shell("true").exit_code != 0)
+      throw adbwire::Error(adbwire::errc::command_failed, "shell true failed");
   });
 
   std::random_device random;
@@ -128,7 +133,8 @@ int run(int n) {
   PrivateAdb adb(free_port(), home);
   std::vector<double> adb_shell;
   bool adb_ok = adb.run({"start-server"}) == 0 && adb.run({"connect", serial}) == 0 &&
-                adb.run({"-s", serial, "wait-for-device"}) == 0 && adb.run({"-s", serial, "shell", "true"}) == 0;
+                adb.run({"-s", serial, "wait-for-device"}) == 0 &&
+                adb.run({"-s", serial, "shell", "true"}) == 0;
   if (adb_ok) {
     adb_shell = time_each(n, [&] {
       if (adb.run({"-s", serial, "shell", "true"}) != 0) adb_ok = false;
@@ -138,7 +144,8 @@ int run(int n) {
   std::error_code ignored;
   fs::remove_all(home, ignored);
   if (!adb_ok) {
-    std::fprintf(stderr, "exec_roundtrip_bench: adb could not run `shell true` on %s through its server\n",
+    std::fprintf(stderr,
+                 "exec_roundtrip_bench: adb could not run `shell true` on %s through its server\n",
                  serial.c_str());
     return 1;
   }
@@ -150,7 +157,8 @@ int run(int n) {
   std::printf("  adbwire exec true           %9.3f ms\n", exec_ms);
   std::printf("  adbwire shell true (v2)     %9.3f ms\n", shell_ms);
   std::printf("  adb shell true (via server)  %9.3f ms   (adb -s %s)\n", adb_ms, serial.c_str());
-  std::printf("ratio adb/adbwire: %.1fx (exec), %.1fx (shell)\n", adb_ms / exec_ms, adb_ms / shell_ms);
+  std::printf("ratio adb/adbwire: %.1fx (exec), %.1fx (shell)\n", adb_ms / exec_ms,
+              adb_ms / shell_ms);
   return 0;
 }
 

@@ -14,9 +14,9 @@ enum class AuthMethod {
 };
 
 struct ConnectionInfo {
-  std::string target;          // canonical target, "tcp:127.0.0.1:5555"
+  std::string target;  // canonical target, "tcp:127.0.0.1:5555"
   AuthMethod auth = AuthMethod::none;
-  std::string key_fingerprint; // the accepted key (PrivateKey::fingerprint()); empty for none
+  std::string key_fingerprint;  // the accepted key (PrivateKey::fingerprint()); empty for none
   std::uint32_t signatures_sent = 0;  // signature rounds before the device let us in
   std::uint32_t version = 0;          // negotiated protocol version
   std::uint32_t max_payload = 0;      // negotiated largest WRTE payload

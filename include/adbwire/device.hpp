@@ -28,10 +28,10 @@ class StreamOpener;
 using OutputHandler = std::function<void(std::span<const std::uint8_t>)>;
 
 struct ShellResult {
-  std::string out;    // stdout (with stderr merged in when the device lacks shell_v2)
-  std::string err;    // stderr; empty without shell_v2
-  int exit_code = -1; // the command's exit status 0..255; -1 when the device lacks shell_v2,
-                      // whose shell protocol v1 reports none
+  std::string out;     // stdout (with stderr merged in when the device lacks shell_v2)
+  std::string err;     // stderr; empty without shell_v2
+  int exit_code = -1;  // the command's exit status 0..255; -1 when the device lacks shell_v2,
+                       // whose shell protocol v1 reports none
 };
 
 // One connection to one device. Move-only. Thread safe: any number of threads may run
@@ -50,11 +50,14 @@ class Device {
   // timeout (no TCP connection or no answer within connect_timeout), unauthorized (key not
   // accepted within auth_timeout: the message names the fingerprint to confirm),
   // device_offline (the device hung up), protocol_error, io_error (keys unreadable).
+  // The error_code form returns an empty Device on error (its calls fail with closed).
   static Device connect(std::string_view target, const ConnectOptions& options = {});
-  static Device connect(std::string_view target, const ConnectOptions& options, std::error_code& error);
+  static Device connect(std::string_view target, const ConnectOptions& options,
+                        std::error_code& error);
 
   // Wraps an established stream opener (the connection runtime or a future backend).
-  Device(std::shared_ptr<detail::StreamOpener> opener, std::chrono::milliseconds command_timeout) noexcept;
+  Device(std::shared_ptr<detail::StreamOpener> opener,
+         std::chrono::milliseconds command_timeout) noexcept;
   Device(Device&&) noexcept;
   Device& operator=(Device&&) noexcept;
   // Closes the connection (see close()).
@@ -72,10 +75,10 @@ class Device {
   // Streaming shell: on_stdout / on_stderr get output as it arrives (memory stays bounded);
   // returns the exit code as ShellResult::exit_code does. Errors as above; on error the
   // return value is -1.
-  int shell(std::string_view command, const OutputHandler& on_stdout, const OutputHandler& on_stderr,
-            Deadline deadline = kDefaultDeadline);
-  int shell(std::string_view command, const OutputHandler& on_stdout, const OutputHandler& on_stderr,
-            Deadline deadline, std::error_code& error);
+  int shell(std::string_view command, const OutputHandler& on_stdout,
+            const OutputHandler& on_stderr, Deadline deadline = kDefaultDeadline);
+  int shell(std::string_view command, const OutputHandler& on_stdout,
+            const OutputHandler& on_stderr, Deadline deadline, std::error_code& error);
 
   // Runs `command` with "exec:" (no PTY, no shell protocol): the bytes the command writes,
   // unchanged (binary safe: screencap -p, logcat -B). stderr is not captured. Errors as
@@ -85,8 +88,10 @@ class Device {
 
   // Streaming exec: on_chunk gets the output piece by piece; the device is acknowledged only
   // after on_chunk returns, so a slow consumer slows the device, not memory.
-  void exec(std::string_view command, const OutputHandler& on_chunk, Deadline deadline = kDefaultDeadline);
-  void exec(std::string_view command, const OutputHandler& on_chunk, Deadline deadline, std::error_code& error);
+  void exec(std::string_view command, const OutputHandler& on_chunk,
+            Deadline deadline = kDefaultDeadline);
+  void exec(std::string_view command, const OutputHandler& on_chunk, Deadline deadline,
+            std::error_code& error);
 
   // Opens a raw stream to a service (AOSP names: "exec:…", "shell:…", "sync:", "tcp:5000",
   // "localabstract:…"). The deadline covers only the open. Errors: not_supported (the

@@ -30,7 +30,8 @@ class Stream {
   // An empty stream: every call fails with errc::closed.
   Stream() noexcept;
   // Made by Device::open; default_timeout resolves kDefaultDeadline.
-  Stream(std::unique_ptr<detail::StreamBackend> backend, std::chrono::milliseconds default_timeout) noexcept;
+  Stream(std::unique_ptr<detail::StreamBackend> backend,
+         std::chrono::milliseconds default_timeout) noexcept;
   Stream(Stream&&) noexcept;
   Stream& operator=(Stream&&) noexcept;
   ~Stream();

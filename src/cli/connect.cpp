@@ -19,7 +19,8 @@ std::string join_command(const std::vector<std::string>& words) {
 
 Deadline deadline_in_seconds(double seconds) {
   if (seconds <= 0) return kNoDeadline;
-  return deadline_after(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds)));
+  return deadline_after(std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::duration<double>(seconds)));
 }
 
 OutputHandler write_to(std::FILE* file) {

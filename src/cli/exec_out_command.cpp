@@ -24,7 +24,8 @@ void add_exec_out_command(CLI::App& app, const GlobalOptions& globals, Run& run)
   cmd->callback([cmd, args, &globals, &run] {
     const std::string command = join_command(cmd->remaining());
     run = [command, args, &globals] {
-      if (command.empty()) throw Error(errc::invalid_argument, "exec-out needs a command: adbwire exec-out COMMAND…");
+      if (command.empty())
+        throw Error(errc::invalid_argument, "exec-out needs a command: adbwire exec-out COMMAND…");
       Device device = connect_device(globals);
       device.exec(command, write_to(stdout), deadline_in_seconds(args->timeout));
       return 0;

@@ -9,13 +9,15 @@ namespace adbwire::cli {
 
 void add_keygen_command(CLI::App& app, const GlobalOptions&, Run& run) {
   auto file = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("keygen", "write a new adb key pair to FILE and FILE.pub (like adb keygen)");
+  auto* cmd = app.add_subcommand("keygen",
+                                 "write a new adb key pair to FILE and FILE.pub (like adb keygen)");
   cmd->add_option("FILE", *file, "private key path, e.g. ~/.android/adbkey")->required();
   cmd->callback([file, &run] {
     run = [file] {
       const PrivateKey key = PrivateKey::generate();
       key.save(*file, default_key_comment());
-      std::printf("wrote %s and %s.pub (fingerprint %s)\n", file->c_str(), file->c_str(), key.fingerprint().c_str());
+      std::printf("wrote %s and %s.pub (fingerprint %s)\n", file->c_str(), file->c_str(),
+                  key.fingerprint().c_str());
       return 0;
     };
   });

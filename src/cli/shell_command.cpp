@@ -17,16 +17,17 @@ struct ShellArgs {
 void add_shell_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<ShellArgs>();
   auto* cmd = app.add_subcommand(
-      "shell", "run COMMAND… on the device (joined by spaces, like adb); stdout and stderr stream to "
-               "the terminal and adbwire exits with the command's exit code");
+      "shell",
+      "run COMMAND… on the device; its stdout/stderr stream here and its exit code is ours");
   cmd->prefix_command();
   cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: wait)");
   cmd->callback([cmd, args, &globals, &run] {
     const std::string command = join_command(cmd->remaining());
     run = [command, args, &globals] {
       if (command.empty()) {
-        throw Error(errc::not_supported, "an interactive shell is not supported yet; pass a command: "
-                                         "adbwire shell COMMAND…");
+        throw Error(errc::not_supported,
+                    "an interactive shell is not supported yet; pass a command: "
+                    "adbwire shell COMMAND…");
       }
       Device device = connect_device(globals);
       const int exit_code = device.shell(command, write_to(stdout), write_to(stderr),

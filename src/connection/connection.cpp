@@ -1,12 +1,11 @@
 #include "connection/connection.hpp"
 
 #include <algorithm>
+#include <asio/post.hpp>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <utility>
-
-#include <asio/post.hpp>
 
 #include "adbwire/error.hpp"
 #include "connection/wait.hpp"
@@ -28,7 +27,8 @@ std::vector<std::string> host_banner_features(std::uint32_t delayed_ack_window) 
   return features;
 }
 
-protocol::SessionOptions session_options(const ConnectOptions& options, const std::vector<std::string>& features) {
+protocol::SessionOptions session_options(const ConnectOptions& options,
+                                         const std::vector<std::string>& features) {
   protocol::SessionOptions session;
   session.role = protocol::Role::host;
   session.banner.system_type = "host";
@@ -37,7 +37,9 @@ protocol::SessionOptions session_options(const ConnectOptions& options, const st
   return session;
 }
 
-std::string milliseconds(std::chrono::milliseconds value) { return std::to_string(value.count()) + " ms"; }
+std::string milliseconds(std::chrono::milliseconds value) {
+  return std::to_string(value.count()) + " ms";
+}
 
 }  // namespace
 
@@ -62,13 +64,13 @@ struct Connection::StreamState {
 
   std::mutex mutex;
   std::condition_variable changed;
-  Phase phase = Phase::opening;                     // guarded by mutex
-  detail::Failure failure;                          // guarded by mutex
-  std::deque<std::vector<std::uint8_t>> chunks;     // guarded by mutex; received, not yet read
-  std::size_t front_offset = 0;                     // guarded by mutex; read part of chunks.front()
-  std::uint64_t writes_posted = 0;                  // guarded by mutex
-  std::uint64_t writes_done = 0;                    // guarded by mutex
-  bool locally_closed = false;                      // guarded by mutex
+  Phase phase = Phase::opening;                  // guarded by mutex
+  detail::Failure failure;                       // guarded by mutex
+  std::deque<std::vector<std::uint8_t>> chunks;  // guarded by mutex; received, not yet read
+  std::size_t front_offset = 0;                  // guarded by mutex; read part of chunks.front()
+  std::uint64_t writes_posted = 0;               // guarded by mutex
+  std::uint64_t writes_done = 0;                 // guarded by mutex
+  bool locally_closed = false;                   // guarded by mutex
 
   // I/O thread only.
   std::uint32_t id = 0;
@@ -82,7 +84,8 @@ class Connection::SessionStream final : public detail::StreamBackend {
 
   ~SessionStream() override { close(); }
 
-  std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, detail::Failure& failure) override {
+  std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline,
+                        detail::Failure& failure) override {
     if (buffer.empty()) return 0;
     std::size_t copied = 0;
     std::size_t consumed_chunk = 0;
@@ -111,14 +114,16 @@ class Connection::SessionStream final : public detail::StreamBackend {
       }
     }
     if (consumed_chunk != 0) {
-      asio::post(connection_->io_, [connection = connection_.get(), state = state_, consumed_chunk] {
-        connection->do_acknowledge(state, consumed_chunk);
-      });
+      asio::post(connection_->io_,
+                 [connection = connection_.get(), state = state_, consumed_chunk] {
+                   connection->do_acknowledge(state, consumed_chunk);
+                 });
     }
     return copied;
   }
 
-  void write(std::span<const std::uint8_t> data, Deadline deadline, detail::Failure& failure) override {
+  void write(std::span<const std::uint8_t> data, Deadline deadline,
+             detail::Failure& failure) override {
     while (!data.empty()) {
       const std::size_t piece = std::min(data.size(), kWriteChunk);
       std::uint64_t ticket = 0;
@@ -127,16 +132,17 @@ class Connection::SessionStream final : public detail::StreamBackend {
         if (!writable_locked(failure)) return;
         ticket = ++state_->writes_posted;
       }
-      asio::post(connection_->io_, [connection = connection_.get(), state = state_,
-                                    bytes = std::vector<std::uint8_t>(data.begin(), data.begin() + piece), ticket] {
-        connection->do_write(state, bytes, ticket);
-      });
+      asio::post(connection_->io_,
+                 [connection = connection_.get(), state = state_,
+                  bytes = std::vector<std::uint8_t>(data.begin(), data.begin() + piece),
+                  ticket] { connection->do_write(state, bytes, ticket); });
       std::unique_lock lock(state_->mutex);
       const bool done = wait_until(state_->changed, lock, deadline, [&] {
         return state_->writes_done >= ticket || state_->phase != StreamState::Phase::open;
       });
       if (!done) {
-        failure.set(errc::timeout, "'" + state_->service + "' did not accept more input before the deadline");
+        failure.set(errc::timeout,
+                    "'" + state_->service + "' did not accept more input before the deadline");
         return;
       }
       if (state_->writes_done < ticket) {
@@ -161,7 +167,8 @@ class Connection::SessionStream final : public detail::StreamBackend {
       case StreamState::Phase::open:
         return true;
       case StreamState::Phase::ended:
-        failure.set(errc::closed, "the device closed '" + state_->service + "'; it takes no more input");
+        failure.set(errc::closed,
+                    "the device closed '" + state_->service + "'; it takes no more input");
         return false;
       case StreamState::Phase::failed:
         failure = state_->failure;
@@ -190,10 +197,12 @@ Connection::Connection(std::string target, std::string serial, const ConnectOpti
 
 Connection::~Connection() { close(); }
 
-std::shared_ptr<Connection> Connection::establish(const TransportFactory& factory, std::string target,
-                                                  std::string serial, const ConnectOptions& options,
+std::shared_ptr<Connection> Connection::establish(const TransportFactory& factory,
+                                                  std::string target, std::string serial,
+                                                  const ConnectOptions& options,
                                                   detail::Failure& failure) {
-  std::shared_ptr<Connection> connection(new Connection(std::move(target), std::move(serial), options));
+  std::shared_ptr<Connection> connection(
+      new Connection(std::move(target), std::move(serial), options));
   const Deadline connect_deadline = deadline_after(options.connect_timeout);
   connection->transport_ = factory(connection->io_, connect_deadline, failure);
   if (!connection->transport_) return nullptr;
@@ -219,16 +228,18 @@ void Connection::wait_online(Deadline connect_deadline, detail::Failure& failure
     }
     const Deadline deadline = awaiting_user_ ? auth_deadline_ : connect_deadline;
     if (phase_changed_.wait_until(lock, deadline) == std::cv_status::timeout &&
-        phase_ == Phase::handshaking && (awaiting_user_ ? auth_deadline_ : connect_deadline) <= Clock::now()) {
+        phase_ == Phase::handshaking &&
+        (awaiting_user_ ? auth_deadline_ : connect_deadline) <= Clock::now()) {
       if (awaiting_user_) {
         failure.set(errc::unauthorized,
-                    target_ + " did not accept this host's key within " + milliseconds(options_.auth_timeout) +
-                        ": confirm the RSA key fingerprint " + info_.key_fingerprint +
-                        " on the device (Allow USB debugging), then retry");
+                    target_ + " did not accept this host's key within " +
+                        milliseconds(options_.auth_timeout) + ": confirm the RSA key fingerprint " +
+                        info_.key_fingerprint + " on the device (Allow USB debugging), then retry");
       } else {
-        failure.set(errc::timeout, target_ + " did not answer the ADB handshake within " +
-                                       milliseconds(options_.connect_timeout) +
-                                       ": is it an adbd port (`adb tcpip 5555`, `adbwire vdevice`)?");
+        failure.set(errc::timeout,
+                    target_ + " did not answer the ADB handshake within " +
+                        milliseconds(options_.connect_timeout) +
+                        ": is it an adbd port (`adb tcpip 5555`, `adbwire vdevice`)?");
       }
       return;
     }
@@ -251,7 +262,9 @@ std::unique_ptr<detail::StreamBackend> Connection::open(std::string_view service
   {
     std::lock_guard lock(mutex_);
     if (phase_ != Phase::online) {
-      failure = phase_ == Phase::failed ? failure_ : detail::Failure{make_error_code(errc::closed), target_ + " is not connected"};
+      failure = phase_ == Phase::failed
+                    ? failure_
+                    : detail::Failure{make_error_code(errc::closed), target_ + " is not connected"};
       return nullptr;
     }
     live_.emplace(state.get(), state);
@@ -263,7 +276,8 @@ std::unique_ptr<detail::StreamBackend> Connection::open(std::string_view service
   const bool settled = wait_until(state->changed, lock, deadline,
                                   [&] { return state->phase != StreamState::Phase::opening; });
   if (!settled) {
-    failure.set(errc::timeout, target_ + " did not open '" + state->service + "' before the deadline");
+    failure.set(errc::timeout,
+                target_ + " did not open '" + state->service + "' before the deadline");
     return nullptr;
   }
   if (state->phase == StreamState::Phase::failed) {
@@ -315,9 +329,8 @@ void Connection::close() noexcept {
 // ---- I/O thread ---------------------------------------------------------------------------
 
 void Connection::start_read() {
-  transport_->async_read_some(read_buffer_, [this](const std::error_code& error, std::size_t bytes) {
-    on_read(error, bytes);
-  });
+  transport_->async_read_some(read_buffer_, [this](const std::error_code& error,
+                                                   std::size_t bytes) { on_read(error, bytes); });
 }
 
 void Connection::on_read(const std::error_code& error, std::size_t bytes) {
@@ -332,7 +345,8 @@ void Connection::on_read(const std::error_code& error, std::size_t bytes) {
   const std::error_code session_error = session_.receive(std::span(read_buffer_.data(), bytes));
   handle_events();
   if (session_error) {
-    fail(make_error_code(errc::protocol_error), target_ + " broke the ADB protocol: " + session_.error_detail());
+    fail(make_error_code(errc::protocol_error),
+         target_ + " broke the ADB protocol: " + session_.error_detail());
     return;
   }
   flush();
@@ -368,8 +382,9 @@ void Connection::handle_event(protocol::Event& event) {
       return;
     case Type::stls_requested:
       fail(make_error_code(errc::not_supported),
-           target_ + " requires TLS (wireless debugging); TLS is not supported yet: use a plain adbd "
-                     "port (`adb tcpip 5555`)");
+           target_ +
+               " requires TLS (wireless debugging); TLS is not supported yet: use a plain adbd "
+               "port (`adb tcpip 5555`)");
       return;
     case Type::stream_ready:
       if (auto state = find(event.stream)) {
@@ -443,7 +458,8 @@ void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
       return;
     }
     if (error) {
-      fail(error, "cannot use the adb key '" + key_path + "' that " + target_ + " asks for: " + error.message());
+      fail(error, "cannot use the adb key '" + key_path + "' that " + target_ +
+                      " asks for: " + error.message());
       return;
     }
   }
@@ -538,7 +554,8 @@ void Connection::do_open(const std::shared_ptr<StreamState>& state, const std::s
     } else if (error == errc::invalid_argument) {
       why.set(errc::invalid_argument, "cannot open an empty service name");
     } else {
-      why.set(errc::device_offline, "cannot open '" + service + "' on " + target_ + ": " + error.message());
+      why.set(errc::device_offline,
+              "cannot open '" + service + "' on " + target_ + ": " + error.message());
     }
     state->fail(why);
     forget(state.get());
@@ -549,8 +566,8 @@ void Connection::do_open(const std::shared_ptr<StreamState>& state, const std::s
   flush();
 }
 
-void Connection::do_write(const std::shared_ptr<StreamState>& state, const std::vector<std::uint8_t>& data,
-                          std::uint64_t ticket) {
+void Connection::do_write(const std::shared_ptr<StreamState>& state,
+                          const std::vector<std::uint8_t>& data, std::uint64_t ticket) {
   if (state->id == 0 || find(state->id) != state) return;
   if (const std::error_code error = session_.write(state->id, data)) {
     detail::Failure why;

@@ -6,6 +6,8 @@
 // threads can use one connection at once. Internal; Device is the public face.
 #pragma once
 
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -15,9 +17,6 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
-#include <asio/executor_work_guard.hpp>
-#include <asio/io_context.hpp>
 
 #include "adbwire/connect_options.hpp"
 #include "adbwire/keys.hpp"
@@ -32,7 +31,8 @@ namespace adbwire::connection {
 using TransportFactory = std::function<std::unique_ptr<transport::Transport>(
     asio::io_context& io, Deadline deadline, detail::Failure& failure)>;
 
-class Connection final : public detail::StreamOpener, public std::enable_shared_from_this<Connection> {
+class Connection final : public detail::StreamOpener,
+                         public std::enable_shared_from_this<Connection> {
  public:
   // Builds the transport, starts the I/O thread and runs the handshake (CNXN, AUTH with
   // each host key, then the public key). Returns nullptr with failure set on error; the
@@ -109,12 +109,12 @@ class Connection final : public detail::StreamOpener, public std::enable_shared_
 
   mutable std::mutex mutex_;
   std::condition_variable phase_changed_;
-  Phase phase_ = Phase::handshaking;                  // guarded by mutex_
-  detail::Failure failure_;                           // guarded by mutex_
-  bool awaiting_user_ = false;                        // guarded by mutex_
-  Deadline auth_deadline_{};                          // guarded by mutex_
-  ConnectionInfo info_;                               // guarded by mutex_
-  bool closing_ = false;                              // guarded by mutex_
+  Phase phase_ = Phase::handshaking;  // guarded by mutex_
+  detail::Failure failure_;           // guarded by mutex_
+  bool awaiting_user_ = false;        // guarded by mutex_
+  Deadline auth_deadline_{};          // guarded by mutex_
+  ConnectionInfo info_;               // guarded by mutex_
+  bool closing_ = false;              // guarded by mutex_
   // Every stream a caller may be waiting on, so a failure can wake them all.
   std::unordered_map<const StreamState*, std::weak_ptr<StreamState>> live_;  // guarded by mutex_
 };

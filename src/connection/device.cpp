@@ -11,7 +11,8 @@
 namespace adbwire {
 namespace {
 
-std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text, const ConnectOptions& options,
+std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text,
+                                                     const ConnectOptions& options,
                                                      detail::Failure& failure) {
   std::error_code error;
   const Target target = Target::parse(text, error);
@@ -24,16 +25,16 @@ std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text, cons
       failure.set(errc::not_supported, "usb: targets are not in this build yet; use tcp:HOST:PORT");
       return nullptr;
     case Target::Kind::server:
-      failure.set(errc::not_supported,
-                  "adb server targets (" + target.to_string() + ") are not in this build yet; use tcp:HOST:PORT");
+      failure.set(errc::not_supported, "adb server targets (" + target.to_string() +
+                                           ") are not in this build yet; use tcp:HOST:PORT");
       return nullptr;
     case Target::Kind::tcp:
       break;
   }
   const std::string host = target.host();
   const std::uint16_t port = target.port();
-  const std::string serial = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
-                             std::to_string(port);
+  const std::string serial =
+      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
   auto factory = [host, port](asio::io_context& io, Deadline deadline, detail::Failure& why) {
     return transport::connect_tcp(io, host, port, deadline, why);
   };
@@ -49,14 +50,16 @@ Device Device::connect(std::string_view target, const ConnectOptions& options) {
   return Device(std::move(opener), options.command_timeout);
 }
 
-Device Device::connect(std::string_view target, const ConnectOptions& options, std::error_code& error) {
+Device Device::connect(std::string_view target, const ConnectOptions& options,
+                       std::error_code& error) {
   detail::Failure failure;
   auto opener = connect_opener(target, options, failure);
   error = failure.code;
   return Device(std::move(opener), options.command_timeout);
 }
 
-Device::Device(std::shared_ptr<detail::StreamOpener> opener, std::chrono::milliseconds command_timeout) noexcept
+Device::Device(std::shared_ptr<detail::StreamOpener> opener,
+               std::chrono::milliseconds command_timeout) noexcept
     : opener_(std::move(opener)), command_timeout_(command_timeout) {}
 
 Device::Device(Device&&) noexcept = default;
@@ -102,7 +105,9 @@ bool Device::has_feature(std::string_view feature) const noexcept {
 
 std::string Device::serial() const { return opener_ ? opener_->serial() : std::string(); }
 
-ConnectionInfo Device::connection_info() const { return opener_ ? opener_->info() : ConnectionInfo{}; }
+ConnectionInfo Device::connection_info() const {
+  return opener_ ? opener_->info() : ConnectionInfo{};
+}
 
 void Device::close() noexcept {
   if (opener_) opener_->close();

@@ -8,7 +8,8 @@ namespace adbwire {
 
 Stream::Stream() noexcept = default;
 
-Stream::Stream(std::unique_ptr<detail::StreamBackend> backend, std::chrono::milliseconds default_timeout) noexcept
+Stream::Stream(std::unique_ptr<detail::StreamBackend> backend,
+               std::chrono::milliseconds default_timeout) noexcept
     : backend_(std::move(backend)), default_timeout_(default_timeout) {}
 
 Stream::Stream(Stream&&) noexcept = default;
@@ -36,7 +37,8 @@ detail::Failure closed_stream() {
   return failure;
 }
 
-std::string read_to_end(detail::StreamBackend* backend, Deadline deadline, detail::Failure& failure) {
+std::string read_to_end(detail::StreamBackend* backend, Deadline deadline,
+                        detail::Failure& failure) {
   std::string out;
   if (!backend) {
     failure = closed_stream();
@@ -58,7 +60,8 @@ std::size_t Stream::read_some(std::span<std::uint8_t> buffer, Deadline deadline)
   return n;
 }
 
-std::size_t Stream::read_some(std::span<std::uint8_t> buffer, Deadline deadline, std::error_code& error) {
+std::size_t Stream::read_some(std::span<std::uint8_t> buffer, Deadline deadline,
+                              std::error_code& error) {
   detail::Failure failure = backend_ ? detail::Failure{} : closed_stream();
   const std::size_t n = backend_ ? backend_->read_some(buffer, resolve(deadline), failure) : 0;
   error = failure.code;

@@ -18,7 +18,8 @@ class StreamBackend {
   virtual ~StreamBackend() = default;
 
   // Bytes copied (> 0), or 0 at end of stream, or 0 with failure set.
-  virtual std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, Failure& failure) = 0;
+  virtual std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline,
+                                Failure& failure) = 0;
   // Returns once all of data is queued for sending, or with failure set.
   virtual void write(std::span<const std::uint8_t> data, Deadline deadline, Failure& failure) = 0;
   virtual void close() noexcept = 0;

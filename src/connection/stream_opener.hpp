@@ -22,7 +22,8 @@ class StreamOpener {
 
   // Opens `service`; nullptr with failure set: not_supported (refused by the device),
   // timeout, device_offline, closed. deadline is resolved (never kDefaultDeadline).
-  virtual std::unique_ptr<StreamBackend> open(std::string_view service, Deadline deadline, Failure& failure) = 0;
+  virtual std::unique_ptr<StreamBackend> open(std::string_view service, Deadline deadline,
+                                              Failure& failure) = 0;
 
   // Fixed once connected; the reference lives as long as the opener.
   virtual const protocol::Banner& banner() const noexcept = 0;

@@ -10,7 +10,8 @@ namespace adbwire::connection {
 
 // True when pred holds; false when the deadline passed first.
 template <class Predicate>
-bool wait_until(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, Deadline deadline, Predicate pred) {
+bool wait_until(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, Deadline deadline,
+                Predicate pred) {
   if (deadline == kNoDeadline) {
     cv.wait(lock, pred);
     return true;

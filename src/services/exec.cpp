@@ -27,11 +27,12 @@ void run_exec(detail::StreamOpener* opener, std::string_view command, const Outp
 std::string collect_exec(detail::StreamOpener* opener, std::string_view command, Deadline deadline,
                          detail::Failure& failure) {
   std::string out;
-  run_exec(opener, command,
-           [&out](std::span<const std::uint8_t> data) {
-             out.append(reinterpret_cast<const char*>(data.data()), data.size());
-           },
-           deadline, failure);
+  run_exec(
+      opener, command,
+      [&out](std::span<const std::uint8_t> data) {
+        out.append(reinterpret_cast<const char*>(data.data()), data.size());
+      },
+      deadline, failure);
   return out;
 }
 

@@ -14,8 +14,8 @@ constexpr std::size_t kReadSize = 64 * 1024;
 std::span<const std::uint8_t> bytes_of(const std::vector<std::uint8_t>& data) { return data; }
 
 // v1: stdout and stderr arrive merged, and nothing reports the exit status.
-int run_shell_v1(detail::StreamOpener& opener, std::string_view command, const OutputHandler& on_stdout,
-                 Deadline deadline, detail::Failure& failure) {
+int run_shell_v1(detail::StreamOpener& opener, std::string_view command,
+                 const OutputHandler& on_stdout, Deadline deadline, detail::Failure& failure) {
   auto stream = opener.open("shell:" + std::string(command), deadline, failure);
   if (!stream) return -1;
   std::vector<std::uint8_t> buffer(kReadSize);
@@ -25,8 +25,9 @@ int run_shell_v1(detail::StreamOpener& opener, std::string_view command, const O
   return -1;
 }
 
-int run_shell_v2(detail::StreamOpener& opener, std::string_view command, const OutputHandler& on_stdout,
-                 const OutputHandler& on_stderr, Deadline deadline, detail::Failure& failure) {
+int run_shell_v2(detail::StreamOpener& opener, std::string_view command,
+                 const OutputHandler& on_stdout, const OutputHandler& on_stderr, Deadline deadline,
+                 detail::Failure& failure) {
   auto stream = opener.open("shell,v2,raw:" + std::string(command), deadline, failure);
   if (!stream) return -1;
 
@@ -44,8 +45,8 @@ int run_shell_v2(detail::StreamOpener& opener, std::string_view command, const O
   while (const std::size_t n = stream->read_some(buffer, deadline, failure)) {
     pieces.clear();
     if (reader.feed(std::span<const std::uint8_t>(buffer.data(), n), pieces)) {
-      failure.set(errc::protocol_error,
-                  "malformed shell protocol output for '" + std::string(command) + "': " + reader.error_detail());
+      failure.set(errc::protocol_error, "malformed shell protocol output for '" +
+                                            std::string(command) + "': " + reader.error_detail());
       return -1;
     }
     for (const protocol::ShellPiece& piece : pieces) {
@@ -66,14 +67,16 @@ int run_shell_v2(detail::StreamOpener& opener, std::string_view command, const O
   }
   if (failure) return -1;
   if (exit_code < 0) {
-    failure.set(errc::protocol_error, "the shell stream for '" + std::string(command) +
-                                          "' ended without an exit status (the device hung up on it)");
+    failure.set(errc::protocol_error,
+                "the shell stream for '" + std::string(command) +
+                    "' ended without an exit status (the device hung up on it)");
   }
   return exit_code;
 }
 
-int run_shell(detail::StreamOpener* opener, std::string_view command, const OutputHandler& on_stdout,
-              const OutputHandler& on_stderr, Deadline deadline, detail::Failure& failure) {
+int run_shell(detail::StreamOpener* opener, std::string_view command,
+              const OutputHandler& on_stdout, const OutputHandler& on_stderr, Deadline deadline,
+              detail::Failure& failure) {
   if (!opener) {
     failure = detail::moved_from_device();
     return -1;
@@ -92,7 +95,8 @@ ShellResult collect_shell(detail::StreamOpener* opener, std::string_view command
       out.append(reinterpret_cast<const char*>(data.data()), data.size());
     };
   };
-  result.exit_code = run_shell(opener, command, append_to(result.out), append_to(result.err), deadline, failure);
+  result.exit_code =
+      run_shell(opener, command, append_to(result.out), append_to(result.err), deadline, failure);
   return result;
 }
 
@@ -112,18 +116,20 @@ ShellResult Device::shell(std::string_view command, Deadline deadline, std::erro
   return result;
 }
 
-int Device::shell(std::string_view command, const OutputHandler& on_stdout, const OutputHandler& on_stderr,
-                  Deadline deadline) {
+int Device::shell(std::string_view command, const OutputHandler& on_stdout,
+                  const OutputHandler& on_stderr, Deadline deadline) {
   detail::Failure failure;
-  const int exit_code = run_shell(opener_.get(), command, on_stdout, on_stderr, resolve(deadline), failure);
+  const int exit_code =
+      run_shell(opener_.get(), command, on_stdout, on_stderr, resolve(deadline), failure);
   failure.throw_if_failed();
   return exit_code;
 }
 
-int Device::shell(std::string_view command, const OutputHandler& on_stdout, const OutputHandler& on_stderr,
-                  Deadline deadline, std::error_code& error) {
+int Device::shell(std::string_view command, const OutputHandler& on_stdout,
+                  const OutputHandler& on_stderr, Deadline deadline, std::error_code& error) {
   detail::Failure failure;
-  const int exit_code = run_shell(opener_.get(), command, on_stdout, on_stderr, resolve(deadline), failure);
+  const int exit_code =
+      run_shell(opener_.get(), command, on_stdout, on_stderr, resolve(deadline), failure);
   error = failure.code;
   return exit_code;
 }

@@ -20,7 +20,9 @@ struct Failure {
     code = new_code;
     detail = std::move(new_detail);
   }
-  void set(errc new_code, std::string new_detail) { set(make_error_code(new_code), std::move(new_detail)); }
+  void set(errc new_code, std::string new_detail) {
+    set(make_error_code(new_code), std::move(new_detail));
+  }
 
   // For the throwing half of an API pair.
   void throw_if_failed() const {

@@ -1,12 +1,11 @@
 #include "transport/memory_pipe.hpp"
 
 #include <algorithm>
+#include <asio/error.hpp>
+#include <asio/post.hpp>
 #include <cstring>
 #include <mutex>
 #include <vector>
-
-#include <asio/error.hpp>
-#include <asio/post.hpp>
 
 #include "adbwire/error.hpp"
 
@@ -43,7 +42,8 @@ struct Shared {
     } else {
       return;
     }
-    asio::post(*to.reader_io, [handler = std::move(to.read_handler), error, n] { handler(error, n); });
+    asio::post(*to.reader_io,
+               [handler = std::move(to.read_handler), error, n] { handler(error, n); });
     to.read_handler = nullptr;
   }
 };
@@ -75,7 +75,9 @@ class MemoryEnd final : public Transport {
         shared_->try_complete_read(out);
       }
     }
-    asio::post(io_, [handler = std::move(handler), error, n = error ? 0 : data.size()] { handler(error, n); });
+    asio::post(io_, [handler = std::move(handler), error, n = error ? 0 : data.size()] {
+      handler(error, n);
+    });
   }
 
   void close() noexcept override {

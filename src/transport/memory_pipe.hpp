@@ -2,11 +2,10 @@
 // runtime be tested against a device-role Session with no sockets.
 #pragma once
 
+#include <asio/io_context.hpp>
 #include <memory>
 #include <string>
 #include <utility>
-
-#include <asio/io_context.hpp>
 
 #include "transport/transport.hpp"
 

@@ -1,12 +1,11 @@
 #include "transport/tcp_transport.hpp"
 
-#include <string>
-#include <utility>
-
 #include <asio/connect.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
+#include <string>
+#include <utility>
 
 namespace adbwire::transport {
 namespace {
@@ -46,8 +45,9 @@ std::string host_port(const std::string& host, std::uint16_t port) {
 
 }  // namespace
 
-std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& host, std::uint16_t port,
-                                       Deadline deadline, detail::Failure& failure) {
+std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& host,
+                                       std::uint16_t port, Deadline deadline,
+                                       detail::Failure& failure) {
   const std::string where = host_port(host, port);
   asio::ip::tcp::resolver resolver(io);
   asio::ip::tcp::socket socket(io);
@@ -66,26 +66,29 @@ std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& 
     std::error_code ignored;
     socket.close(ignored);
   });
-  resolver.async_resolve(host, std::to_string(port), [&](const std::error_code& error,
-                                                         asio::ip::tcp::resolver::results_type results) {
-    if (error) {
-      resolve_error = error;
-      connect_done = true;
-      timer.cancel();
-      return;
-    }
-    asio::async_connect(socket, results, [&](const std::error_code& error, const asio::ip::tcp::endpoint&) {
-      connect_error = error;
-      connect_done = true;
-      timer.cancel();
-    });
-  });
+  resolver.async_resolve(
+      host, std::to_string(port),
+      [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
+        if (error) {
+          resolve_error = error;
+          connect_done = true;
+          timer.cancel();
+          return;
+        }
+        asio::async_connect(socket, results,
+                            [&](const std::error_code& error, const asio::ip::tcp::endpoint&) {
+                              connect_error = error;
+                              connect_done = true;
+                              timer.cancel();
+                            });
+      });
   // Every handler above refers to these locals: run until both chains have finished.
   while (!(timer_done && connect_done)) io.run_one();
 
   if (timed_out) {
-    failure.set(errc::timeout, "TCP connect to " + where + " did not complete before the deadline "
-                               "(is the host reachable? check the address and any firewall)");
+    failure.set(errc::timeout, "TCP connect to " + where +
+                                   " did not complete before the deadline "
+                                   "(is the host reachable? check the address and any firewall)");
     return nullptr;
   }
   if (resolve_error) {
@@ -93,9 +96,11 @@ std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& 
     return nullptr;
   }
   if (connect_error == asio::error::connection_refused) {
-    failure.set(errc::connection_refused,
-                "nothing listens at " + where + " (connection refused): start a device side there "
-                "(`adbwire vdevice`, or `adb tcpip 5555` on a USB-connected phone) or fix the port");
+    failure.set(
+        errc::connection_refused,
+        "nothing listens at " + where +
+            " (connection refused): start a device side there "
+            "(`adbwire vdevice`, or `adb tcpip 5555` on a USB-connected phone) or fix the port");
     return nullptr;
   }
   if (connect_error) {
@@ -105,7 +110,8 @@ std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& 
   std::error_code option_error;
   socket.set_option(asio::ip::tcp::no_delay(true), option_error);
   if (option_error) {
-    failure.set(errc::io_error, "cannot set TCP_NODELAY on the socket to " + where + ": " + option_error.message());
+    failure.set(errc::io_error,
+                "cannot set TCP_NODELAY on the socket to " + where + ": " + option_error.message());
     return nullptr;
   }
   return std::make_unique<TcpTransport>(std::move(socket), "tcp:" + where);

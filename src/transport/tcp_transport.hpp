@@ -1,11 +1,10 @@
 // TCP transport over asio: adbd's TCP port (5555, `adb tcpip`) or the virtual device.
 #pragma once
 
+#include <asio/io_context.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <asio/io_context.hpp>
 
 #include "adbwire/deadline.hpp"
 #include "transport/failure.hpp"
@@ -19,7 +18,8 @@ namespace adbwire::transport {
 // connection_refused (nothing listens: names host:port and how to start a device side),
 // timeout (deadline passed), not_found (the host name does not resolve), io_error
 // (anything else the OS reports).
-std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& host, std::uint16_t port,
-                                       Deadline deadline, detail::Failure& failure);
+std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& host,
+                                       std::uint16_t port, Deadline deadline,
+                                       detail::Failure& failure);
 
 }  // namespace adbwire::transport

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <asio/ip/tcp.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,8 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <asio/ip/tcp.hpp>
 
 #include "adbwire/error.hpp"
 #include "adbwire/keys.hpp"
@@ -55,7 +54,8 @@ std::string read_file(const fs::path& path) {
 // A port with nothing listening: bound once, then released.
 std::uint16_t closed_port() {
   asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  asio::ip::tcp::acceptor acceptor(io,
+                                   asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   return acceptor.local_endpoint().port();
 }
 
@@ -195,7 +195,8 @@ TEST(Device, FirstConnectionOffersThePublicKeyAndTheSecondSigns) {
   const PrivateKey key = PrivateKey::load(connect.keys.android_dir / "adbkey");
   const std::string line = key.public_key_line(default_key_comment());
   const std::string base64 = line.substr(0, line.find(' '));
-  EXPECT_NE(read_file(keys_file).find(base64), std::string::npos) << "the device did not store our key";
+  EXPECT_NE(read_file(keys_file).find(base64), std::string::npos)
+      << "the device did not store our key";
 
   Device second = Device::connect(vd.target(), connect);
   const ConnectionInfo info = second.connection_info();
@@ -243,14 +244,16 @@ TEST(Device, ConnectionRefusedNamesTheAddress) {
     FAIL() << "connected to a closed port";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::connection_refused);
-    EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(port)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(port)), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("adbwire vdevice"), std::string::npos) << e.what();
   }
 }
 
 TEST(Device, SilentPeerTimesOutTheHandshake) {
   asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  asio::ip::tcp::acceptor acceptor(io,
+                                   asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   asio::ip::tcp::socket peer(io);
   acceptor.async_accept(peer, [](const std::error_code&) {});
   std::thread accepting([&io] { io.run(); });
@@ -258,7 +261,8 @@ TEST(Device, SilentPeerTimesOutTheHandshake) {
   ConnectOptions options;
   options.connect_timeout = 300ms;
   std::error_code error;
-  Device::connect("tcp:127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()), options, error);
+  Device::connect("tcp:127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()), options,
+                  error);
   EXPECT_EQ(error, errc::timeout);
   accepting.join();
 }
@@ -293,7 +297,8 @@ TEST(Device, DeviceGoneMidCommandWakesEveryWaiter) {
   threads.emplace_back([&] { device.shell("sleep 60", kNoDeadline, errors[kStreams]); });
   vd->stop();
   for (auto& thread : threads) thread.join();
-  for (const std::error_code& error : errors) EXPECT_EQ(error, errc::device_offline) << error.message();
+  for (const std::error_code& error : errors)
+    EXPECT_EQ(error, errc::device_offline) << error.message();
 }
 
 TEST(Device, UnsupportedTargetsSaySoAndSuggestTcp) {
@@ -322,7 +327,8 @@ CliRun run_cli(const std::string& arguments, const std::string& environment = ""
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return run;
   std::array<char, 4096> buffer;
-  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) run.out.append(buffer.data(), n);
+  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+    run.out.append(buffer.data(), n);
   const int raw = ::pclose(pipe);
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return run;

@@ -29,7 +29,8 @@ ConnectOptions quick_options() {
 
 Device connect_to(FakeDevice& fake, const ConnectOptions& options = quick_options()) {
   detail::Failure failure;
-  auto connection = connection::Connection::establish(fake.factory(), "memory:fake", "fake", options, failure);
+  auto connection =
+      connection::Connection::establish(fake.factory(), "memory:fake", "fake", options, failure);
   failure.throw_if_failed();
   return Device(std::move(connection), options.command_timeout);
 }
@@ -159,10 +160,12 @@ TEST(Connection, HandshakeTimeoutWhenTheDeviceNeverAnswers) {
   ConnectOptions options = quick_options();
   options.connect_timeout = 150ms;
   detail::Failure failure;
-  auto connection = connection::Connection::establish(fake.factory(), "memory:fake", "fake", options, failure);
+  auto connection =
+      connection::Connection::establish(fake.factory(), "memory:fake", "fake", options, failure);
   EXPECT_EQ(connection, nullptr);
   EXPECT_EQ(failure.code, errc::timeout);
-  EXPECT_NE(failure.detail.find("did not answer the ADB handshake"), std::string::npos) << failure.detail;
+  EXPECT_NE(failure.detail.find("did not answer the ADB handshake"), std::string::npos)
+      << failure.detail;
 }
 
 TEST(Connection, DisconnectWakesEveryWaiterWithDeviceOffline) {
@@ -177,7 +180,8 @@ TEST(Connection, DisconnectWakesEveryWaiterWithDeviceOffline) {
   ASSERT_TRUE(fake.wait_open_streams(kWaiters));
   fake.drop();
   for (auto& thread : threads) thread.join();
-  for (const std::error_code& error : errors) EXPECT_EQ(error, errc::device_offline) << error.message();
+  for (const std::error_code& error : errors)
+    EXPECT_EQ(error, errc::device_offline) << error.message();
 
   // Later calls fail the same way at once.
   std::error_code later;
@@ -265,7 +269,8 @@ TEST(Connection, DelayedAckWhenBothSidesOfferIt) {
   constexpr std::size_t kSize = 2 * 1024 * 1024 + 3;
   const std::string out = device.exec("source " + std::to_string(kSize));
   ASSERT_EQ(out.size(), kSize);
-  for (std::size_t i = 0; i < kSize; ++i) ASSERT_EQ(static_cast<std::uint8_t>(out[i]), test::source_byte(i)) << i;
+  for (std::size_t i = 0; i < kSize; ++i)
+    ASSERT_EQ(static_cast<std::uint8_t>(out[i]), test::source_byte(i)) << i;
 
   Stream sink = device.open("sink:");
   std::vector<std::uint8_t> data(kSize, 0x11);
@@ -341,7 +346,8 @@ TEST(Connection, MovedFromDeviceAndEmptyStreamReportClosed) {
   Device device = connect_to(fake);
   Device moved = std::move(device);
   std::error_code error;
-  device.exec("echo x", kDefaultDeadline, error);  // NOLINT(bugprone-use-after-move): the contract under test
+  device.exec("echo x", kDefaultDeadline,
+              error);  // NOLINT(bugprone-use-after-move): the contract under test
   EXPECT_EQ(error, errc::closed);
   EXPECT_EQ(moved.exec("echo x"), "x");
   Stream empty;

@@ -1,10 +1,9 @@
 #include "unit/connection/fake_device.hpp"
 
+#include <asio/post.hpp>
 #include <charconv>
 #include <chrono>
 #include <future>
-
-#include <asio/post.hpp>
 
 #include "adbwire/protocol/shell_v2.hpp"
 #include "transport/memory_pipe.hpp"
@@ -58,7 +57,8 @@ connection::TransportFactory FakeDevice::factory() {
     auto [host_end, device_end] = transport::make_memory_pipe(host_io, io_, "memory:fake");
     run_on_device([this, end = std::move(device_end)]() mutable {
       transport_ = std::move(end);
-      transport_->async_read_some(read_buffer_, [this](const std::error_code& e, std::size_t n) { on_read(e, n); });
+      transport_->async_read_some(
+          read_buffer_, [this](const std::error_code& e, std::size_t n) { on_read(e, n); });
       return 0;
     });
     return std::move(host_end);
@@ -123,7 +123,8 @@ void FakeDevice::on_read(const std::error_code& error, std::size_t bytes) {
     flush();
   }
   if (session_.state() == protocol::SessionState::failed) return;
-  transport_->async_read_some(read_buffer_, [this](const std::error_code& e, std::size_t n) { on_read(e, n); });
+  transport_->async_read_some(read_buffer_,
+                              [this](const std::error_code& e, std::size_t n) { on_read(e, n); });
 }
 
 void FakeDevice::handle_events() {
@@ -187,10 +188,12 @@ void FakeDevice::answer_open(std::uint32_t stream, const std::string& service) {
   } else if (starts("shell,v2,raw:")) {
     const std::string command = service.substr(13);
     int status = 0;
-    if (command.starts_with("exit ")) std::from_chars(command.data() + 5, command.data() + command.size(), status);
+    if (command.starts_with("exit "))
+      std::from_chars(command.data() + 5, command.data() + command.size(), status);
     std::vector<std::uint8_t> out;
     protocol::append_shell_packet(out, protocol::ShellPacketId::stdout_data, as_bytes(command));
-    protocol::append_shell_packet(out, protocol::ShellPacketId::stderr_data, as_bytes("err:" + command));
+    protocol::append_shell_packet(out, protocol::ShellPacketId::stderr_data,
+                                  as_bytes("err:" + command));
     const std::uint8_t code = static_cast<std::uint8_t>(status);
     protocol::append_shell_packet(out, protocol::ShellPacketId::exit_status, std::span(&code, 1));
     session_.write(stream, out);

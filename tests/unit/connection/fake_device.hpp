@@ -12,6 +12,8 @@
 //   anything else      refused
 #pragma once
 
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -22,21 +24,20 @@
 #include <thread>
 #include <vector>
 
-#include <asio/executor_work_guard.hpp>
-#include <asio/io_context.hpp>
-
 #include "adbwire/protocol/session.hpp"
 #include "connection/connection.hpp"
 #include "transport/transport.hpp"
 
 namespace adbwire::test {
 
-inline std::uint8_t source_byte(std::size_t i) { return static_cast<std::uint8_t>((i * 7 + (i >> 10)) & 0xff); }
+inline std::uint8_t source_byte(std::size_t i) {
+  return static_cast<std::uint8_t>((i * 7 + (i >> 10)) & 0xff);
+}
 
 struct FakeDeviceOptions {
   std::vector<std::string> features = {"shell_v2"};
   std::uint32_t max_payload = protocol::kMaxPayload;
-  bool answer_handshake = true;  // false: swallow the host's CNXN and stay silent
+  bool answer_handshake = true;          // false: swallow the host's CNXN and stay silent
   std::uint32_t delayed_ack_window = 0;  // non-zero: offer delayed_ack with this receive window
 };
 
@@ -89,8 +90,8 @@ class FakeDevice {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::size_t received_ = 0;      // guarded by mutex_
-  std::size_t open_count_ = 0;    // guarded by mutex_
+  std::size_t received_ = 0;    // guarded by mutex_
+  std::size_t open_count_ = 0;  // guarded by mutex_
 };
 
 }  // namespace adbwire::test

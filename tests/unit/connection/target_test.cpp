@@ -92,8 +92,9 @@ TEST(Target, BareSerialGoesThroughTheServerLikeAdb) {
 }
 
 TEST(Target, MalformedTargetsAreInvalidArguments) {
-  for (const char* text : {"tcp:", "tcp::5555", "tcp:host:0", "tcp:host:65536", "tcp:host:12ab", "host:",
-                           "host:port", "server:", "server:h:1/", "server:h:x/SER", "tcp:[::1", "tcp:[::1]x"}) {
+  for (const char* text :
+       {"tcp:", "tcp::5555", "tcp:host:0", "tcp:host:65536", "tcp:host:12ab", "host:", "host:port",
+        "server:", "server:h:1/", "server:h:x/SER", "tcp:[::1", "tcp:[::1]x"}) {
     std::error_code error;
     Target::parse(text, error);
     EXPECT_EQ(error, errc::invalid_argument) << text;
