@@ -1,10 +1,11 @@
-// How Device::connect behaves: keys and timeouts. Plain values, no global state.
+// How Device::connect behaves: keys, timeouts and the adb server to go through. Plain values, no global state.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 
 #include "adbwire/keys.hpp"
+#include "adbwire/server_address.hpp"
 
 namespace adbwire {
 
@@ -22,6 +23,9 @@ struct ConnectOptions {
   // Receive window per stream for delayed_ack (AOSP burst mode); 0 = classic flow control
   // (one OKAY per WRTE). Used only when the device offers delayed_ack too.
   std::uint32_t delayed_ack_window = 0;
+  // The adb server for server: targets that name none (adb's -H/-P); empty parts come from
+  // $ADB_SERVER_SOCKET / $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037.
+  ServerAddress server;
 };
 
 }  // namespace adbwire

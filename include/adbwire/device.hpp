@@ -45,7 +45,7 @@ class Device {
   // Connects to target (see Target for the forms; "" = $ANDROID_SERIAL) and completes the
   // handshake, signing the device's token with each host key in turn and, when none is
   // known, offering the public key and waiting up to options.auth_timeout for a person to
-  // accept it. Errors: invalid_argument (bad target), not_supported (usb:/server: targets
+  // accept it. Errors: invalid_argument (bad target), not_supported (usb: targets
   // in this build; a device that requires TLS), connection_refused (nothing listening),
   // timeout (no TCP connection or no answer within connect_timeout), unauthorized (key not
   // accepted within auth_timeout: the message names the fingerprint to confirm),

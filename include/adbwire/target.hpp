@@ -27,14 +27,15 @@ class Target {
   static Target parse(std::string_view text, std::error_code& error);
 
   Kind kind() const noexcept { return kind_; }
-  // tcp: the device's host; server: the adb server's host.
+  // tcp: the device's host; server: the adb server's host, empty when the target names none
+  // (ConnectOptions::server, then $ADB_SERVER_SOCKET / $ANDROID_ADB_SERVER_PORT, decide).
   const std::string& host() const noexcept { return host_; }
-  // tcp: the device's port; server: the adb server's port.
+  // tcp: the device's port; server: the adb server's port (0 when the target names none).
   std::uint16_t port() const noexcept { return port_; }
   // usb/server: the device serial (may be empty for usb:).
   const std::string& serial() const noexcept { return serial_; }
 
-  // The canonical form: "tcp:HOST:PORT", "usb:SERIAL", "server:HOST:PORT/SERIAL".
+  // The canonical form: "tcp:HOST:PORT", "usb:SERIAL", "server:[HOST:PORT/]SERIAL".
   std::string to_string() const;
 
  private:

@@ -1,8 +1,9 @@
 // A virtual Android device: the device side of ADB on a loopback TCP port, accepted by the
 // real AOSP `adb` host. It is adbwire's built-in default target and the device every
 // integration test talks to. It answers shell/exec services with a small shell whose file
-// system is a host folder, renders a bundled demo screen for screencap and uiautomator, and
-// records input/am/monkey/cmd command lines so a test can check what a host asked for.
+// system is a host folder (served to pull/push/stat/ls by sync: too), renders a bundled demo
+// screen for screencap and uiautomator, and records input/am/monkey/cmd command lines so a
+// test can check what a host asked for.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,17 @@
 #include "adbwire/protocol/constants.hpp"
 
 namespace adbwire {
+
+// A failure `uiautomator dump` can be made to report, with the text and exit status the
+// real tool gives, so hosts' handling of each is tested against a device.
+enum class UiDumpFault {
+  none,
+  idle_state,          // "ERROR: could not get idle state." on stdout, exit 0, no file
+  null_root,           // "ERROR: null root node returned by UiTestAutomationBridge.", exit 0
+  already_registered,  // IllegalStateException "UiAutomationService … already registered!"
+  killed,              // "Killed" (the process was killed), exit 137
+  empty_file,          // reports success but leaves an empty file
+};
 
 struct VirtualDeviceOptions {
   // Where to listen: an IPv4 or IPv6 address literal. port 0 picks a free port; port()
@@ -35,10 +47,19 @@ struct VirtualDeviceOptions {
   // Host folder backing the device file system ("/sdcard/x" is root/sdcard/x).
   // Empty: a fresh temporary folder, removed by stop().
   std::filesystem::path root;
-  // CNXN features. Empty: what the virtual device implements (shell_v2, cmd).
+  // CNXN features. Empty: what the virtual device implements (shell_v2, cmd, stat_v2, ls_v2,
+  // sendrecv_v2). Leaving out stat_v2/ls_v2/sendrecv_v2 makes hosts use sync v1.
   std::vector<std::string> features;
   // Largest payload accepted and sent; the connection uses min(this, host's).
   std::uint32_t max_payload = protocol::kMaxPayload;
+  // A screen graph folder (screens.xml, see src/vdevice/screen_graph.hpp) that taps, keys
+  // and text move through; src/vdevice/screens/demo is a bundled 3-screen app. Empty: the
+  // bundled single sample screen. start() fails with parse_error when it cannot be loaded.
+  std::filesystem::path screens;
+  // Test-only fault: a sync stream that has sent (RECV) or received (SEND) this many bytes of
+  // file content drops its whole connection at once, as a pulled cable would; what was not
+  // yet on the socket is lost. Each sync stream counts from 0. 0: never.
+  std::uint64_t drop_after_bytes = 0;
 };
 
 // One virtual device: a listening socket and one I/O thread serving any number of host
@@ -74,6 +95,13 @@ class VirtualDevice {
   // The input/am/monkey/cmd command lines run so far, oldest first, arguments joined by one
   // space ("input tap 10 20"). Returns a copy.
   std::vector<std::string> events() const;
+
+  // Host connections accepted since start(). Thread safe.
+  std::uint64_t connections_accepted() const;
+
+  // Makes the next `times` `uiautomator dump` runs fail with fault. Thread safe; call after
+  // start().
+  void set_ui_dump_fault(UiDumpFault fault, std::uint32_t times = 1);
 
   // The host folder that backs the device file system; valid from start() until stop() (a
   // temporary root is deleted by stop()).

@@ -10,8 +10,20 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_shell_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_exec_out_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_keygen_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_capture_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_doctor_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_tap_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_type_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_press_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_scroll_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_launch_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_close_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
@@ -20,8 +32,20 @@ inline constexpr AddCommand kCommands[] = {
     add_snapshot_command,
     add_shell_command,
     add_exec_out_command,
+    add_pull_command,
+    add_push_command,
     add_keygen_command,
     add_capture_command,
+    add_doctor_command,
+    add_open_command,
+    add_tap_command,
+    add_type_command,
+    add_press_command,
+    add_scroll_command,
+    add_launch_command,
+    add_screenshot_command,
+    add_close_command,
+    add_devices_command,
 };
 
 }  // namespace adbwire::cli

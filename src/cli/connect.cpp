@@ -6,7 +6,17 @@
 
 namespace adbwire::cli {
 
-Device connect_device(const GlobalOptions& globals) { return Device::connect(globals.serial); }
+ServerAddress server_address(const GlobalOptions& globals) {
+  if (globals.port < 0 || globals.port > 65535)
+    throw Error(errc::invalid_argument, "-P " + std::to_string(globals.port) + " is not a port 1..65535");
+  return ServerAddress{globals.host, static_cast<std::uint16_t>(globals.port)};
+}
+
+Device connect_device(const GlobalOptions& globals) {
+  ConnectOptions options;
+  options.server = server_address(globals);
+  return Device::connect(globals.serial, options);
+}
 
 std::string join_command(const std::vector<std::string>& words) {
   std::string command;

@@ -8,12 +8,18 @@
 
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
+#include "adbwire/server_address.hpp"
 #include "cli/command.hpp"
 
 namespace adbwire::cli {
 
-// Connects to globals.serial ($ANDROID_SERIAL when empty) with adb's key locations.
-// Throws adbwire::Error as Device::connect does.
+// The adb server named by -H/-P (empty parts: environment, then 127.0.0.1:5037).
+// Throws Error(invalid_argument) for a -P outside 1..65535.
+ServerAddress server_address(const GlobalOptions& globals);
+
+// Connects to globals.serial ($ANDROID_SERIAL when empty) with adb's key locations; server:
+// targets and bare serials go through the server of -H/-P. Throws adbwire::Error as
+// Device::connect does.
 Device connect_device(const GlobalOptions& globals);
 
 // COMMAND… words joined by single spaces, as adb joins `adb shell` arguments.

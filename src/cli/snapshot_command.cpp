@@ -7,8 +7,10 @@
 #include <string>
 
 #include "adbwire/error.hpp"
+#include "adbwire/page.hpp"
 #include "adbwire/ui.hpp"
 #include "cli/commands.hpp"
+#include "cli/session/session.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -16,6 +18,7 @@ namespace {
 struct SnapshotArgs {
   std::string xml;
   bool json = false;
+  bool print = false;
   ui::SnapshotOptions options;
 };
 
@@ -34,13 +37,23 @@ std::string read_dump(const std::string& path) {
   return text;
 }
 
-int run_snapshot(const SnapshotArgs& args) {
-  if (args.xml.empty()) {
-    throw Error(errc::not_supported,
-                "snapshot without --xml needs a device connection (not yet available in this "
-                "build); pass --xml FILE");
+int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
+  if (args.xml.empty() && globals.serial.empty()) {
+    return run_in_session("snapshot", {{"json", args.json},
+                                       {"print", args.print},
+                                       {"interactive", args.options.interactive_only},
+                                       {"compact", args.options.compact},
+                                       {"max_depth", args.options.max_depth}});
   }
-  const ui::Snapshot snapshot = ui::parse_dump(read_dump(args.xml), args.options);
+  std::string xml;
+  if (args.xml.empty()) {
+    Page page = Page::connect(globals.serial);
+    page.snapshot();
+    xml = page.last_dump();
+  } else {
+    xml = read_dump(args.xml);
+  }
+  const ui::Snapshot snapshot = ui::parse_dump(std::move(xml), args.options);
   const std::string out = args.json ? snapshot.to_json() + "\n" : snapshot.to_text();
   std::fwrite(out.data(), 1, out.size(), stdout);
   return std::fflush(stdout) == 0 ? 0 : 1;
@@ -48,19 +61,23 @@ int run_snapshot(const SnapshotArgs& args) {
 
 }  // namespace
 
-void add_snapshot_command(CLI::App& app, const GlobalOptions&, Run& run) {
+void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<SnapshotArgs>();
-  auto* cmd = app.add_subcommand("snapshot", "print the screen as a [ref=N] snapshot");
+  auto* cmd = app.add_subcommand(
+      "snapshot",
+      "the screen as a [ref=N] snapshot: in the session (`adbwire open`) it is saved as "
+      ".adbwire/snapshot-N.yml and the path printed; with -s TARGET or --xml FILE it is printed");
   cmd->add_option("--xml", args->xml,
                   "format a saved uiautomator dump (or Appium page source) instead of the "
                   "device's screen; - reads stdin");
   cmd->add_flag("--json", args->json, "print the pruned tree as JSON");
+  cmd->add_flag("-p,--print", args->print, "in the session, print the snapshot after its path");
   cmd->add_flag("--interactive", args->options.interactive_only,
                 "hide text that is not part of an element with a ref");
   cmd->add_option("--max-depth", args->options.max_depth, "print at most this many levels (0: all)");
   cmd->add_flag("--compact", args->options.compact,
                 "for very large screens: skip unlabeled groups and cut long text");
-  cmd->callback([args, &run] { run = [args] { return run_snapshot(*args); }; });
+  cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_snapshot(*args, globals); }; });
 }
 
 }  // namespace adbwire::cli

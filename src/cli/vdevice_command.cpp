@@ -54,6 +54,8 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions&, Run& run) {
   cmd->add_option("--keys", args->options.keys_file, "adb_keys file: one adbkey.pub line per accepted host key");
   cmd->add_flag("--accept-new-keys", args->options.accept_new_keys,
                 "accept (and append to --keys) any public key a host offers");
+  cmd->add_option("--screens", args->options.screens,
+                  "screen graph folder that taps, keys and text move through (src/vdevice/screens/demo: a 3-screen app)");
   cmd->add_option("--root", args->options.root,
                   "host folder backing the device file system (default: a temporary folder, removed at exit)");
   cmd->callback([&run, args] { run = [args] { return run_vdevice(*args); }; });

@@ -6,7 +6,9 @@
 #include "connection/connection.hpp"
 #include "connection/stream_opener.hpp"
 #include "connection/target_detail.hpp"
+#include "server/server_detail.hpp"
 #include "transport/tcp_transport.hpp"
+#include "transport/usb_transport.hpp"
 
 namespace adbwire {
 namespace {
@@ -22,12 +24,13 @@ std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text,
   }
   switch (target.kind()) {
     case Target::Kind::usb:
-      failure.set(errc::not_supported, "usb: targets are not in this build yet; use tcp:HOST:PORT");
+      if (auto usb = transport::UsbConnector::find(target.serial(), failure)) {
+        return connection::Connection::establish(*usb, usb->target(), usb->serial(), options,
+                                                 failure);
+      }
       return nullptr;
     case Target::Kind::server:
-      failure.set(errc::not_supported, "adb server targets (" + target.to_string() +
-                                           ") are not in this build yet; use tcp:HOST:PORT");
-      return nullptr;
+      return server::connect_through_server(target, options, failure);
     case Target::Kind::tcp:
       break;
   }

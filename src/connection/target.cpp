@@ -114,9 +114,9 @@ Target Target::parse(std::string_view text, std::error_code& error) {
   }
   if (text.starts_with("server:")) {
     std::string_view rest = text.substr(7);
+    // Without HOST:PORT/ the address stays empty: ConnectOptions::server and the
+    // environment decide when connecting (server/server_opener.cpp).
     target.kind_ = Kind::server;
-    target.host_ = "localhost";
-    target.port_ = protocol::kDefaultServerPort;
     if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
       const auto host_port = split_host_port(rest.substr(0, slash));
       if (!host_port || host_port->port_invalid) return fail();
@@ -137,8 +137,6 @@ Target Target::parse(std::string_view text, std::error_code& error) {
     return target;
   }
   target.kind_ = Kind::server;
-  target.host_ = "localhost";
-  target.port_ = protocol::kDefaultServerPort;
   target.serial_ = std::string(text);
   return target;
 }
@@ -151,6 +149,7 @@ std::string Target::to_string() const {
     case Kind::usb:
       return "usb:" + serial_;
     case Kind::server:
+      if (host_.empty()) return "server:" + serial_;
       return "server:" + host + ":" + std::to_string(port_) + "/" + serial_;
   }
   return {};

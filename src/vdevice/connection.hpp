@@ -32,6 +32,7 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   DeviceContext& device() override { return device_; }
   asio::any_io_executor executor() override { return socket_.get_executor(); }
   void wake() override;
+  void disconnect() override { close(); }
 
  private:
   void read();

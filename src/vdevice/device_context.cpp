@@ -4,10 +4,15 @@
 
 #include "adbwire/error.hpp"
 #include "vdevice/sample_screen.hpp"
+#include "vdevice/screen_graph.hpp"
 
 namespace adbwire::vdevice {
 
-DeviceContext::DeviceContext(std::filesystem::path root, std::string serial) : root_(std::move(root)) {
+DeviceContext::DeviceContext(std::filesystem::path root, std::string serial)
+    : DeviceContext(std::move(root), std::move(serial), nullptr) {}
+
+DeviceContext::DeviceContext(std::filesystem::path root, std::string serial, std::unique_ptr<ScreenGraph> screens)
+    : root_(std::move(root)), screens_(screens ? std::move(screens) : std::make_unique<ScreenGraph>()) {
   auto density = std::to_string(SampleScreen::kDensity);
   properties_ = {
       {"ro.product.name", std::string(kProductName)},
@@ -74,6 +79,20 @@ void DeviceContext::log_event(std::string line) {
 std::vector<std::string> DeviceContext::events() const {
   std::lock_guard lock(mutex_);
   return events_;
+}
+
+DeviceContext::~DeviceContext() = default;
+
+std::optional<std::string> DeviceContext::setting(const std::string& space, const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = settings_.find(space + "/" + key);
+  if (it == settings_.end()) return std::nullopt;
+  return it->second;
+}
+
+void DeviceContext::put_setting(const std::string& space, const std::string& key, std::string value) {
+  std::lock_guard lock(mutex_);
+  settings_[space + "/" + key] = std::move(value);
 }
 
 }  // namespace adbwire::vdevice

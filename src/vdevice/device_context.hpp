@@ -2,9 +2,12 @@
 // root, the system properties and the log of injected events.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -12,10 +15,15 @@
 
 namespace adbwire::vdevice {
 
+class ScreenGraph;
+
 class DeviceContext {
  public:
-  // root must exist. serial is what ro.serialno reports.
+  // root must exist. serial is what ro.serialno reports. The device shows the bundled
+  // sample screen, or screens.
   DeviceContext(std::filesystem::path root, std::string serial);
+  DeviceContext(std::filesystem::path root, std::string serial, std::unique_ptr<ScreenGraph> screens);
+  ~DeviceContext();
 
   const std::filesystem::path& root() const noexcept { return root_; }
 
@@ -32,11 +40,25 @@ class DeviceContext {
   // A copy of the log, oldest first. Thread safe.
   std::vector<std::string> events() const;
 
+  // The screen graph uiautomator, screencap and input act on. Thread safe.
+  ScreenGraph& screens() noexcept { return *screens_; }
+
+  // `settings get/put NAMESPACE KEY`: values a host wrote. Thread safe.
+  std::optional<std::string> setting(const std::string& space, const std::string& key) const;
+  void put_setting(const std::string& space, const std::string& key, std::string value);
+
+  // Test-only fault, VirtualDeviceOptions::drop_after_bytes (0: none). Set before serving.
+  std::uint64_t drop_after_bytes() const noexcept { return drop_after_bytes_; }
+  void set_drop_after_bytes(std::uint64_t bytes) noexcept { drop_after_bytes_ = bytes; }
+
  private:
   std::filesystem::path root_;
   std::map<std::string, std::string, std::less<>> properties_;
   mutable std::mutex mutex_;
   std::vector<std::string> events_;  // guarded by mutex_
+  std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
+  std::unique_ptr<ScreenGraph> screens_;
+  std::uint64_t drop_after_bytes_ = 0;
 };
 
 // The product properties the CNXN banner and getprop agree on.

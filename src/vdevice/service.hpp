@@ -26,6 +26,9 @@ class ServiceHost {
   // Schedules handling of the session's events and output; call after using the session
   // from a timer or posted handler (not needed inside start/on_data/resume).
   virtual void wake() = 0;
+  // Drops the whole connection at once, unsent output included (test faults). The service
+  // stays alive until its call returns but must not use the session again.
+  virtual void disconnect() = 0;
 };
 
 // One open stream. The connection calls these on its I/O thread, never re-entrantly, and
@@ -56,5 +59,6 @@ std::shared_ptr<Service> open_service(std::string_view destination, ServiceHost&
 
 // Factories, one per service file.
 std::shared_ptr<Service> make_shell_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
+std::shared_ptr<Service> make_sync_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
 
 }  // namespace adbwire::vdevice

@@ -6,6 +6,7 @@ namespace {
 // Every service the virtual device offers.
 constexpr ServiceFactory kServices[] = {
     make_shell_service,  // shell:, shell,v2,…:, exec:
+    make_sync_service,   // sync:
 };
 
 }  // namespace

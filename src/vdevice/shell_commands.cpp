@@ -399,7 +399,7 @@ constexpr Builtin kFileBuiltins[] = {
 std::span<const Builtin> file_builtins() { return kFileBuiltins; }
 
 BuiltinFactory find_builtin(std::string_view name) {
-  for (auto table : {file_builtins(), android_builtins()}) {
+  for (auto table : {file_builtins(), android_builtins(), system_builtins()}) {
     for (const Builtin& builtin : table) {
       if (builtin.name == name) return builtin.make;
     }

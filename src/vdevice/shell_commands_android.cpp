@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vdevice/sample_screen.hpp"
+#include "vdevice/screen_graph.hpp"
 #include "vdevice/shell_job.hpp"
 #include "vdevice/shell_parser.hpp"
 
@@ -60,8 +61,40 @@ int run_wm(const Argv& argv, JobIo& io) {
     io.out("Physical density: " + std::to_string(SampleScreen::kDensity) + "\n");
     return 0;
   }
-  io.err("wm: the adbwire virtual device supports only `wm size` and `wm density`\n");
+  if (argv.size() == 2 && argv[1] == "dismiss-keyguard") {
+    io.device().log_event(join_argv(argv));
+    return 0;
+  }
+  io.err("wm: the adbwire virtual device supports only `wm size`, `wm density` and `wm dismiss-keyguard`\n");
   return 1;
+}
+
+// The failure texts of the real tool, for UiDumpFault; true when a fault was reported.
+bool report_dump_fault(UiDumpFault fault, int& exit_code, JobIo& io) {
+  switch (fault) {
+    case UiDumpFault::idle_state:
+      io.out("ERROR: could not get idle state.\n");
+      exit_code = 0;
+      return true;
+    case UiDumpFault::null_root:
+      io.out("ERROR: null root node returned by UiTestAutomationBridge.\n");
+      exit_code = 0;
+      return true;
+    case UiDumpFault::already_registered:
+      io.err("java.lang.IllegalStateException: UiAutomationService "
+             "android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@3c5a2f1 already registered!\n"
+             "\tat android.app.UiAutomation.connect(UiAutomation.java:259)\n");
+      exit_code = 1;
+      return true;
+    case UiDumpFault::killed:
+      io.err("Killed\n");
+      exit_code = 137;
+      return true;
+    case UiDumpFault::none:
+    case UiDumpFault::empty_file:
+      return false;
+  }
+  return false;
 }
 
 int run_uiautomator(const Argv& argv, JobIo& io) {
@@ -73,18 +106,43 @@ int run_uiautomator(const Argv& argv, JobIo& io) {
   for (std::size_t i = 2; i < argv.size(); ++i) {
     if (!argv[i].starts_with("--")) path = argv[i];
   }
-  std::error_code error;
-  fs::path host = io.device().resolve(path, error);
-  std::ofstream file;
-  if (!error) file.open(host, std::ios::binary | std::ios::trunc);
-  std::string_view xml = sample_screen_xml();
-  if (error || !file.write(xml.data(), static_cast<std::streamsize>(xml.size()))) {
-    io.err("ERROR: could not write the UI hierarchy to " + path + "\n");
-    return 1;
+  const UiDumpFault fault = io.device().screens().take_fault();
+  int exit_code = 0;
+  if (report_dump_fault(fault, exit_code, io)) return exit_code;
+  const std::string xml = fault == UiDumpFault::empty_file ? std::string() : io.device().screens().dump();
+  if (path == "/dev/tty") {
+    io.out(xml);
+  } else {
+    std::error_code error;
+    fs::path host = io.device().resolve(path, error);
+    std::ofstream file;
+    if (!error) file.open(host, std::ios::binary | std::ios::trunc);
+    if (error || !file.write(xml.data(), static_cast<std::streamsize>(xml.size()))) {
+      io.err("ERROR: could not write the UI hierarchy to " + path + "\n");
+      return 1;
+    }
   }
   // "hierchary" is how AOSP's uiautomator spells it; hosts match this line.
   io.out("UI hierchary dumped to: " + absolute(path) + "\n");
   return 0;
+}
+
+// A host file streamed in pieces (a screen graph's PNG); empty when unreadable.
+std::unique_ptr<ByteStream> file_stream(const fs::path& path) {
+  class FileStream final : public ByteStream {
+   public:
+    explicit FileStream(const fs::path& p) : file_(p, std::ios::binary) {}
+    bool next(std::vector<std::uint8_t>& out) override {
+      char buffer[64 * 1024];
+      if (!file_.read(buffer, sizeof buffer) && file_.gcount() == 0) return false;
+      out.insert(out.end(), buffer, buffer + file_.gcount());
+      return true;
+    }
+
+   private:
+    std::ifstream file_;
+  };
+  return std::make_unique<FileStream>(path);
 }
 
 class ScreencapJob final : public Job {
@@ -93,7 +151,14 @@ class ScreencapJob final : public Job {
 
   JobStep step(JobIo& io) override {
     if (!stream_) {
-      stream_ = png_ ? SampleScreen::instance().png() : SampleScreen::instance().raw();
+      ScreenGraph& screens = io.device().screens();
+      auto png_file = png_ ? screens.png_file() : std::nullopt;
+      if (png_file) {
+        stream_ = file_stream(*png_file);
+      } else {
+        picture_ = screens.picture();
+        stream_ = png_ ? picture_->png() : picture_->raw();
+      }
       if (!path_.empty()) {
         std::error_code error;
         fs::path host = io.device().resolve(path_, error);
@@ -122,6 +187,7 @@ class ScreencapJob final : public Job {
  private:
   bool png_;
   std::string path_;
+  std::shared_ptr<const SampleScreen> picture_;  // what stream_ draws from
   std::unique_ptr<ByteStream> stream_;
   std::ofstream file_;
   PendingOutput pending_;
@@ -180,6 +246,9 @@ int run_input(const Argv& argv, JobIo& io) {
     return 1;
   }
   io.device().log_event(join_argv(argv));
+  std::vector<std::string> event{command};
+  event.insert(event.end(), args.begin(), args.end());
+  io.device().screens().input(event);
   return 0;
 }
 

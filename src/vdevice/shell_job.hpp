@@ -77,6 +77,7 @@ struct Builtin {
 };
 std::span<const Builtin> file_builtins();     // shell_commands.cpp: echo, cat, ls, …
 std::span<const Builtin> android_builtins();  // shell_commands_android.cpp: getprop, input, …
+std::span<const Builtin> system_builtins();   // shell_commands_system.cpp: settings, date, dumpsys
 
 // A job that writes `message` to stderr and exits with `code`: for usage errors found
 // while making a job.

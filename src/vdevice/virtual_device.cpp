@@ -4,6 +4,7 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/post.hpp>
 
+#include <atomic>
 #include <cstdlib>
 #include <optional>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"
+#include "vdevice/screen_graph.hpp"
 
 namespace adbwire {
 namespace {
@@ -20,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The features the virtual device implements (AOSP names).
-std::vector<std::string> implemented_features() { return {"shell_v2", "cmd"}; }
+std::vector<std::string> implemented_features() { return {"shell_v2", "cmd", "stat_v2", "ls_v2", "sendrecv_v2"}; }
 
 // The folders every Android device has and hosts write to.
 constexpr const char* kStandardFolders[] = {"sdcard", "data/local/tmp"};
@@ -47,6 +49,7 @@ struct VirtualDevice::Impl {
         accept();
         return;
       }
+      ++accepted;
       auto connection = std::make_shared<vdevice::Connection>(std::move(socket), session_options, *device, keys);
       std::erase_if(connections, [](const std::weak_ptr<vdevice::Connection>& c) { return c.expired(); });
       connections.push_back(connection);
@@ -68,6 +71,8 @@ struct VirtualDevice::Impl {
   std::vector<std::weak_ptr<vdevice::Connection>> connections;
   std::thread thread;
   std::uint16_t port = 0;
+  std::atomic<std::uint64_t> accepted{0};
+  std::string failure;  // why start() failed, for the throwing overload's message
   bool started = false;
   bool stopped = false;
 };
@@ -80,7 +85,8 @@ void VirtualDevice::start() {
   std::error_code error;
   start(error);
   throw_if_error(error, "starting the virtual device on " + impl_->options.address + ":" +
-                            std::to_string(impl_->options.port));
+                            std::to_string(impl_->options.port) +
+                            (impl_->failure.empty() ? "" : ": " + impl_->failure));
 }
 
 void VirtualDevice::start(std::error_code& error) {
@@ -94,6 +100,15 @@ void VirtualDevice::start(std::error_code& error) {
   if (error) {
     error = make_error_code(errc::invalid_argument);
     return;
+  }
+
+  std::unique_ptr<vdevice::ScreenGraph> screens;
+  if (!d.options.screens.empty()) {
+    screens = vdevice::ScreenGraph::load(d.options.screens, d.failure);
+    if (!screens) {
+      error = make_error_code(errc::parse_error);
+      return;
+    }
   }
 
   d.root = d.options.root;
@@ -110,7 +125,8 @@ void VirtualDevice::start(std::error_code& error) {
     error = make_error_code(errc::io_error);
     return;
   }
-  d.device.emplace(d.root, d.options.serial);
+  d.device.emplace(d.root, d.options.serial, std::move(screens));
+  d.device->set_drop_after_bytes(d.options.drop_after_bytes);
 
   protocol::SessionOptions& s = d.session_options;
   s.role = protocol::Role::device;
@@ -177,5 +193,11 @@ std::vector<std::string> VirtualDevice::events() const {
 }
 
 const std::filesystem::path& VirtualDevice::root() const { return impl_->root; }
+
+std::uint64_t VirtualDevice::connections_accepted() const { return impl_->accepted.load(); }
+
+void VirtualDevice::set_ui_dump_fault(UiDumpFault fault, std::uint32_t times) {
+  if (impl_->device) impl_->device->screens().set_fault(fault, times);
+}
 
 }  // namespace adbwire

@@ -23,150 +23,20 @@
 #include <vector>
 
 #include "adbwire/vdevice.hpp"
+#include "integration/adb_server.hpp"
 #include "vdevice/sample_screen.hpp"
-
-extern char** environ;
 
 namespace adbwire {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test::c_strings;
+using test::connect_loopback;
+using test::ProcessResult;
+using test::read_file;
 
-constexpr auto kCommandTimeout = 30s;
 constexpr auto kOnlineTimeout = 20s;
-
-std::string find_adb() {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    fs::path candidate = fs::path(dir.empty() ? "." : dir) / "adb";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return {};
-}
-
-struct ProcessResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  bool timed_out = false;
-};
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> result;
-  for (auto& s : strings) result.push_back(s.data());
-  result.push_back(nullptr);
-  return result;
-}
-
-// Runs argv with env, feeding input to its stdin, collecting stdout/stderr; killed at the
-// deadline (then timed_out is set).
-ProcessResult run_process(std::vector<std::string> argv, std::vector<std::string> env, std::string_view input,
-                          std::chrono::steady_clock::duration timeout = kCommandTimeout) {
-  ProcessResult result;
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
-    ADD_FAILURE() << "pipe: " << std::strerror(errno);
-    return result;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  auto args = c_strings(argv);
-  auto envp = c_strings(env);
-  pid_t pid = 0;
-  int spawned = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  if (spawned != 0) {
-    ADD_FAILURE() << "cannot run " << argv[0] << ": " << std::strerror(spawned);
-    ::close(in[1]);
-    ::close(out[0]);
-    ::close(err[0]);
-    return result;
-  }
-  ::fcntl(in[1], F_SETFL, O_NONBLOCK);
-  std::size_t written = 0;
-  if (input.empty()) {
-    ::close(in[1]);
-    in[1] = -1;
-  }
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool out_open = true, err_open = true;
-  char buffer[65536];
-  while (out_open || err_open) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    pollfd fds[3] = {{out_open ? out[0] : -1, POLLIN, 0}, {err_open ? err[0] : -1, POLLIN, 0}, {in[1], POLLOUT, 0}};
-    ::poll(fds, 3, static_cast<int>(std::min<std::int64_t>(left.count(), 1000)));
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        (i == 0 ? result.out : result.err).append(buffer, static_cast<std::size_t>(n));
-      } else {
-        (i == 0 ? out_open : err_open) = false;
-      }
-    }
-    if (in[1] >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t n = ::write(in[1], input.data() + written, input.size() - written);
-      if (n > 0) written += static_cast<std::size_t>(n);
-      if (n < 0 || written == input.size()) {
-        ::close(in[1]);
-        in[1] = -1;
-      }
-    }
-  }
-  if (in[1] >= 0) ::close(in[1]);
-  ::close(out[0]);
-  ::close(err[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
-int connect_loopback(std::uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::size_t line_count(const fs::path& path) {
   std::string text = read_file(path);
@@ -178,70 +48,14 @@ std::size_t line_count(const fs::path& path) {
 class RealAdbTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    adb_ = find_adb();
-    ASSERT_FALSE(adb_.empty()) << "the adb program is needed: install Debian package adb (apt-get install adb)";
-    std::string pattern = (fs::temp_directory_path() / "adbwire-real-adb-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    temp_ = pattern;
-    fs::create_directories(temp_ / "home");
-
-    for (char** e = environ; *e != nullptr; ++e) {
-      std::string_view entry = *e;
-      if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_") || entry.starts_with("ADB_")) continue;
-      env_.emplace_back(entry);
-    }
-    env_.push_back("HOME=" + (temp_ / "home").string());
-    env_.push_back("ADB_MDNS=0");
-
-    server_port_ = free_port();
-    start_server();
+    ASSERT_EQ(server_.start(), "");
+    adb_ = server_.adb_path();
+    temp_ = server_.temp();
+    env_ = server_.env();
   }
 
   void TearDown() override {
-    if (server_pid_ > 0) {
-      run_process({adb_, "-P", std::to_string(server_port_), "kill-server"}, env_, {}, 10s);
-      int status = 0;
-      auto deadline = std::chrono::steady_clock::now() + 5s;
-      while (::waitpid(server_pid_, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          ::kill(server_pid_, SIGKILL);
-          ::waitpid(server_pid_, &status, 0);
-          break;
-        }
-        std::this_thread::sleep_for(50ms);
-      }
-    }
     if (device_) device_->stop();
-    std::error_code ignored;
-    if (!temp_.empty()) fs::remove_all(temp_, ignored);
-  }
-
-  // `adb -P PORT nodaemon server`, our child, so teardown can always kill it by pid.
-  void start_server() {
-    std::vector<std::string> argv = {adb_, "-P", std::to_string(server_port_), "nodaemon", "server"};
-    std::string log = (temp_ / "adb-server.log").string();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    auto args = c_strings(argv);
-    auto envp = c_strings(env_);
-    int spawned = ::posix_spawn(&server_pid_, adb_.c_str(), &actions, nullptr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    ASSERT_EQ(spawned, 0) << "cannot start " << adb_ << ": " << std::strerror(spawned);
-    // Client commands would start a daemon of their own if ours were not listening yet.
-    auto deadline = std::chrono::steady_clock::now() + kOnlineTimeout;
-    for (;;) {
-      int fd = connect_loopback(server_port_);
-      if (fd >= 0) {
-        ::close(fd);
-        break;
-      }
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
-          << "adb server did not listen on port " << server_port_ << "; its log:\n" << read_file(log);
-      std::this_thread::sleep_for(50ms);
-    }
   }
 
   void start_device(VirtualDeviceOptions options = {}) {
@@ -251,10 +65,7 @@ class RealAdbTest : public ::testing::Test {
   }
 
   ProcessResult adb(std::vector<std::string> args, std::string_view input = {}) {
-    args.insert(args.begin(), {adb_, "-P", std::to_string(server_port_)});
-    auto result = run_process(std::move(args), env_, input);
-    EXPECT_FALSE(result.timed_out) << "adb did not finish in time";
-    return result;
+    return server_.adb(std::move(args), input);
   }
 
   // adb -s SERIAL args…
@@ -264,24 +75,12 @@ class RealAdbTest : public ::testing::Test {
   }
 
   // `adb connect` then waits (bounded) until the server reports the device online.
-  void connect_and_wait() {
-    adb({"connect", serial_});
-    auto deadline = std::chrono::steady_clock::now() + kOnlineTimeout;
-    std::string last;
-    for (;;) {
-      auto state = adb_s({"get-state"});
-      if (state.out == "device\n") return;
-      last = state.out + state.err;
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "device never came online; last get-state: " << last;
-      std::this_thread::sleep_for(100ms);
-    }
-  }
+  void connect_and_wait() { ASSERT_EQ(server_.connect_and_wait(serial_), ""); }
 
+  test::AdbServerProcess server_;
   std::string adb_;
   fs::path temp_;
   std::vector<std::string> env_;
-  std::uint16_t server_port_ = 0;
-  pid_t server_pid_ = -1;
   std::optional<VirtualDevice> device_;
   std::string serial_;
 };

@@ -74,9 +74,11 @@ TEST(Target, Usb) {
 TEST(Target, ServerDefaultsAndExplicitAddress) {
   const Target local = Target::parse("server:emulator-5554");
   EXPECT_EQ(local.kind(), Target::Kind::server);
-  EXPECT_EQ(local.host(), "localhost");
-  EXPECT_EQ(local.port(), 5037);
+  // No address: ConnectOptions::server and the environment decide at connect time.
+  EXPECT_EQ(local.host(), "");
+  EXPECT_EQ(local.port(), 0);
   EXPECT_EQ(local.serial(), "emulator-5554");
+  EXPECT_EQ(local.to_string(), "server:emulator-5554");
 
   const Target remote = Target::parse("server:rig7:5038/R58M");
   EXPECT_EQ(remote.host(), "rig7");

@@ -69,8 +69,9 @@ TEST(SnapshotCommand, OptionsReachThePipeline) {
 TEST(SnapshotCommand, ErrorsSayWhatToDo) {
   const Result no_xml = run("snapshot");
   EXPECT_NE(no_xml.status, 0);
-  EXPECT_THAT(no_xml.out, HasSubstr("snapshot without --xml needs a device connection"));
-  EXPECT_THAT(no_xml.out, HasSubstr("pass --xml FILE"));
+  // Without --xml (and no session open) a live snapshot has nothing to talk to: say how to get one.
+  EXPECT_THAT(no_xml.out, HasSubstr("no adbwire session is running"));
+  EXPECT_THAT(no_xml.out, HasSubstr("adbwire open"));
   const Result missing = run("snapshot --xml /nonexistent/dump.xml");
   EXPECT_NE(missing.status, 0);
   EXPECT_THAT(missing.out, HasSubstr("/nonexistent/dump.xml"));

@@ -1,0 +1,299 @@
+// Pull throughput and peak memory: adbwire (SyncClient::pull over one open connection)
+// against the real AOSP `adb pull` (client process plus a private adb server), both pulling
+// the same file from the same virtual device in the same run.
+//
+// Usage: sync_bench [MiB] [RUNS]   (file size, default 64; runs per variant, default 3)
+// Each pull runs in a child process so its peak RSS (ru_maxrss from wait4) is its own:
+// adbwire's child connects and pulls (its pull time alone is reported too); adb's client
+// process is measured the same way and its server's VmHWM is read from /proc. The virtual
+// device runs in a third process, forked before this one starts any thread.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <asio/ip/tcp.hpp>
+
+#include "adbwire/device.hpp"
+#include "adbwire/sync.hpp"
+#include "adbwire/vdevice.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kAdb = "/usr/bin/adb";
+
+struct Sample {
+  double seconds = 0;
+  long max_rss_kib = 0;
+  bool ok = false;
+};
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Runs body in a forked child; returns its wall time and peak RSS.
+Sample in_child(const std::function<bool()>& body) {
+  Sample sample;
+  const auto start = Clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    bool ok = false;
+    try {
+      ok = body();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "sync_bench: %s\n", error.what());
+    }
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return sample;
+  sample.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  sample.max_rss_kib = usage.ru_maxrss;
+  sample.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return sample;
+}
+
+// Runs argv with output discarded, in a child measured like in_child.
+Sample spawn_measured(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  return in_child([&] {
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
+    envp.push_back(nullptr);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    execve(argv[0].c_str(), args.data(), envp.data());
+    return false;
+  });
+}
+
+int run_quiet(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  return spawn_measured(argv, env).ok ? 0 : 1;
+}
+
+long vm_hwm_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmHWM:")) return std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  return -1;
+}
+
+std::uint16_t free_port() {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  return acceptor.local_endpoint().port();
+}
+
+// The virtual device in its own process (forked before this process starts any thread),
+// serving root until the returned pipe is closed. Returns its port, 0 on failure.
+std::uint16_t start_vdevice(const fs::path& root, pid_t& pid, int& stop_pipe) {
+  int port_pipe[2], stop[2];
+  if (pipe(port_pipe) != 0 || pipe(stop) != 0) return 0;
+  pid = fork();
+  if (pid == 0) {
+    close(port_pipe[0]);
+    close(stop[1]);
+    adbwire::VirtualDeviceOptions options;
+    options.root = root;
+    adbwire::VirtualDevice vd(options);
+    vd.start();
+    const std::uint16_t port = vd.port();
+    if (write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(1);
+    char byte;
+    while (read(stop[0], &byte, 1) > 0) {
+    }
+    vd.stop();
+    _exit(0);
+  }
+  close(port_pipe[1]);
+  close(stop[0]);
+  stop_pipe = stop[1];
+  std::uint16_t port = 0;
+  if (read(port_pipe[0], &port, sizeof port) != sizeof port) port = 0;
+  close(port_pipe[0]);
+  return port;
+}
+
+int run(std::size_t mib, int runs) {
+  if (access(kAdb, X_OK) != 0) {
+    std::fprintf(stderr, "sync_bench: %s not found: install it (apt-get install adb)\n", kAdb);
+    return 1;
+  }
+  std::random_device random;
+  const fs::path temp = fs::temp_directory_path() / ("adbwire-sync-bench-" + std::to_string(random()));
+  fs::create_directories(temp / "root/sdcard");
+  fs::create_directories(temp / "home");
+  fs::create_directories(temp / "out");
+  const std::uint64_t size = mib * 1024 * 1024;
+  {
+    std::mt19937_64 bits(1);
+    std::ofstream file(temp / "root/sdcard/big.bin", std::ios::binary);
+    std::vector<std::uint64_t> block(1 << 16);
+    for (std::uint64_t written = 0; written < size; written += block.size() * 8) {
+      for (auto& word : block) word = bits();
+      file.write(reinterpret_cast<const char*>(block.data()),
+                 static_cast<std::streamsize>(std::min<std::uint64_t>(block.size() * 8, size - written)));
+    }
+  }
+
+  pid_t vd_pid = -1;
+  int vd_stop = -1;
+  const std::uint16_t port = start_vdevice(temp / "root", vd_pid, vd_stop);
+  if (port == 0) {
+    std::fprintf(stderr, "sync_bench: the virtual device did not start\n");
+    return 1;
+  }
+  const std::string target = "tcp:127.0.0.1:" + std::to_string(port);
+  const std::string serial = "127.0.0.1:" + std::to_string(port);
+
+  // Baseline: a child that only connects, for what the pull itself adds.
+  const Sample connect_only = in_child([&] {
+    adbwire::Device device = adbwire::Device::connect(target);
+    return device.exec("true").empty();
+  });
+  // The child's own pull time (after connecting) comes back through shared memory.
+  auto* pull_seconds = static_cast<double*>(
+      mmap(nullptr, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  if (pull_seconds == MAP_FAILED) return 1;
+  std::vector<double> adbwire_seconds;
+  std::vector<double> adbwire_process_seconds;
+  long adbwire_rss = 0;
+  for (int i = 0; i < runs; ++i) {
+    const Sample s = in_child([&] {
+      adbwire::Device device = adbwire::Device::connect(target);
+      const auto start = Clock::now();
+      adbwire::pull(device, "/sdcard/big.bin", temp / "out/adbwire.bin");
+      *pull_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      return true;
+    });
+    if (!s.ok) {
+      std::fprintf(stderr, "sync_bench: adbwire pull failed\n");
+      return 1;
+    }
+    adbwire_seconds.push_back(*pull_seconds);
+    adbwire_process_seconds.push_back(s.seconds);
+    adbwire_rss = std::max(adbwire_rss, s.max_rss_kib);
+  }
+  munmap(pull_seconds, sizeof(double));
+  if (fs::file_size(temp / "out/adbwire.bin") != size) {
+    std::fprintf(stderr, "sync_bench: adbwire pulled a file of the wrong size\n");
+    return 1;
+  }
+
+  // The real adb: a private server (our child, by PID), connected once before timing.
+  std::vector<std::string> env;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    const std::string entry = *variable;
+    if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_") || entry.starts_with("ADB_")) continue;
+    env.push_back(entry);
+  }
+  env.push_back("HOME=" + (temp / "home").string());
+  env.push_back("ADB_MDNS=0");
+  const std::string adb_port = std::to_string(free_port());
+  pid_t server = -1;
+  {
+    std::vector<std::string> argv = {kAdb, "-P", adb_port, "nodaemon", "server"};
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn(&server, kAdb, &actions, nullptr, args.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  bool adb_ok = run_quiet({kAdb, "-P", adb_port, "connect", serial}, env) == 0 &&
+                run_quiet({kAdb, "-P", adb_port, "-s", serial, "wait-for-device"}, env) == 0;
+  std::vector<double> adb_seconds;
+  long adb_rss = 0;
+  for (int i = 0; adb_ok && i < runs; ++i) {
+    const Sample s =
+        spawn_measured({kAdb, "-P", adb_port, "-s", serial, "pull", "/sdcard/big.bin", (temp / "out/adb.bin").string()},
+                       env);
+    adb_ok = s.ok;
+    adb_seconds.push_back(s.seconds);
+    adb_rss = std::max(adb_rss, s.max_rss_kib);
+  }
+  const long server_hwm = server > 0 ? vm_hwm_kib(server) : -1;
+  run_quiet({kAdb, "-P", adb_port, "kill-server"}, env);
+  if (server > 0) {
+    kill(server, SIGKILL);
+    waitpid(server, nullptr, 0);
+  }
+  close(vd_stop);
+  waitpid(vd_pid, nullptr, 0);
+  const bool same_size = adb_ok && fs::file_size(temp / "out/adb.bin") == size;
+  std::error_code ignored;
+  fs::remove_all(temp, ignored);
+  if (!adb_ok || !same_size) {
+    std::fprintf(stderr, "sync_bench: adb pull failed on %s\n", serial.c_str());
+    return 1;
+  }
+
+  const double mb = static_cast<double>(size) / 1e6;
+  const double adbwire_rate = mb / median(adbwire_seconds);
+  const double adbwire_process_rate = mb / median(adbwire_process_seconds);
+  const double adb_rate = mb / median(adb_seconds);
+  std::printf("pull of %zu MiB from the virtual device on loopback, median of %d runs (MB = 10^6 bytes)\n", mib, runs);
+  std::printf("  adbwire pull on an open connection  %8.1f MB/s\n", adbwire_rate);
+  std::printf("  adbwire process: connect + pull     %8.1f MB/s   peak RSS %6ld KiB (connect alone: %ld KiB)\n",
+              adbwire_process_rate, adbwire_rss, connect_only.max_rss_kib);
+  std::printf("  adb pull process (via adb server)   %8.1f MB/s   peak RSS %6ld KiB (+ adb server %ld KiB)\n",
+              adb_rate, adb_rss, server_hwm);
+  std::printf("ratio adbwire/adb throughput: %.2fx (open connection), %.2fx (process vs process)\n",
+              adbwire_rate / adb_rate, adbwire_process_rate / adb_rate);
+  std::printf("ratio peak RSS adbwire/adb client: %.2fx\n",
+              static_cast<double>(adbwire_rss) / static_cast<double>(adb_rss));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long mib = argc > 1 ? std::atol(argv[1]) : 64;
+  const int runs = argc > 2 ? std::atoi(argv[2]) : 3;
+  if (mib <= 0 || runs <= 0) {
+    std::fprintf(stderr, "usage: sync_bench [MiB > 0] [RUNS > 0]\n");
+    return 2;
+  }
+  try {
+    return run(static_cast<std::size_t>(mib), runs);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "sync_bench: %s\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,305 @@
+// The agent API: connect once, then snapshot → act → snapshot over one open connection,
+// with no process spawned and no reconnect per step (DESIGN.md, "Interactions").
+//
+//   adbwire::Page page = adbwire::Page::connect("tcp:127.0.0.1:5555");
+//   std::puts(page.snapshot().to_text().c_str());   // - Button [ref=3] "Add item"
+//   page.tap(3);
+//   page.type(5, "two apples", {.clear = true});
+//
+// Errors: every blocking call comes twice, `op(args)` throwing adbwire::Error and
+// `op(args, std::error_code&)` setting the code; after a failure the error_code form leaves
+// the message the exception would carry in last_error(). Codes common to all calls:
+// timeout, device_offline, closed (from the connection); command_failed (the device ran
+// the command and reported failure: the message quotes its output). Every blocking call
+// ends by its deadline (kDefaultDeadline: now + ConnectOptions::command_timeout).
+//
+// Stale refs: an action on a ref names an element of the last snapshot(). When the screen
+// may have changed since (any action after that snapshot), the action first re-reads the
+// screen and acts only where the ref's exact token, or else exactly one identity token,
+// is found (ui::resolve); otherwise it fails with stale_ref and sends nothing.
+//
+// Thread safety: a Page is for one caller at a time (it keeps the ref map); use one Page
+// per thread, or lock around it. The Device it holds may be shared with other users.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "adbwire/connect_options.hpp"
+#include "adbwire/deadline.hpp"
+#include "adbwire/device.hpp"
+#include "adbwire/ui.hpp"
+
+namespace adbwire {
+
+class Trajectory;
+
+// When an action on a ref re-reads the screen before acting.
+enum class RefCheck {
+  when_changed,  // after any action since the snapshot that issued the ref (default)
+  always,        // before every action on a ref
+  never,         // trust the last snapshot (fastest; may act on the wrong element)
+};
+
+struct PageOptions {
+  ui::SnapshotOptions snapshot;
+  RefCheck ref_check = RefCheck::when_changed;
+  // Attempts of one snapshot when uiautomator reports a busy screen ("could not get idle
+  // state") or a null root node, and the pause between them.
+  std::uint32_t dump_attempts = 3;
+  std::chrono::milliseconds dump_retry_pause{250};
+  // Gesture timings (DESIGN.md: long-press 1000 ms).
+  std::chrono::milliseconds long_press{1000};
+  std::chrono::milliseconds swipe{300};
+  std::chrono::milliseconds drag{1500};
+  // How the dump comes back. automatic: `uiautomator dump /dev/tty` first, and when that
+  // yields no XML (API 35+ broke it) the file method from then on. file: dump to a file
+  // under /data/local/tmp and `cat` it in the same exec stream. tty: /dev/tty only.
+  enum class DumpMethod { automatic, file, tty } dump_method = DumpMethod::automatic;
+  // Where the file method writes the dump. Empty: a name of our own under /data/local/tmp
+  // (unique per Page).
+  std::string dump_path;
+  // Budget of a call made with kDefaultDeadline, all its device round trips included.
+  std::chrono::milliseconds timeout{30000};
+  // Record every action with its arguments, result, timing and the snapshots around it
+  // (see trajectory.hpp). nullptr: no recording.
+  std::shared_ptr<Trajectory> trajectory;
+};
+
+struct TypeOptions {
+  bool clear = false;   // delete the field's current text first
+  bool submit = false;  // press Enter after the text
+};
+
+enum class Direction { up, down, left, right };
+
+// A point for the coordinate actions: pixels, or with normalized = true fractions 0..1 of
+// the screen's width and height (as the last snapshot's rotation shows it).
+struct ScreenPoint {
+  double x = 0;
+  double y = 0;
+  bool normalized = false;
+};
+
+enum class SettingsNamespace { system, secure, global };
+
+// Screen orientation as Settings.System.USER_ROTATION numbers it.
+enum class Orientation { portrait = 0, landscape = 1, reverse_portrait = 2, reverse_landscape = 3 };
+
+// What a device can do, from one probe (Page::capabilities()).
+enum class Capability : std::uint32_t {
+  snapshot,          // uiautomator dump
+  input,             // input tap/swipe/keyevent/text (ASCII text)
+  unicode_text,      // non-ASCII type(): ADBKeyBoard is the active input method
+  clipboard,         // clipboard_set/get: stock Android has no shell command for it, so
+                     // this is off until an on-device helper provides one
+  drag_and_drop,     // input draganddrop (Android 12, API 31+); else drag() uses a slow swipe
+  screenshot,        // screencap -p
+  install,           // streamed install (cmd package install -S, API 24+)
+  settings,          // settings get/put (cmd settings)
+  notifications,     // cmd statusbar expand-notifications (API 24+)
+  dismiss_keyguard,  // wm dismiss-keyguard (API 26+)
+};
+
+class Capabilities {
+ public:
+  bool has(Capability c) const noexcept { return (bits_ >> static_cast<std::uint32_t>(c)) & 1U; }
+  void set(Capability c, bool on = true) noexcept {
+    const std::uint32_t bit = 1U << static_cast<std::uint32_t>(c);
+    bits_ = on ? bits_ | bit : bits_ & ~bit;
+  }
+  // The names of what is supported ("snapshot", "input", …), in enum order.
+  std::vector<std::string_view> names() const;
+  std::uint32_t sdk = 0;     // ro.build.version.sdk (0 when unreadable)
+  ui::Point screen_size;     // physical pixels in natural orientation (wm size)
+  std::string input_method;  // settings secure default_input_method
+
+ private:
+  std::uint32_t bits_ = 0;
+};
+
+// The name of a capability ("unicode_text"), for messages and `adbwire capabilities`.
+std::string_view to_string(Capability c) noexcept;
+
+// How `uiautomator dump` failed, read from what it printed (it reports most failures as
+// text with exit status 0).
+enum class DumpFailure {
+  none,             // the output holds a hierarchy
+  idle_timeout,     // "could not get idle state": the screen kept changing
+  null_root,        // "null root node returned by UiTestAutomationBridge" (transient)
+  automation_busy,  // "UiAutomationService … already registered": another tool holds it
+  killed,           // "Killed": the dump process was killed (memory, watchdog)
+  no_xml,           // no hierarchy in the output (empty or missing file, other text)
+};
+DumpFailure classify_dump_output(std::string_view output) noexcept;
+
+// Package and activity in the foreground ("com.android.settings", ".Settings").
+struct ForegroundActivity {
+  std::string package;
+  std::string activity;
+};
+
+class Page {
+ public:
+  // Connects to target (Device::connect's forms and errors).
+  static Page connect(std::string_view target, PageOptions options = {},
+                      const ConnectOptions& connect_options = {});
+  static Page connect(std::string_view target, PageOptions options,
+                      const ConnectOptions& connect_options, std::error_code& error);
+
+  // A Page over an open Device. Issues no command.
+  explicit Page(Device device, PageOptions options = {});
+  Page(Page&&) noexcept;
+  Page& operator=(Page&&) noexcept;
+  ~Page();
+
+  Device& device() noexcept;
+  const PageOptions& options() const noexcept;
+  // The message of the last failed call (either form), "" when none failed yet.
+  const std::string& last_error() const noexcept;
+
+  // ---- Snapshot
+  // Dumps the screen with uiautomator and streams the XML back in one exec stream, parses
+  // it and keeps it: its refs are the ones later actions take. Valid until the next
+  // snapshot(), wait_for_*() or move/destruction of the Page. Retries a busy screen and a
+  // null root node (PageOptions::dump_attempts). Errors: timeout (the screen never settled:
+  // "could not get idle state" every time), busy (another UiAutomation client holds the
+  // single slot: stop uiautomator2, Appium or Maestro), command_failed (Killed, null root
+  // every time, no XML), parse_error (malformed XML). The error_code form returns an empty
+  // snapshot on error and keeps the previous one for refs.
+  const ui::Snapshot& snapshot(Deadline deadline = kDefaultDeadline);
+  const ui::Snapshot& snapshot(Deadline deadline, std::error_code& error);
+  // The snapshot the refs refer to (empty before the first snapshot()).
+  const ui::Snapshot& last_snapshot() const noexcept;
+  // The XML of the last dump, as the device sent it.
+  const std::string& last_dump() const noexcept;
+
+  // ---- Actions on refs of the last snapshot. Errors also: not_found (no such ref, or no
+  // snapshot yet), stale_ref (see the top of this file).
+  void tap(std::uint32_t ref, Deadline deadline = kDefaultDeadline);
+  void tap(std::uint32_t ref, Deadline deadline, std::error_code& error);
+  void long_press(std::uint32_t ref, Deadline deadline = kDefaultDeadline);
+  void long_press(std::uint32_t ref, Deadline deadline, std::error_code& error);
+  // Taps the field, then sends the text as ONE shell command: word by word `input text`
+  // (shell-quoted, "%s" split so it stays literal) with KEYCODE_SPACE between words,
+  // KEYCODE_ENTER for '\n' and KEYCODE_TAB for '\t'. Non-ASCII text goes through ADBKeyBoard
+  // when it is the active input method; else not_supported naming the options (never a
+  // silently dropped character). invalid_argument for other control characters.
+  void type(std::uint32_t ref, std::string_view text, TypeOptions options = {},
+            Deadline deadline = kDefaultDeadline);
+  void type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline,
+            std::error_code& error);
+  // A swipe inside the element's bounds from its centre a third of its size, moving the
+  // content so that what lies in `direction` comes into view.
+  void scroll(std::uint32_t ref, Direction direction, Deadline deadline = kDefaultDeadline);
+  void scroll(std::uint32_t ref, Direction direction, Deadline deadline, std::error_code& error);
+  // Long-press on `from`, move to `to`, release (input draganddrop, or a slow swipe).
+  void drag(std::uint32_t from, std::uint32_t to, Deadline deadline = kDefaultDeadline);
+  void drag(std::uint32_t from, std::uint32_t to, Deadline deadline, std::error_code& error);
+
+  // ---- Actions on coordinates. invalid_argument for a point off the screen or a
+  // normalized coordinate outside 0..1.
+  void tap_at(ScreenPoint at, Deadline deadline = kDefaultDeadline);
+  void tap_at(ScreenPoint at, Deadline deadline, std::error_code& error);
+  void long_press_at(ScreenPoint at, Deadline deadline = kDefaultDeadline);
+  void long_press_at(ScreenPoint at, Deadline deadline, std::error_code& error);
+  // duration 0: PageOptions::swipe.
+  void swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration = {},
+             Deadline deadline = kDefaultDeadline);
+  void swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
+             Deadline deadline, std::error_code& error);
+
+  // ---- Keys. key: back, home, enter, delete, tab, escape, up, down, left, right, space,
+  // power, volup, voldown, recent, menu, paste, a KEYCODE_* name or a number.
+  // invalid_argument for an unknown name.
+  void press(std::string_view key, Deadline deadline = kDefaultDeadline);
+  void press(std::string_view key, Deadline deadline, std::error_code& error);
+  void back(Deadline deadline = kDefaultDeadline);
+  void back(Deadline deadline, std::error_code& error);
+  void home(Deadline deadline = kDefaultDeadline);
+  void home(Deadline deadline, std::error_code& error);
+  void recent(Deadline deadline = kDefaultDeadline);
+  void recent(Deadline deadline, std::error_code& error);
+
+  // ---- Apps. launch: monkey's launcher intent, or `am start -n` with an activity.
+  // Errors also: not_found (no such package or activity), invalid_argument (a name with
+  // characters no package has).
+  void launch(std::string_view package, std::string_view activity = {},
+              Deadline deadline = kDefaultDeadline);
+  void launch(std::string_view package, std::string_view activity, Deadline deadline,
+              std::error_code& error);
+  void stop(std::string_view package, Deadline deadline = kDefaultDeadline);
+  void stop(std::string_view package, Deadline deadline, std::error_code& error);
+  // The resumed activity (dumpsys activity). not_found when none is reported.
+  ForegroundActivity foreground(Deadline deadline = kDefaultDeadline);
+  ForegroundActivity foreground(Deadline deadline, std::error_code& error);
+  std::vector<std::string> packages(Deadline deadline = kDefaultDeadline);
+  std::vector<std::string> packages(Deadline deadline, std::error_code& error);
+  // Streams the APK file (bounded memory). Errors also: not_found (no such file),
+  // command_failed ("Failure [INSTALL_…]" quoted).
+  void install(const std::filesystem::path& apk, Deadline deadline = kDefaultDeadline);
+  void install(const std::filesystem::path& apk, Deadline deadline, std::error_code& error);
+  void uninstall(std::string_view package, Deadline deadline = kDefaultDeadline);
+  void uninstall(std::string_view package, Deadline deadline, std::error_code& error);
+
+  // ---- Device
+  // PNG bytes of the screen (screencap -p over exec; no file on either side). Bytes a
+  // device prints before the PNG signature are dropped. command_failed without a PNG.
+  std::vector<std::uint8_t> screenshot(Deadline deadline = kDefaultDeadline);
+  std::vector<std::uint8_t> screenshot(Deadline deadline, std::error_code& error);
+  // not_supported unless Capability::clipboard (the message names the alternatives).
+  void clipboard_set(std::string_view text, Deadline deadline = kDefaultDeadline);
+  void clipboard_set(std::string_view text, Deadline deadline, std::error_code& error);
+  std::string clipboard_get(Deadline deadline = kDefaultDeadline);
+  std::string clipboard_get(Deadline deadline, std::error_code& error);
+  // Locks the rotation (accelerometer off) at `orientation`.
+  void rotate(Orientation orientation, Deadline deadline = kDefaultDeadline);
+  void rotate(Orientation orientation, Deadline deadline, std::error_code& error);
+  // Wakes the screen and dismisses a keyguard that has no PIN/pattern (a secure lock
+  // stays: the person has to unlock it).
+  void wake(Deadline deadline = kDefaultDeadline);
+  void wake(Deadline deadline, std::error_code& error);
+  void open_notifications(Deadline deadline = kDefaultDeadline);
+  void open_notifications(Deadline deadline, std::error_code& error);
+  // The device clock.
+  std::chrono::system_clock::time_point device_time(Deadline deadline = kDefaultDeadline);
+  std::chrono::system_clock::time_point device_time(Deadline deadline, std::error_code& error);
+  // A value of Android's settings provider; "" for an unset key. Keys and values are
+  // shell-quoted, so any text is safe.
+  std::string setting(SettingsNamespace ns, std::string_view key,
+                      Deadline deadline = kDefaultDeadline);
+  std::string setting(SettingsNamespace ns, std::string_view key, Deadline deadline,
+                      std::error_code& error);
+  void put_setting(SettingsNamespace ns, std::string_view key, std::string_view value,
+                   Deadline deadline = kDefaultDeadline);
+  void put_setting(SettingsNamespace ns, std::string_view key, std::string_view value,
+                   Deadline deadline, std::error_code& error);
+
+  // ---- Waiting (the snapshot they return becomes the one refs refer to)
+  // Snapshots until one has an element matching text (ui::Snapshot::find). timeout names
+  // the text when it never appears.
+  const ui::Snapshot& wait_for_text(std::string_view text, std::chrono::milliseconds timeout);
+  const ui::Snapshot& wait_for_text(std::string_view text, std::chrono::milliseconds timeout,
+                                    std::error_code& error);
+  // Snapshots until two in a row are identical (the screen settled). timeout when the
+  // screen kept changing.
+  const ui::Snapshot& wait_for_idle(std::chrono::milliseconds timeout);
+  const ui::Snapshot& wait_for_idle(std::chrono::milliseconds timeout, std::error_code& error);
+
+  // What this device supports, probed once with one shell command and then cached.
+  const Capabilities& capabilities(Deadline deadline = kDefaultDeadline);
+  const Capabilities& capabilities(Deadline deadline, std::error_code& error);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace adbwire

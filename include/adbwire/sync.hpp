@@ -1,0 +1,168 @@
+// File transfer with a device over its "sync:" service: stat, list, pull and push of files
+// and whole directories, with modes and mtimes kept and a progress callback.
+//
+// Nothing is lost: a pull writes into a hidden temporary file beside the destination
+// (".NAME.adbwire-XXXXXX") and renames it over NAME only once every byte arrived, so a
+// failed or interrupted pull leaves no file under the final name (and no temporary file).
+// A refusal by the device (sync FAIL) is errc::command_failed with the device's words.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "adbwire/deadline.hpp"
+#include "adbwire/device.hpp"
+
+namespace adbwire {
+
+// A file's metadata on the device. Devices without the stat_v2 feature report only mode,
+// size (cut to 32 bits) and mtime; the other fields are then 0.
+struct RemoteStat {
+  std::uint32_t mode = 0;  // st_mode: type and permission bits
+  std::uint64_t size = 0;
+  std::int64_t mtime = 0;  // seconds since the epoch
+  std::int64_t atime = 0;
+  std::int64_t ctime = 0;
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  std::uint32_t nlink = 0;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+
+  bool is_directory() const noexcept;
+  bool is_regular() const noexcept;
+  bool is_symlink() const noexcept;
+};
+
+// One directory entry ("." and ".." are left out).
+struct RemoteEntry {
+  std::string name;
+  RemoteStat stat;
+};
+
+// Where a transfer stands; passed to SyncProgressHandler after every chunk and once when
+// a file completes. The views are valid only during the call.
+struct SyncProgress {
+  std::string_view remote;          // the file being transferred
+  std::string_view local;
+  std::uint64_t file_bytes = 0;     // of this file, so far
+  std::uint64_t file_size = 0;
+  std::uint64_t total_bytes = 0;    // of the whole call, so far
+  std::uint64_t total_size = 0;     // of every file the call transfers
+  std::size_t files_done = 0;
+  std::size_t files_total = 0;
+};
+
+// Called on the calling thread. It may throw: the transfer stops, cleans up as on any
+// failure, and the exception propagates.
+using SyncProgressHandler = std::function<void(const SyncProgress&)>;
+
+struct PullOptions {
+  // Give pulled files (and folders) the device's permission bits and mtime. Otherwise files
+  // get mode 0644 and the current time, as `adb pull` without -a.
+  bool keep_attributes = true;
+  SyncProgressHandler progress;
+  // The whole call ends by then (errc::timeout). kDefaultDeadline instead bounds each wait
+  // for the device by ConnectOptions::command_timeout, so a long transfer that keeps moving
+  // never times out but a stalled one does.
+  Deadline deadline = kDefaultDeadline;
+};
+
+struct PushOptions {
+  SyncProgressHandler progress;
+  Deadline deadline = kDefaultDeadline;  // as PullOptions::deadline
+};
+
+// What a pull or push moved.
+struct TransferStats {
+  std::size_t files = 0;
+  std::size_t skipped = 0;     // neither regular files, folders nor links to files (devices, FIFOs)
+  std::uint64_t bytes = 0;
+  std::chrono::nanoseconds elapsed{0};
+};
+
+// One sync stream to a device. Requests use the v2 forms (STA2/LST2/LIS2/SND2/RCV2) when
+// the device offers stat_v2/ls_v2/sendrecv_v2, the v1 forms otherwise. Many files go over
+// the one stream; pushes of many files do not wait for each file's acknowledgement.
+// After a device FAIL (the device then ends the stream) the next call opens a new stream.
+//
+// Errors common to every call: device_offline (the connection dropped), timeout, closed
+// (the Device was closed), protocol_error (the device broke the sync protocol). Not thread
+// safe: one SyncClient per thread; the Device must outlive it. last_error() keeps the
+// detail of the last failure for callers of the error_code overloads.
+class SyncClient {
+ public:
+  // Opens "sync:". Errors as Device::open (not_supported: the device refused sync).
+  explicit SyncClient(Device& device, Deadline deadline = kDefaultDeadline);
+  SyncClient(Device& device, Deadline deadline, std::error_code& error);
+  SyncClient(SyncClient&&) noexcept;
+  SyncClient& operator=(SyncClient&&) noexcept;
+  // Closes the stream, which ends sync mode on the device; never blocks.
+  ~SyncClient();
+
+  // stat follows symlinks, lstat does not (without stat_v2 both are lstat, as in adb).
+  // Errors also: not_found (no such path), permission_denied, command_failed (another
+  // errno, named in the detail).
+  RemoteStat stat(std::string_view path, Deadline deadline = kDefaultDeadline);
+  RemoteStat stat(std::string_view path, Deadline deadline, std::error_code& error);
+  RemoteStat lstat(std::string_view path, Deadline deadline = kDefaultDeadline);
+  RemoteStat lstat(std::string_view path, Deadline deadline, std::error_code& error);
+
+  // The entries of a folder, in the device's order. A missing or unreadable folder lists
+  // as empty, as adbd reports it.
+  std::vector<RemoteEntry> list(std::string_view path, Deadline deadline = kDefaultDeadline);
+  std::vector<RemoteEntry> list(std::string_view path, Deadline deadline, std::error_code& error);
+
+  // Copies remote files or folders (recursively) to local, like `adb pull`: with one
+  // remote, local may name the copy or an existing folder to put it in (missing parent
+  // folders are created); with several, local must be an existing folder. Errors also:
+  // not_found (a remote path does not exist), invalid_argument (several remotes and local
+  // is not a folder), command_failed (the device's FAIL text), io_error (local disk).
+  // Stops at the first failure; files completed before it stay.
+  TransferStats pull(std::string_view remote, const std::filesystem::path& local, const PullOptions& options = {});
+  TransferStats pull(std::string_view remote, const std::filesystem::path& local, const PullOptions& options,
+                     std::error_code& error);
+  TransferStats pull(const std::vector<std::string>& remotes, const std::filesystem::path& local,
+                     const PullOptions& options = {});
+  TransferStats pull(const std::vector<std::string>& remotes, const std::filesystem::path& local,
+                     const PullOptions& options, std::error_code& error);
+
+  // Copies local files or folders (recursively) to the device, like `adb push`: files keep
+  // their permission bits and mtime; remote may name the copy or an existing folder; with
+  // several locals it must be a folder. The device creates missing parent folders; empty
+  // local folders are created with `mkdir -p`. Errors also: not_found (a local path does
+  // not exist), invalid_argument, command_failed (the device's FAIL text), io_error.
+  TransferStats push(const std::filesystem::path& local, std::string_view remote, const PushOptions& options = {});
+  TransferStats push(const std::filesystem::path& local, std::string_view remote, const PushOptions& options,
+                     std::error_code& error);
+  TransferStats push(const std::vector<std::filesystem::path>& locals, std::string_view remote,
+                     const PushOptions& options = {});
+  TransferStats push(const std::vector<std::filesystem::path>& locals, std::string_view remote,
+                     const PushOptions& options, std::error_code& error);
+
+  // The detail of the last failed call ("" after a success).
+  const std::string& last_error() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-shot conveniences: a SyncClient for one call.
+TransferStats pull(Device& device, std::string_view remote, const std::filesystem::path& local,
+                   const PullOptions& options = {});
+TransferStats pull(Device& device, std::string_view remote, const std::filesystem::path& local,
+                   const PullOptions& options, std::error_code& error);
+TransferStats push(Device& device, const std::filesystem::path& local, std::string_view remote,
+                   const PushOptions& options = {});
+TransferStats push(Device& device, const std::filesystem::path& local, std::string_view remote,
+                   const PushOptions& options, std::error_code& error);
+
+}  // namespace adbwire

@@ -1,0 +1,148 @@
+#include "agent/input_commands.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+
+namespace adbwire::agent {
+namespace {
+
+constexpr int kKeySpace = 62;
+constexpr int kKeyEnter = 66;
+constexpr int kKeyTab = 61;
+
+void append_command(std::string& line, std::string_view command) {
+  if (!line.empty()) line += " && ";
+  line += command;
+}
+
+// `input text` for one word without spaces; several commands when the word holds "%s".
+void append_word(std::string& line, std::string_view word) {
+  while (!word.empty()) {
+    std::size_t cut = word.size();
+    for (std::size_t i = 0; i + 1 < word.size(); ++i) {
+      if (word[i] == '%' && word[i + 1] == 's') {
+        cut = i + 1;
+        break;
+      }
+    }
+    append_command(line, "input text " + shell_quote(word.substr(0, cut)));
+    word.remove_prefix(cut);
+  }
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::string shell_quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+bool needs_unicode_path(std::string_view text) noexcept {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+}
+
+std::optional<std::string> ascii_type_command(std::string_view text, std::size_t& bad_at) {
+  std::string line;
+  std::size_t word_start = 0;
+  auto flush = [&](std::size_t end) {
+    append_word(line, text.substr(word_start, end - word_start));
+    word_start = end + 1;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    int key = 0;
+    if (c == ' ') {
+      key = kKeySpace;
+    } else if (c == '\n') {
+      key = kKeyEnter;
+    } else if (c == '\t') {
+      key = kKeyTab;
+    } else if (c < 0x20 || c >= 0x7f) {
+      bad_at = i;
+      return std::nullopt;
+    } else {
+      continue;
+    }
+    flush(i);
+    append_command(line, "input keyevent " + std::to_string(key));
+  }
+  flush(text.size());
+  return line;
+}
+
+std::optional<std::string> key_code(std::string_view name) {
+  static constexpr std::pair<std::string_view, int> kKeys[] = {
+      {"back", 4},       {"home", 3},     {"enter", 66},   {"delete", 67},   {"del", 67},
+      {"backspace", 67}, {"tab", 61},     {"escape", 111}, {"esc", 111},     {"up", 19},
+      {"down", 20},      {"left", 21},    {"right", 22},   {"space", 62},    {"power", 26},
+      {"volup", 24},     {"voldown", 25}, {"recent", 187}, {"recents", 187}, {"app_switch", 187},
+      {"menu", 82},      {"paste", 279},  {"wakeup", 224}, {"search", 84},   {"camera", 27}};
+  if (name.empty()) return std::nullopt;
+  int number = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
+  if (ec == std::errc() && end == name.data() + name.size() && number >= 0)
+    return std::to_string(number);
+  if (name.starts_with("KEYCODE_") && name.size() > 8 &&
+      std::all_of(name.begin() + 8, name.end(), [](char c) {
+        return std::isupper(static_cast<unsigned char>(c)) ||
+               std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+      })) {
+    return std::string(name);
+  }
+  const std::string wanted = lower(name);
+  for (const auto& [key, code] : kKeys) {
+    if (key == wanted) return std::to_string(code);
+  }
+  return std::nullopt;
+}
+
+std::string base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16 |
+                            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1]))
+                                << 8 |
+                            static_cast<unsigned char>(bytes[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+  }
+  if (i < bytes.size()) {
+    std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (i + 1 < bytes.size())
+      v |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::size_t code_points(std::string_view text) noexcept {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  }));
+}
+
+}  // namespace adbwire::agent

@@ -1,0 +1,143 @@
+// adbwire devices [-l] [TARGET…]: every device adbwire can reach, in one table: those the
+// adb server lists, and each direct TCP target named (as arguments or with -s).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adbwire/adb_server.hpp"
+#include "adbwire/error.hpp"
+#include "adbwire/target.hpp"
+#include "cli/commands.hpp"
+#include "cli/connect.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct DevicesArgs {
+  bool long_format = false;
+  std::vector<std::string> targets;
+};
+
+struct Row {
+  std::string serial;
+  std::string state;
+  std::string via;
+  std::string details;  // -l: product:/model:/device:/transport_id:
+};
+
+std::string details_of(const protocol::DeviceEntry& entry) {
+  std::string out;
+  const auto add = [&out](std::string_view key, const std::string& value) {
+    if (value.empty()) return;
+    if (!out.empty()) out += ' ';
+    out += std::string(key) + value;
+  };
+  add("", entry.devpath);
+  add("product:", entry.product);
+  add("model:", entry.model);
+  add("device:", entry.device);
+  if (entry.transport_id) add("transport_id:", std::to_string(*entry.transport_id));
+  return out;
+}
+
+// A direct target's state: connecting is the only way to know it.
+Row probe(const Target& target) {
+  ConnectOptions options;
+  options.connect_timeout = 3s;
+  options.auth_timeout = 0ms;  // report unauthorized at once instead of waiting for a tap
+  std::error_code error;
+  Device device = Device::connect(target.to_string(), options, error);
+  Row row{target.to_string().substr(4), "device", "direct tcp", {}};
+  if (error == errc::unauthorized) {
+    row.state = "unauthorized";
+  } else if (error) {
+    row.state = "offline";
+    row.details = error.message();
+  } else {
+    const protocol::Banner& banner = device.banner();
+    std::string details;
+    // Named as the server's -l list names them.
+    constexpr std::pair<const char*, const char*> kFields[] = {{"ro.product.name", "product:"},
+                                                               {"ro.product.model", "model:"},
+                                                               {"ro.product.device", "device:"}};
+    for (const auto& [key, label] : kFields) {
+      const std::string_view value = banner.property(key);
+      if (value.empty()) continue;
+      if (!details.empty()) details += ' ';
+      details += std::string(label) + std::string(value);
+    }
+    row.details = details;
+  }
+  return row;
+}
+
+void print(const std::vector<Row>& rows, bool long_format) {
+  std::size_t serial_width = 6, state_width = 5, via_width = 3;
+  for (const Row& row : rows) {
+    serial_width = std::max(serial_width, row.serial.size());
+    state_width = std::max(state_width, row.state.size());
+    via_width = std::max(via_width, row.via.size());
+  }
+  const auto line = [&](const std::string& serial, const std::string& state, const std::string& via,
+                        const std::string& details) {
+    std::string text = serial + std::string(serial_width - serial.size() + 2, ' ') + state +
+                       std::string(state_width - state.size() + 2, ' ') + via;
+    if (long_format && !details.empty())
+      text += std::string(via_width - via.size() + 2, ' ') + details;
+    std::printf("%s\n", text.c_str());
+  };
+  line("SERIAL", "STATE", "VIA", "DETAILS");
+  for (const Row& row : rows) line(row.serial, row.state, row.via, row.details);
+}
+
+}  // namespace
+
+void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  auto args = std::make_shared<DevicesArgs>();
+  auto* cmd = app.add_subcommand(
+      "devices",
+      "list devices from every source: the adb server (-H/-P) and the direct TCP targets named");
+  cmd->add_flag("-l", args->long_format, "also show devpath, product, model, device, transport id");
+  cmd->add_option("targets", args->targets,
+                  "direct targets to probe: tcp:HOST[:PORT] or HOST:PORT");
+  cmd->callback([args, &globals, &run] {
+    run = [args, &globals] {
+      std::vector<Target> direct;
+      std::vector<std::string> named = args->targets;
+      if (!globals.serial.empty()) named.push_back(globals.serial);
+      for (const std::string& text : named) {
+        const Target target = Target::parse(text);
+        if (target.kind() != Target::Kind::tcp) {
+          throw Error(errc::invalid_argument,
+                      "devices probes direct targets (tcp:HOST[:PORT]); '" + text +
+                          "' goes through the adb server, which is listed anyway");
+        }
+        direct.push_back(target);
+      }
+
+      std::vector<Row> rows;
+      const AdbServer server(server_address(globals), 5s);
+      const std::string via = "server " + to_string(server.address());
+      bool server_answered = true;
+      try {
+        for (const protocol::DeviceEntry& entry : server.devices(true))
+          rows.push_back({entry.serial, entry.state_text, via, details_of(entry)});
+      } catch (const Error& e) {
+        // adbwire never starts a server: say why, and go on with the direct targets.
+        server_answered = false;
+        std::fprintf(stderr, "adbwire: %s\n", e.what());
+      }
+      for (const Target& target : direct) rows.push_back(probe(target));
+      print(rows, args->long_format);
+      return !server_answered && direct.empty() ? 1 : 0;
+    };
+  });
+}
+
+}  // namespace adbwire::cli

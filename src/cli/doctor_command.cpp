@@ -1,0 +1,121 @@
+// `adbwire doctor`: what a rig operator runs first. Lists the USB devices with an ADB
+// interface and whether this user can open them, whether an adb server runs (it would hold
+// the USB devices), and which adb keys will be offered. Read-only: creates no key and claims
+// no device for longer than a probe. Exit code 0 whenever the checks ran.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "adbwire/adb_server.hpp"
+#include "adbwire/error.hpp"
+#include "adbwire/keys.hpp"
+#include "adbwire/usb.hpp"
+#include "cli/commands.hpp"
+#include "cli/connect.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+void check_usb() {
+  std::printf("USB devices with an ADB interface:\n");
+  std::error_code error;
+  const std::vector<UsbDevice> devices = list_usb_devices(error);
+  if (error == errc::not_supported) {
+    std::printf("  no USB bus visible (container/VM?): USB devices cannot be listed here\n");
+    return;
+  }
+  if (error) {
+    std::printf("  cannot list USB devices: %s\n", error.message().c_str());
+    return;
+  }
+  if (devices.empty()) {
+    std::printf(
+        "  none: plug a phone in, unlock it and turn on USB debugging (Developer options)\n");
+    return;
+  }
+  for (const UsbDevice& device : devices) {
+    if (device.access == UsbAccess::ok) {
+      std::printf("  %s: accessible, use -s %s\n", device.describe().c_str(),
+                  device.target().c_str());
+    } else {
+      std::printf("  %s: NOT accessible: %s\n", device.describe().c_str(), device.problem.c_str());
+    }
+  }
+}
+
+void check_server(const GlobalOptions& globals) {
+  std::error_code error;
+  const ServerAddress address = resolve_server_address(server_address(globals), error);
+  if (error) {
+    std::printf(
+        "adb server: the address is malformed (%s): check -H/-P, ADB_SERVER_SOCKET and "
+        "ANDROID_ADB_SERVER_PORT\n",
+        error.message().c_str());
+    return;
+  }
+  const std::string where = to_string(address);
+  std::printf("adb server (%s):\n", where.c_str());
+  const AdbServer server(address, std::chrono::seconds(3), error);
+  const Deadline deadline = deadline_after(std::chrono::seconds(3));
+  const int version = error ? 0 : server.version(deadline, error);
+  if (error == errc::connection_refused) {
+    std::printf("  not running: usb: and tcp: targets work without it\n");
+    return;
+  }
+  if (error) {
+    std::printf("  not usable: %s\n", error.message().c_str());
+    return;
+  }
+  std::printf(
+      "  running, protocol version %d: it holds the USB devices it sees, so usb: targets "
+      "for them report busy; use server:SERIAL or stop it with `adb kill-server`\n",
+      version);
+  const auto devices = server.devices(true, deadline, error);
+  if (error) return;
+  for (const auto& entry : devices) {
+    std::printf("  lists %s (%s)\n", entry.serial.c_str(), entry.state_text.c_str());
+  }
+}
+
+void check_keys() {
+  std::printf("adb keys:\n");
+  KeyOptions options;
+  options.generate_if_missing = false;
+  const auto path = default_key_path(options);
+  if (path.empty()) {
+    std::printf("  no home directory known: set HOME so adb's key can be found\n");
+    return;
+  }
+  std::error_code error;
+  const PrivateKey key = PrivateKey::load(path, error);
+  if (error == errc::not_found) {
+    std::printf("  %s: missing; it is created on the first connect (or `adbwire keygen %s`)\n",
+                path.c_str(), path.c_str());
+  } else if (error) {
+    std::printf("  %s: unusable: %s\n", path.c_str(), error.message().c_str());
+  } else {
+    std::printf(
+        "  %s: present, fingerprint %s (the phone's \"Allow USB debugging\" dialog "
+        "shows it)\n",
+        path.c_str(), key.fingerprint().c_str());
+  }
+  const auto keys = load_host_keys(options, error);
+  if (!error) std::printf("  %zu key(s) will be offered to devices\n", keys.size());
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  auto* cmd = app.add_subcommand(
+      "doctor", "check USB access, a running adb server and adb keys (run this first on a rig)");
+  cmd->callback([&globals, &run] {
+    run = [&globals] {
+      check_usb();
+      check_server(globals);
+      check_keys();
+      return 0;
+    };
+  });
+}
+
+}  // namespace adbwire::cli

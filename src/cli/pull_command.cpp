@@ -1,0 +1,52 @@
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "adbwire/sync.hpp"
+#include "cli/commands.hpp"
+#include "cli/connect.hpp"
+#include "cli/transfer_report.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+struct PullArgs {
+  std::vector<std::string> paths;  // REMOTE… LOCAL
+  bool keep_attributes = false;
+  bool quiet = false;
+  double timeout = 0;
+};
+
+}  // namespace
+
+void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  auto args = std::make_shared<PullArgs>();
+  auto* cmd = app.add_subcommand("pull", "copy files or folders from the device: pull [-a] REMOTE… [LOCAL]");
+  cmd->add_option("paths", args->paths, "REMOTE… then LOCAL (default: the current folder)")->required();
+  cmd->add_flag("-a", args->keep_attributes, "keep the device's file modes and mtimes");
+  cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
+  cmd->add_option("-t,--timeout", args->timeout,
+                  "give up after this many seconds in all (default: only when the device stalls)");
+  cmd->callback([args, &globals, &run] {
+    run = [args, &globals] {
+      std::vector<std::string> remotes = args->paths;
+      std::string local = ".";
+      if (remotes.size() > 1) {
+        local = remotes.back();
+        remotes.pop_back();
+      }
+      Device device = connect_device(globals);
+      PullOptions options;
+      options.keep_attributes = args->keep_attributes;
+      options.progress = progress_bar(args->quiet);
+      if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);
+      SyncClient sync(device, options.deadline);
+      const TransferStats stats = sync.pull(remotes, local, options);
+      print_summary(remotes.size() == 1 ? remotes.front() : local, "pulled", stats, args->quiet);
+      return 0;
+    };
+  });
+}
+
+}  // namespace adbwire::cli

@@ -1,0 +1,47 @@
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "adbwire/sync.hpp"
+#include "cli/commands.hpp"
+#include "cli/connect.hpp"
+#include "cli/transfer_report.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+struct PushArgs {
+  std::vector<std::string> paths;  // LOCAL… REMOTE
+  bool quiet = false;
+  double timeout = 0;
+};
+
+}  // namespace
+
+void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  auto args = std::make_shared<PushArgs>();
+  auto* cmd = app.add_subcommand("push", "copy files or folders to the device, keeping modes and mtimes: "
+                                         "push LOCAL… REMOTE");
+  cmd->add_option("paths", args->paths, "LOCAL… then REMOTE")->required()->expected(2, -1);
+  cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
+  cmd->add_option("-t,--timeout", args->timeout,
+                  "give up after this many seconds in all (default: only when the device stalls)");
+  cmd->callback([args, &globals, &run] {
+    run = [args, &globals] {
+      const std::string remote = args->paths.back();
+      const std::vector<std::filesystem::path> locals(args->paths.begin(), args->paths.end() - 1);
+      Device device = connect_device(globals);
+      PushOptions options;
+      options.progress = progress_bar(args->quiet);
+      if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);
+      SyncClient sync(device, options.deadline);
+      const TransferStats stats = sync.push(locals, remote, options);
+      print_summary(locals.size() == 1 ? locals.front().string() : remote, "pushed", stats, args->quiet);
+      return 0;
+    };
+  });
+}
+
+}  // namespace adbwire::cli

@@ -1,0 +1,16 @@
+// The daemon side of the CLI session (see session.hpp).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace adbwire::cli {
+
+// Connects a Page to target, listens on socket, writes "ok\n" (or "error CODE MESSAGE\n")
+// to ready_fd and closes it, then serves requests until `close` or `idle` without one.
+// Returns the process exit code. Runs in the daemon process only.
+int serve_session(const std::string& target, std::chrono::seconds idle,
+                  const std::filesystem::path& socket, int ready_fd);
+
+}  // namespace adbwire::cli

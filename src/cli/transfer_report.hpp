@@ -1,0 +1,19 @@
+// What pull and push print: a progress bar on stderr (only when it is a terminal) and adb's
+// one-line summary on stdout.
+#pragma once
+
+#include <string_view>
+
+#include "adbwire/sync.hpp"
+
+namespace adbwire::cli {
+
+// A progress handler drawing "[ 42%] REMOTE" on stderr at most ten times a second, or an
+// empty handler when stderr is not a terminal or quiet is set.
+SyncProgressHandler progress_bar(bool quiet);
+
+// Clears the progress line (if one was drawn) and prints, as adb does,
+// "WHAT: N files pulled, S skipped. R MB/s (B bytes in T s)".
+void print_summary(std::string_view what, std::string_view verb, const TransferStats& stats, bool quiet);
+
+}  // namespace adbwire::cli

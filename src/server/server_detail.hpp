@@ -1,0 +1,25 @@
+// Shared pieces of src/server/. Internal.
+#pragma once
+
+#include <memory>
+
+#include "adbwire/connect_options.hpp"
+#include "adbwire/server_address.hpp"
+#include "adbwire/target.hpp"
+#include "connection/stream_opener.hpp"
+#include "transport/failure.hpp"
+
+namespace adbwire::server {
+
+// resolve_server_address with the error as a Failure.
+ServerAddress resolve_address(const ServerAddress& given, detail::Failure& failure);
+
+// Device::connect for server: targets: the device must be listed by that server in state
+// "device". The target's address wins, then options.server, then the environment. Errors:
+// connection_refused (no server), not_found (no such serial), unauthorized, device_offline,
+// timeout (options.connect_timeout), protocol_error.
+std::shared_ptr<detail::StreamOpener> connect_through_server(const Target& target,
+                                                             const ConnectOptions& options,
+                                                             detail::Failure& failure);
+
+}  // namespace adbwire::server

@@ -1,0 +1,371 @@
+#include "vdevice/screen_graph.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <pugixml.hpp>
+#include <sstream>
+#include <utility>
+
+namespace adbwire::vdevice {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kDeclaration =
+    "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
+constexpr int kKeyBack = 4;
+constexpr int kKeySpace = 62;
+constexpr int kKeyDelete = 67;
+
+struct Rect {
+  int left = 0, top = 0, right = 0, bottom = 0;
+  bool contains(int x, int y) const { return x >= left && x < right && y >= top && y < bottom; }
+};
+
+bool parse_rect(const char* text, Rect& rect) {
+  return std::sscanf(text, "[%d,%d][%d,%d]", &rect.left, &rect.top, &rect.right, &rect.bottom) == 4;
+}
+
+std::optional<int> parse_int(std::string_view text) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The key names hosts commonly send instead of numbers.
+std::optional<int> key_code(std::string_view word) {
+  static constexpr std::pair<std::string_view, int> kNames[] = {
+      {"KEYCODE_HOME", 3},          {"KEYCODE_BACK", kKeyBack},  {"KEYCODE_ENTER", 66},
+      {"KEYCODE_SPACE", kKeySpace}, {"KEYCODE_DEL", kKeyDelete}, {"KEYCODE_MOVE_END", 123}};
+  if (auto number = parse_int(word)) return number;
+  for (const auto& [name, code] : kNames) {
+    if (name == word) return code;
+  }
+  return std::nullopt;
+}
+
+// `input text` reads "%s" as a space (InputShellCommand.sendText); nothing else is special.
+std::string decode_input_text(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 1 < text.size() && text[i + 1] == 's') {
+      out += ' ';
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// A readable dump (one node per line) as uiautomator writes it: one line, no line breaks
+// between tags.
+std::string one_line(const std::string& xml) {
+  std::string out;
+  for (std::size_t i = 0; i < xml.size(); ++i) {
+    if (xml[i] == '\n' || xml[i] == '\r') {
+      std::size_t next = xml.find_first_not_of(" \t\r\n", i);
+      const bool between_tags =
+          !out.empty() && out.back() == '>' && next != std::string::npos && xml[next] == '<';
+      if (between_tags || next == std::string::npos) {
+        i = (next == std::string::npos ? xml.size() : next) - 1;
+        continue;
+      }
+    }
+    out += xml[i];
+  }
+  return out;
+}
+
+bool is_edit_text(const pugi::xml_node& node) {
+  std::string_view cls = node.attribute("class").value();
+  return cls.ends_with("EditText");
+}
+
+// The deepest node whose bounds contain (x, y) and that matches keep.
+template <class Keep>
+pugi::xml_node deepest_at(const pugi::xml_node& parent, int x, int y, const Keep& keep) {
+  pugi::xml_node found;
+  for (pugi::xml_node child : parent.children("node")) {
+    Rect rect;
+    if (!parse_rect(child.attribute("bounds").value(), rect) || !rect.contains(x, y)) continue;
+    if (keep(child)) found = child;
+    if (pugi::xml_node deeper = deepest_at(child, x, y, keep)) found = deeper;
+  }
+  return found;
+}
+
+void drop_last_code_point(std::string& text) {
+  while (!text.empty()) {
+    const auto byte = static_cast<unsigned char>(text.back());
+    text.pop_back();
+    if ((byte & 0xc0) != 0x80) break;
+  }
+}
+
+}  // namespace
+
+struct ScreenGraph::Screen {
+  struct Tap {
+    enum class By { id, text, bounds } by = By::bounds;
+    std::string value;
+    Rect bounds;
+    std::size_t target = 0;
+  };
+  std::string name;
+  pugi::xml_document doc;
+  std::string text;     // the dump as loaded, one line; served until the first edit
+  bool edited = false;  // doc differs from text
+  std::optional<fs::path> png;
+  std::string activity;
+  std::vector<Tap> taps;
+  std::vector<std::pair<int, std::size_t>> keys;
+  mutable std::shared_ptr<const SampleScreen> picture;  // cache, reset by edits
+
+  // The region of tap in the current state of the dump; false when its node is gone.
+  bool region(const Tap& tap, Rect& rect) const {
+    if (tap.by == Tap::By::bounds) {
+      rect = tap.bounds;
+      return true;
+    }
+    const char* attribute = tap.by == Tap::By::id ? "resource-id" : "text";
+    pugi::xml_node node = doc.find_node([&](const pugi::xml_node& n) {
+      return std::string_view(n.name()) == "node" && tap.value == n.attribute(attribute).value();
+    });
+    return node && parse_rect(node.attribute("bounds").value(), rect);
+  }
+
+  pugi::xml_node focused() const {
+    return doc.find_node([](const pugi::xml_node& n) {
+      return std::string_view(n.name()) == "node" && is_edit_text(n) &&
+             n.attribute("focused").as_bool();
+    });
+  }
+};
+
+ScreenGraph::ScreenGraph() {
+  auto screen = std::make_unique<Screen>();
+  screen->name = "sample";
+  screen->text = sample_screen_xml();
+  screen->doc.load_buffer(screen->text.data(), screen->text.size());
+  screens_.push_back(std::move(screen));
+}
+
+ScreenGraph::ScreenGraph(std::vector<std::unique_ptr<Screen>> screens, std::size_t start)
+    : screens_(std::move(screens)), current_(start) {}
+
+ScreenGraph::~ScreenGraph() = default;
+
+std::unique_ptr<ScreenGraph> ScreenGraph::load(const fs::path& folder, std::string& message) {
+  const fs::path manifest_path = folder / "screens.xml";
+  pugi::xml_document manifest;
+  if (pugi::xml_parse_result parsed = manifest.load_file(manifest_path.c_str()); !parsed) {
+    message = manifest_path.string() + ": " + parsed.description() + " at byte " +
+              std::to_string(parsed.offset);
+    return nullptr;
+  }
+  pugi::xml_node root = manifest.child("screens");
+  if (!root) {
+    message = manifest_path.string() + ": the root element must be <screens>";
+    return nullptr;
+  }
+  std::vector<std::unique_ptr<Screen>> screens;
+  for (pugi::xml_node node : root.children("screen")) {
+    auto screen = std::make_unique<Screen>();
+    screen->name = node.attribute("name").value();
+    const fs::path dump = folder / node.attribute("dump").value();
+    if (screen->name.empty() || !node.attribute("dump")) {
+      message = manifest_path.string() + ": every <screen> needs name= and dump=";
+      return nullptr;
+    }
+    screen->text = one_line(read_text(dump));
+    pugi::xml_parse_result parsed =
+        screen->doc.load_buffer(screen->text.data(), screen->text.size());
+    if (!parsed || !screen->doc.child("hierarchy")) {
+      message = dump.string() + ": not a uiautomator dump (" + parsed.description() + ")";
+      return nullptr;
+    }
+    if (node.attribute("png")) screen->png = folder / node.attribute("png").value();
+    screen->activity = node.attribute("activity").value();
+    screens.push_back(std::move(screen));
+  }
+  auto index_of = [&](std::string_view name) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < screens.size(); ++i) {
+      if (screens[i]->name == name) return i;
+    }
+    return std::nullopt;
+  };
+  std::size_t i = 0;
+  for (pugi::xml_node node : root.children("screen")) {
+    Screen& screen = *screens[i++];
+    for (pugi::xml_node edge : node.children()) {
+      auto target = index_of(edge.attribute("goto").value());
+      if (!target) {
+        message = manifest_path.string() + ": screen '" + screen.name +
+                  "' goes to unknown screen '" + edge.attribute("goto").value() + "'";
+        return nullptr;
+      }
+      if (std::string_view(edge.name()) == "key") {
+        auto code = key_code(edge.attribute("code").value());
+        if (!code) {
+          message = manifest_path.string() + ": bad key code in screen '" + screen.name + "'";
+          return nullptr;
+        }
+        screen.keys.emplace_back(*code, *target);
+        continue;
+      }
+      Screen::Tap tap;
+      tap.target = *target;
+      if (edge.attribute("id")) {
+        tap.by = Screen::Tap::By::id;
+        tap.value = edge.attribute("id").value();
+      } else if (edge.attribute("text")) {
+        tap.by = Screen::Tap::By::text;
+        tap.value = edge.attribute("text").value();
+      } else if (!parse_rect(edge.attribute("bounds").value(), tap.bounds)) {
+        message = manifest_path.string() + ": a <tap> in screen '" + screen.name +
+                  "' needs id=, text= or bounds=";
+        return nullptr;
+      }
+      screen.taps.push_back(std::move(tap));
+    }
+  }
+  auto start = index_of(root.attribute("start").value());
+  if (screens.empty() || !start) {
+    message = manifest_path.string() + ": no screens, or start= names none of them";
+    return nullptr;
+  }
+  return std::unique_ptr<ScreenGraph>(new ScreenGraph(std::move(screens), *start));
+}
+
+ScreenGraph::Screen& ScreenGraph::current() { return *screens_[current_]; }
+const ScreenGraph::Screen& ScreenGraph::current() const { return *screens_[current_]; }
+
+std::string ScreenGraph::dump() const {
+  std::lock_guard lock(mutex_);
+  if (!current().edited) return current().text;
+  std::ostringstream out;
+  out << kDeclaration;
+  current().doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
+  return std::move(out).str();
+}
+
+std::shared_ptr<const SampleScreen> ScreenGraph::picture() const {
+  std::string xml = dump();
+  std::lock_guard lock(mutex_);
+  const Screen& screen = current();
+  if (!screen.picture) screen.picture = std::make_shared<SampleScreen>(layout_from_dump(xml));
+  return screen.picture;
+}
+
+std::optional<fs::path> ScreenGraph::png_file() const {
+  std::lock_guard lock(mutex_);
+  return current().png;
+}
+
+std::string ScreenGraph::activity() const {
+  std::lock_guard lock(mutex_);
+  return current().activity;
+}
+
+std::string ScreenGraph::screen_name() const {
+  std::lock_guard lock(mutex_);
+  return current().name;
+}
+
+void ScreenGraph::go_to(std::size_t index) {
+  history_.push_back(current_);
+  current_ = index;
+}
+
+void ScreenGraph::input(const std::vector<std::string>& args) {
+  if (args.empty()) return;
+  std::lock_guard lock(mutex_);
+  Screen& screen = current();
+  const std::string& command = args[0];
+  if (command == "tap" && args.size() == 3) {
+    auto x = parse_int(args[1]);
+    auto y = parse_int(args[2]);
+    if (!x || !y) return;
+    for (const Screen::Tap& tap : screen.taps) {
+      Rect rect;
+      if (screen.region(tap, rect) && rect.contains(*x, *y)) {
+        go_to(tap.target);
+        return;
+      }
+    }
+    pugi::xml_node field = deepest_at(screen.doc.child("hierarchy"), *x, *y, is_edit_text);
+    if (field) {
+      if (pugi::xml_node old = screen.focused()) old.attribute("focused").set_value("false");
+      field.attribute("focused").set_value("true");
+      screen.edited = true;
+      screen.picture.reset();
+    }
+  } else if (command == "text" && args.size() >= 2) {
+    if (pugi::xml_node field = screen.focused()) {
+      std::string text = field.attribute("text").value() + decode_input_text(args[1]);
+      field.attribute("text").set_value(text.c_str());
+      screen.edited = true;
+      screen.picture.reset();
+    }
+  } else if (command == "keyevent") {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      auto code = key_code(args[i]);
+      if (!code) continue;
+      Screen& now = current();
+      bool moved = false;
+      for (const auto& [key, target] : now.keys) {
+        if (key == *code) {
+          go_to(target);
+          moved = true;
+          break;
+        }
+      }
+      if (moved) continue;
+      if (*code == kKeyBack && !history_.empty()) {
+        current_ = history_.back();
+        history_.pop_back();
+      } else if (*code == kKeySpace || *code == kKeyDelete) {
+        if (pugi::xml_node field = now.focused()) {
+          std::string text = field.attribute("text").value();
+          if (*code == kKeySpace) {
+            text += ' ';
+          } else {
+            drop_last_code_point(text);
+          }
+          field.attribute("text").set_value(text.c_str());
+          now.edited = true;
+          now.picture.reset();
+        }
+      }
+    }
+  }
+}
+
+void ScreenGraph::set_fault(UiDumpFault fault, std::uint32_t times) {
+  std::lock_guard lock(mutex_);
+  fault_ = fault;
+  fault_times_ = times;
+}
+
+UiDumpFault ScreenGraph::take_fault() {
+  std::lock_guard lock(mutex_);
+  if (fault_times_ == 0) return UiDumpFault::none;
+  if (--fault_times_ == 0) {
+    UiDumpFault fault = fault_;
+    fault_ = UiDumpFault::none;
+    return fault;
+  }
+  return fault_;
+}
+
+}  // namespace adbwire::vdevice

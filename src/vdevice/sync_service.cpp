@@ -1,0 +1,438 @@
+// sync: the file sync protocol (protocol/sync.md) served from the device's root folder:
+// STAT/LST2/STA2, LIST/LIS2, SEND/SND2 (modes and mtimes kept), RECV/RCV2, QUIT.
+//
+// Bounded memory: host bytes are acknowledged only once parsed, so at most one receive
+// window waits here; file content and listings are produced while the stream has room
+// (Service::kMaxQueued) and resume on stream_writable.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "adbwire/protocol/sync.hpp"
+#include "vdevice/service.hpp"
+
+namespace adbwire::vdevice {
+namespace {
+
+namespace fs = std::filesystem;
+using protocol::SyncId;
+using protocol::SyncParse;
+using protocol::SyncRequest;
+using protocol::SyncStat;
+
+protocol::SyncStat to_sync_stat(const struct stat& st) {
+  SyncStat s;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.mode = st.st_mode;
+  s.nlink = static_cast<std::uint32_t>(st.st_nlink);
+  s.uid = st.st_uid;
+  s.gid = st.st_gid;
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.atime = st.st_atime;
+  s.mtime = st.st_mtime;
+  s.ctime = st.st_ctime;
+  return s;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+class SyncService final : public Service {
+ public:
+  SyncService(ServiceHost& host, std::uint32_t stream)
+      : host_(host), stream_(stream), drop_after_(host.device().drop_after_bytes()) {}
+
+  ~SyncService() override { abandon(); }
+
+  void start() override {}
+
+  void on_data(std::span<const std::uint8_t> data) override {
+    unacknowledged_ += data.size();
+    if (ended_) {
+      acknowledge();
+      return;
+    }
+    if (inbox_.empty()) {
+      const std::size_t used = consume(data);
+      if (!ended_ && used < data.size()) inbox_.assign(data.begin() + static_cast<std::ptrdiff_t>(used), data.end());
+    } else {
+      inbox_.insert(inbox_.end(), data.begin(), data.end());
+    }
+    acknowledge();
+  }
+
+  void resume() override {
+    if (ended_) return;
+    const std::size_t used = consume(inbox_);
+    if (ended_) return;
+    inbox_.erase(inbox_.begin(), inbox_.begin() + static_cast<std::ptrdiff_t>(used));
+    acknowledge();
+  }
+
+ private:
+  enum class Task { none, recv, list };
+
+  // Handles requests from input until it is used up or a task waits for room; returns how
+  // many bytes were used.
+  std::size_t consume(std::span<const std::uint8_t> input) {
+    const std::size_t total = input.size();
+    while (!ended_) {
+      if (task_ != Task::none) {
+        if (!continue_task()) break;
+        continue;
+      }
+      if (input.empty()) break;
+      SyncRequest request;
+      const SyncParse result = reader_.parse(input, request);
+      if (result == SyncParse::failed) {
+        fail(reader_.error_detail());
+        break;
+      }
+      if (result == SyncParse::ready) handle(request);
+    }
+    return total - input.size();
+  }
+
+  // The host may send more only after our OKAY: acknowledge once everything was parsed.
+  void acknowledge() {
+    if (unacknowledged_ == 0 || dropped_) return;
+    if (!ended_ && !inbox_.empty()) return;
+    host_.session().acknowledge(stream_, unacknowledged_);
+    unacknowledged_ = 0;
+  }
+
+  bool has_room() const { return host_.session().queued(stream_) < kMaxQueued; }
+
+  void send(const std::vector<std::uint8_t>& bytes) { host_.session().write(stream_, bytes); }
+
+  void fail(const std::string& message) {
+    out_.clear();
+    protocol::append_sync_fail(out_, message);
+    send(out_);
+    end();
+  }
+
+  // adbd ends the sync service after a FAIL or QUIT.
+  void end() {
+    if (ended_) return;
+    abandon();
+    ended_ = true;
+    inbox_.clear();
+    host_.session().close_stream(stream_);
+  }
+
+  // Counts file content; true (and the connection gone) once the test fault triggers.
+  bool count_and_maybe_drop(std::size_t bytes) {
+    transferred_ += bytes;
+    if (drop_after_ == 0 || transferred_ < drop_after_) return false;
+    abandon();
+    ended_ = true;
+    dropped_ = true;
+    host_.disconnect();
+    return true;
+  }
+
+  // Releases open files; a push that did not finish leaves nothing behind, as adbd unlinks.
+  void abandon() {
+    if (file_ >= 0) ::close(file_);
+    file_ = -1;
+    if (dir_) ::closedir(dir_);
+    dir_ = nullptr;
+    if (pushing_ && !push_target_.empty()) {
+      std::error_code ignored;
+      fs::remove(push_target_, ignored);
+    }
+    pushing_ = false;
+    task_ = Task::none;
+  }
+
+  void handle(SyncRequest& request) {
+    switch (request.type) {
+      case SyncRequest::Type::data:
+        push_data(request.data);
+        return;
+      case SyncRequest::Type::done:
+        push_done(request.mtime);
+        return;
+      case SyncRequest::Type::request:
+        break;
+    }
+    switch (request.id) {
+      case SyncId::stat:
+      case SyncId::sta2:
+      case SyncId::lst2:
+        do_stat(request.id, request.path);
+        return;
+      case SyncId::list:
+      case SyncId::lis2:
+        start_list(request.id == SyncId::lis2, request.path);
+        return;
+      case SyncId::send:
+      case SyncId::snd2:
+        start_push(request);
+        return;
+      case SyncId::recv:
+      case SyncId::rcv2:
+        start_recv(request);
+        return;
+      default:
+        end();
+        return;
+    }
+  }
+
+  void do_stat(SyncId id, const std::string& device_path) {
+    struct stat st {};
+    int error = 0;
+    std::error_code resolve_error;
+    const fs::path path = host_.device().resolve(device_path, resolve_error);
+    if (resolve_error) {
+      error = resolve_error == errc::permission_denied ? EACCES : ENOENT;
+    } else if ((id == SyncId::sta2 ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) {
+      error = errno;
+    }
+    out_.clear();
+    if (id == SyncId::stat) {
+      protocol::append_sync_stat_v1(out_, error ? SyncStat{} : to_sync_stat(st));
+    } else {
+      SyncStat s = error ? SyncStat{} : to_sync_stat(st);
+      s.error = static_cast<std::uint32_t>(error);
+      protocol::append_sync_stat_v2(out_, id, s);
+    }
+    send(out_);
+  }
+
+  // ---- LIST / LIS2: "." and ".." included, as readdir gives them; an unreadable folder is
+  // an empty listing, as with adbd.
+  void start_list(bool v2, const std::string& device_path) {
+    list_v2_ = v2;
+    std::error_code resolve_error;
+    const fs::path path = host_.device().resolve(device_path, resolve_error);
+    if (!resolve_error) dir_ = ::opendir(path.c_str());
+    task_ = Task::list;
+  }
+
+  bool continue_list() {
+    while (dir_ && has_room()) {
+      const dirent* entry = ::readdir(dir_);
+      if (!entry) break;
+      struct stat st {};
+      SyncStat s;
+      if (::fstatat(::dirfd(dir_), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        s = to_sync_stat(st);
+      } else if (list_v2_) {
+        s.error = static_cast<std::uint32_t>(errno);
+      } else {
+        continue;
+      }
+      out_.clear();
+      protocol::append_sync_dent(out_, list_v2_, entry->d_name, s);
+      send(out_);
+    }
+    if (dir_ && !has_room()) return false;
+    if (dir_) ::closedir(dir_);
+    dir_ = nullptr;
+    out_.clear();
+    protocol::append_sync_list_done(out_, list_v2_);
+    send(out_);
+    task_ = Task::none;
+    return true;
+  }
+
+  // ---- RECV / RCV2
+  void start_recv(const SyncRequest& request) {
+    if (request.flags != protocol::kSyncFlagNone) {
+      fail("unknown flags: " + std::to_string(request.flags));
+      return;
+    }
+    std::error_code resolve_error;
+    const fs::path path = host_.device().resolve(request.path, resolve_error);
+    if (resolve_error) {
+      fail(std::string("open failed: ") + std::strerror(resolve_error == errc::permission_denied ? EACCES : ENOENT));
+      return;
+    }
+    file_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (file_ < 0) {
+      fail("open failed: " + errno_text());
+      return;
+    }
+    task_ = Task::recv;
+  }
+
+  bool continue_recv() {
+    chunk_.resize(protocol::kSyncDataMax);
+    while (has_room()) {
+      const ssize_t n = ::read(file_, chunk_.data(), chunk_.size());
+      if (n < 0) {
+        fail("read failed: " + errno_text());
+        return true;
+      }
+      out_.clear();
+      if (n == 0) {
+        ::close(file_);
+        file_ = -1;
+        task_ = Task::none;
+        protocol::append_sync_done(out_, 0);
+        send(out_);
+        return true;
+      }
+      protocol::append_sync_data(out_, {chunk_.data(), static_cast<std::size_t>(n)});
+      send(out_);
+      if (count_and_maybe_drop(static_cast<std::size_t>(n))) return true;
+    }
+    return false;
+  }
+
+  // True when the task finished (or the stream ended); false while it waits for room.
+  bool continue_task() { return task_ == Task::recv ? continue_recv() : continue_list(); }
+
+  // ---- SEND / SND2. The file is written in place, as adbd does, and removed if the push
+  // does not complete; the mode is kept exactly (adbd would widen it to group and other).
+  void start_push(const SyncRequest& request) {
+    pushing_ = true;
+    push_failed_ = false;
+    push_target_.clear();
+    push_mode_ = request.mode;
+    push_link_.clear();
+    dry_run_ = (request.flags & protocol::kSyncFlagDryRun) != 0;
+    if ((request.flags & ~protocol::kSyncFlagDryRun) != 0) {
+      push_error("unknown flags: " + std::to_string(request.flags));
+      return;
+    }
+    std::error_code resolve_error;
+    const fs::path path = host_.device().resolve(request.path, resolve_error);
+    if (resolve_error) {
+      push_error(std::string("couldn't create file: ") +
+                 std::strerror(resolve_error == errc::permission_denied ? EACCES : EINVAL));
+      return;
+    }
+    push_path_ = path;
+    if (dry_run_) return;
+    struct stat st {};
+    const bool exists = ::lstat(path.c_str(), &st) == 0;
+    if (exists && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) ::unlink(path.c_str());
+    if (S_ISLNK(push_mode_)) return;  // created at DONE from the DATA (the link target)
+
+    const mode_t mode = push_mode_ & 07777;
+    file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (file_ < 0 && errno == ENOENT) {
+      std::error_code mkdir_error;
+      fs::create_directories(path.parent_path(), mkdir_error);
+      if (mkdir_error) {
+        push_error("secure_mkdirs() failed: " + mkdir_error.message());
+        return;
+      }
+      file_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    }
+    if (file_ < 0 && errno == EEXIST) file_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (file_ < 0) {
+      push_error("couldn't create file: " + errno_text());
+      return;
+    }
+    push_target_ = path;
+    ::fchmod(file_, mode);  // the umask must not narrow what the host asked for
+  }
+
+  // adbd sends FAIL at once, then reads and drops DATA until DONE before ending the stream.
+  void push_error(const std::string& message) {
+    out_.clear();
+    protocol::append_sync_fail(out_, message);
+    send(out_);
+    push_failed_ = true;
+    if (file_ >= 0) ::close(file_);
+    file_ = -1;
+  }
+
+  void push_data(std::span<const std::uint8_t> data) {
+    if (count_and_maybe_drop(data.size())) return;
+    if (push_failed_ || dry_run_) return;
+    if (S_ISLNK(push_mode_)) {
+      if (push_link_.size() + data.size() > 4096) {
+        push_error("oversize data message");
+        return;
+      }
+      push_link_.append(reinterpret_cast<const char*>(data.data()), data.size());
+      return;
+    }
+    std::size_t written = 0;
+    while (written < data.size()) {
+      const ssize_t n = ::write(file_, data.data() + written, data.size() - written);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        push_error("write failed: " + errno_text());
+        return;
+      }
+      written += static_cast<std::size_t>(n);
+    }
+  }
+
+  void push_done(std::uint32_t mtime) {
+    if (push_failed_) {
+      end();
+      return;
+    }
+    if (!dry_run_ && S_ISLNK(push_mode_)) {
+      // The host sends the target with its terminating NUL.
+      const std::string target = push_link_.substr(0, push_link_.find('\0'));
+      if (::symlink(target.c_str(), push_path_.c_str()) != 0) {
+        fail("symlink failed: " + errno_text());
+        return;
+      }
+    }
+    if (file_ >= 0 && ::close(file_) != 0) {
+      file_ = -1;
+      fail("write failed: " + errno_text());
+      return;
+    }
+    file_ = -1;
+    if (!dry_run_) {
+      const timespec times[2] = {{static_cast<time_t>(mtime), 0}, {static_cast<time_t>(mtime), 0}};
+      ::utimensat(AT_FDCWD, push_path_.c_str(), times, AT_SYMLINK_NOFOLLOW);
+    }
+    pushing_ = false;
+    push_target_.clear();
+    out_.clear();
+    protocol::append_sync_okay(out_);
+    send(out_);
+  }
+
+  ServiceHost& host_;
+  std::uint32_t stream_;
+  std::uint64_t drop_after_;
+  std::uint64_t transferred_ = 0;
+  protocol::SyncRequestReader reader_;
+  std::vector<std::uint8_t> inbox_;  // host bytes not yet parsed (a task waits for room)
+  std::size_t unacknowledged_ = 0;
+  std::vector<std::uint8_t> out_;
+  std::vector<std::uint8_t> chunk_;
+  bool ended_ = false;
+  bool dropped_ = false;
+  Task task_ = Task::none;
+  int file_ = -1;
+  DIR* dir_ = nullptr;
+  bool list_v2_ = false;
+  bool pushing_ = false;
+  bool push_failed_ = false;
+  bool dry_run_ = false;
+  std::uint32_t push_mode_ = 0;
+  fs::path push_path_;
+  fs::path push_target_;  // a file we created: removed if the push does not complete
+  std::string push_link_;
+};
+
+}  // namespace
+
+std::shared_ptr<Service> make_sync_service(std::string_view destination, ServiceHost& host, std::uint32_t stream) {
+  if (destination != "sync:") return nullptr;
+  return std::make_shared<SyncService>(host, stream);
+}
+
+}  // namespace adbwire::vdevice

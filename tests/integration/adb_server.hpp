@@ -1,0 +1,77 @@
+// A private real adb server for integration tests: Debian's adb on a free port with a
+// temporary HOME (so it makes its own key and never touches ~/.android), run as our child
+// and stopped by PID. Plus the process helpers the tests use to drive adb.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace adbwire::test {
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  bool timed_out = false;
+};
+
+// Runs argv with env, feeding input to its stdin, collecting stdout/stderr; killed at the
+// timeout (then timed_out is set). Spawn failures are reported as test failures.
+ProcessResult run_process(std::vector<std::string> argv, std::vector<std::string> env,
+                          std::string_view input,
+                          std::chrono::steady_clock::duration timeout = std::chrono::seconds(30));
+
+// argv-style pointers into strings (null terminated), for posix_spawn.
+std::vector<char*> c_strings(std::vector<std::string>& strings);
+
+// The first `adb` on PATH; empty when there is none.
+std::string find_adb();
+// A TCP port on 127.0.0.1 that was free a moment ago.
+std::uint16_t free_port();
+// A connected socket to 127.0.0.1:port, or -1.
+int connect_loopback(std::uint16_t port);
+std::string read_file(const std::filesystem::path& path);
+
+// Each instance: a temporary folder (HOME inside), our environment without HOME, ANDROID_*
+// and ADB_* variables, and `adb -P PORT nodaemon server` as our child. Tests check
+// start()'s message with ASSERT_EQ(server.start(), "").
+class AdbServerProcess {
+ public:
+  AdbServerProcess() = default;
+  AdbServerProcess(const AdbServerProcess&) = delete;
+  AdbServerProcess& operator=(const AdbServerProcess&) = delete;
+  // `adb kill-server`, then SIGKILL by PID if it lingers; removes the temporary folder.
+  ~AdbServerProcess();
+
+  // Starts the server and waits (bounded) until it listens. Returns "" on success, else
+  // what went wrong (adb missing: how to install it).
+  std::string start();
+
+  // adb -P PORT args…; a run that times out is a test failure.
+  ProcessResult adb(std::vector<std::string> args, std::string_view input = {}) const;
+
+  // `adb connect SERIAL`, then waits (bounded) until get-state says device. Returns "" on
+  // success, else the last state seen.
+  std::string connect_and_wait(const std::string& serial) const;
+
+  std::uint16_t port() const noexcept { return port_; }
+  pid_t pid() const noexcept { return pid_; }
+  const std::string& adb_path() const noexcept { return adb_; }
+  const std::filesystem::path& temp() const noexcept { return temp_; }
+  const std::vector<std::string>& env() const noexcept { return env_; }
+
+ private:
+  std::string adb_;
+  std::filesystem::path temp_;
+  std::vector<std::string> env_;
+  std::uint16_t port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace adbwire::test

@@ -1,0 +1,156 @@
+// The CLI session: `adbwire open` once, then snapshot/tap/type/press/screenshot as separate
+// processes that reuse the daemon's one connection (the virtual device counts them).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "adbwire/vdevice.hpp"
+
+namespace adbwire {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+// A folder to run the CLI in, with a private session socket; closes the session at the end.
+class SessionDir {
+ public:
+  SessionDir() {
+    std::random_device random;
+    path_ = fs::temp_directory_path() / ("adbwire-session-test-" + std::to_string(random()));
+    fs::create_directories(path_);
+  }
+  ~SessionDir() {
+    run({"close"});
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+  fs::path socket() const { return path_ / "session.sock"; }
+
+  // Runs `adbwire args…` in the folder; stdout is returned, stderr appended after it.
+  CliResult run(const std::vector<std::string>& args) const {
+    std::string command = "cd " + quote(path_.string()) +
+                          " && ADBWIRE_SESSION=" + quote(socket().string()) + " " +
+                          quote(ADBWIRE_CLI_PATH);
+    for (const std::string& arg : args) command += " " + quote(arg);
+    command += " 2>&1";
+    CliResult result;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return result;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+TEST(SessionCli, CommandsReuseOneConnectionAndWriteFilesUnderDotAdbwire) {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  VirtualDevice vd(options);
+  vd.start();
+  SessionDir dir;
+
+  const CliResult opened = dir.run({"open", vd.target()});
+  ASSERT_EQ(opened.exit_code, 0) << opened.out;
+  struct stat info {};
+  ASSERT_EQ(::stat(dir.socket().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600U);
+
+  const CliResult list = dir.run({"snapshot"});
+  ASSERT_EQ(list.exit_code, 0) << list.out;
+  const fs::path list_file = first_line(list.out);
+  EXPECT_EQ(list_file.parent_path(), dir.path() / ".adbwire");
+  EXPECT_NE(read_file(list_file).find("Button [ref=5] \"Add item\""), std::string::npos)
+      << read_file(list_file);
+
+  EXPECT_EQ(dir.run({"tap", "5"}).exit_code, 0);
+  const CliResult form = dir.run({"snapshot", "--print"});
+  EXPECT_NE(form.out.find("TextInput [ref=2] \"\""), std::string::npos) << form.out;
+
+  const std::string text = "two \"green\" apples; $HOME & `id` 100%s";
+  const CliResult typed = dir.run({"type", "2", text});
+  EXPECT_EQ(typed.exit_code, 0) << typed.out;
+  const CliResult filled = dir.run({"snapshot", "--print"});
+  EXPECT_NE(filled.out.find("TextInput [ref=2] \"two \\\"green\\\" apples; $HOME & `id` 100%s\""),
+            std::string::npos)
+      << filled.out;
+
+  EXPECT_EQ(dir.run({"press", "back"}).exit_code, 0);
+  const CliResult stale = dir.run({"tap", "3"});  // the form's ref, the list is back
+  EXPECT_EQ(stale.exit_code, 1);
+  EXPECT_NE(stale.out.find("stale ref"), std::string::npos) << stale.out;
+
+  const CliResult shot = dir.run({"screenshot"});
+  ASSERT_EQ(shot.exit_code, 0) << shot.out;
+  EXPECT_EQ(read_file(first_line(shot.out)).substr(0, 8), "\x89PNG\r\n\x1a\n");
+
+  EXPECT_EQ(dir.run({"launch", "com.android.settings"}).exit_code, 0);
+  EXPECT_EQ(vd.events().back(),
+            "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1");
+
+  EXPECT_EQ(vd.connections_accepted(), 1U);
+  EXPECT_EQ(dir.run({"close"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir.socket()));
+}
+
+TEST(SessionCli, WithoutASessionCommandsSayHowToStartOne) {
+  SessionDir dir;
+  const CliResult result = dir.run({"tap", "1"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.out.find("adbwire open"), std::string::npos) << result.out;
+}
+
+TEST(SessionCli, OpenReportsAnUnreachableDevice) {
+  SessionDir dir;
+  const CliResult result = dir.run({"open", "tcp:127.0.0.1:1"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.out.find("refused"), std::string::npos) << result.out;
+  EXPECT_FALSE(fs::exists(dir.socket()));
+}
+
+TEST(SessionCli, SnapshotWithATargetPrintsTheScreenDirectly) {
+  VirtualDevice vd;
+  vd.start();
+  SessionDir dir;
+  const CliResult result = dir.run({"-s", vd.target(), "snapshot"});
+  ASSERT_EQ(result.exit_code, 0) << result.out;
+  EXPECT_NE(result.out.find("Button [ref="), std::string::npos) << result.out;
+  EXPECT_FALSE(fs::exists(dir.path() / ".adbwire"));
+}
+
+}  // namespace
+}  // namespace adbwire

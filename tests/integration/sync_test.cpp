@@ -1,0 +1,357 @@
+// SyncClient (pull/push/stat/list) against the virtual device over loopback TCP, v2 and v1;
+// interrupted transfers; and the real AOSP adb pulling and pushing on the same device, so
+// the virtual device's sync side is checked by AOSP's own host code.
+#include "adbwire/sync.hpp"
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "adbwire/vdevice.hpp"
+#include "integration/adb_server.hpp"
+
+namespace adbwire {
+namespace {
+
+namespace fs = std::filesystem;
+using test::read_file;
+
+// A fresh directory under the system temp dir, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device random;
+    path_ = fs::temp_directory_path() / ("adbwire-sync-test-" + std::to_string(random()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_random_file(const fs::path& path, std::size_t size, std::uint64_t seed, mode_t mode, std::time_t mtime) {
+  std::mt19937_64 random(seed);
+  std::string bytes(size, '\0');
+  for (std::size_t i = 0; i + 8 <= size; i += 8) {
+    const std::uint64_t word = random();
+    std::memcpy(bytes.data() + i, &word, 8);
+  }
+  for (std::size_t i = size - size % 8; i < size; ++i) bytes[i] = static_cast<char>(random());
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+  const timespec times[2] = {{mtime, 0}, {mtime, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
+struct FileFacts {
+  std::string content;
+  mode_t mode = 0;
+  std::time_t mtime = 0;
+  bool operator==(const FileFacts&) const = default;
+};
+
+// Every regular file under root, by relative path: content, permission bits, mtime.
+std::map<std::string, FileFacts> tree_facts(const fs::path& root) {
+  std::map<std::string, FileFacts> facts;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    struct stat st {};
+    EXPECT_EQ(::stat(entry.path().c_str(), &st), 0);
+    facts[entry.path().lexically_relative(root).string()] = {read_file(entry.path()), st.st_mode & 07777, st.st_mtime};
+  }
+  return facts;
+}
+
+// A tree of `count` small files in nested folders with varied modes and mtimes.
+void make_tree(const fs::path& root, int count) {
+  for (int i = 0; i < count; ++i) {
+    const fs::path path = root / ("d" + std::to_string(i % 7)) / ("e" + std::to_string(i % 3)) /
+                          ("file" + std::to_string(i) + ".bin");
+    const mode_t mode = i % 3 == 0 ? 0644 : i % 3 == 1 ? 0755 : 0600;
+    write_random_file(path, static_cast<std::size_t>(i * 37 % 3000), static_cast<std::uint64_t>(i), mode,
+                      1600000000 + i * 1000);
+  }
+}
+
+std::vector<std::string> v1_features() { return {"shell_v2", "cmd"}; }
+
+class SyncTest : public ::testing::Test {
+ protected:
+  void start(VirtualDeviceOptions options = {}) {
+    options.root = device_root_.path();
+    vd_.emplace(std::move(options));
+    vd_->start();
+    device_.emplace(Device::connect(vd_->target()));
+  }
+
+  TempDir device_root_;
+  TempDir local_;
+  std::optional<VirtualDevice> vd_;
+  std::optional<Device> device_;
+};
+
+void round_trip_large_file(const fs::path& device_root, const fs::path& local, Device& device,
+                           std::size_t size) {
+  write_random_file(local / "big.bin", size, 42, 0640, 1650000000);
+  SyncClient sync(device);
+  const TransferStats pushed = sync.push(local / "big.bin", "/data/local/tmp/big.bin");
+  EXPECT_EQ(pushed.files, 1u);
+  EXPECT_EQ(pushed.bytes, size);
+  EXPECT_EQ(tree_facts(device_root / "data/local/tmp").at("big.bin"), tree_facts(local).at("big.bin"));
+
+  const TransferStats pulled = sync.pull("/data/local/tmp/big.bin", local / "back.bin");
+  EXPECT_EQ(pulled.files, 1u);
+  EXPECT_EQ(pulled.bytes, size);
+  const auto facts = tree_facts(local);
+  EXPECT_TRUE(facts.at("back.bin") == facts.at("big.bin")) << "pulled bytes, mode or mtime differ";
+}
+
+TEST_F(SyncTest, LargeFileRoundTripsByteForByteWithModeAndMtime) {
+  start();
+  ASSERT_TRUE(device_->has_feature("sendrecv_v2"));
+  round_trip_large_file(device_root_.path(), local_.path(), *device_, 64 * 1024 * 1024 + 3);
+}
+
+TEST_F(SyncTest, LargeFileRoundTripsOverSyncV1) {
+  VirtualDeviceOptions options;
+  options.features = v1_features();
+  start(options);
+  ASSERT_FALSE(device_->has_feature("stat_v2"));
+  round_trip_large_file(device_root_.path(), local_.path(), *device_, 9 * 1024 * 1024 + 5);
+}
+
+void round_trip_tree(const fs::path& device_root, const fs::path& local, Device& device, int count) {
+  make_tree(local / "tree", count);
+  SyncClient sync(device);
+  const TransferStats pushed = sync.push(local / "tree", "/sdcard/tree");
+  EXPECT_EQ(pushed.files, static_cast<std::size_t>(count));
+  const auto original = tree_facts(local / "tree");
+  ASSERT_EQ(original.size(), static_cast<std::size_t>(count));
+  EXPECT_TRUE(tree_facts(device_root / "sdcard/tree") == original) << "pushed tree differs";
+
+  // Into an existing folder: the copy is named after the remote folder.
+  fs::create_directories(local / "back");
+  const TransferStats pulled = sync.pull("/sdcard/tree", local / "back");
+  EXPECT_EQ(pulled.files, static_cast<std::size_t>(count));
+  EXPECT_TRUE(tree_facts(local / "back/tree") == original) << "pulled tree differs";
+}
+
+TEST_F(SyncTest, TreeOf500FilesRoundTripsWithModesAndMtimes) {
+  start();
+  round_trip_tree(device_root_.path(), local_.path(), *device_, 500);
+}
+
+TEST_F(SyncTest, TreeRoundTripsOverSyncV1) {
+  VirtualDeviceOptions options;
+  options.features = v1_features();
+  start(options);
+  round_trip_tree(device_root_.path(), local_.path(), *device_, 60);
+}
+
+TEST_F(SyncTest, StatLstatAndList) {
+  start();
+  write_random_file(device_root_.path() / "sdcard/a.txt", 10, 1, 0604, 1500000000);
+  fs::create_symlink("a.txt", device_root_.path() / "sdcard/link");
+  fs::create_directories(device_root_.path() / "sdcard/sub");
+  SyncClient sync(*device_);
+
+  const RemoteStat a = sync.stat("/sdcard/a.txt");
+  EXPECT_TRUE(a.is_regular());
+  EXPECT_EQ(a.mode & 07777, 0604u);
+  EXPECT_EQ(a.size, 10u);
+  EXPECT_EQ(a.mtime, 1500000000);
+  EXPECT_NE(a.ino, 0u);  // a v2 field
+  EXPECT_TRUE(sync.stat("/sdcard/link").is_regular());
+  EXPECT_TRUE(sync.lstat("/sdcard/link").is_symlink());
+
+  auto entries = sync.list("/sdcard");
+  std::vector<std::string> names;
+  for (const auto& entry : entries) names.push_back(entry.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a.txt", "link", "sub"}));
+
+  std::error_code error;
+  sync.stat("/sdcard/missing", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::not_found);
+  EXPECT_NE(sync.last_error().find("/sdcard/missing"), std::string::npos);
+  EXPECT_THROW(sync.stat("/sdcard/missing"), Error);
+  EXPECT_TRUE(sync.list("/sdcard/missing").empty());
+}
+
+TEST_F(SyncTest, DeviceFailMessageReachesTheCallerWordForWord) {
+  start();
+  write_random_file(device_root_.path() / "sdcard/plain", 4, 1, 0644, 1500000000);
+  write_random_file(local_.path() / "x", 100, 2, 0644, 1500000000);
+  SyncClient sync(*device_);
+  try {
+    sync.push(local_.path() / "x", "/sdcard/plain/child");
+    ADD_FAILURE() << "pushing below a file succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::command_failed);
+    EXPECT_NE(std::string(e.what()).find("couldn't create file: Not a directory"), std::string::npos) << e.what();
+  }
+  // The device ended that stream; the client opens a new one.
+  EXPECT_EQ(sync.push(local_.path() / "x", "/sdcard/ok").files, 1u);
+  std::error_code error;
+  sync.push(local_.path() / "x", "/sdcard/plain/child", {}, error);
+  EXPECT_EQ(error, errc::command_failed);
+  EXPECT_NE(sync.last_error().find("couldn't create file: Not a directory"), std::string::npos);
+}
+
+TEST_F(SyncTest, InterruptedPullLeavesNoFileUnderTheFinalName) {
+  VirtualDeviceOptions options;
+  options.drop_after_bytes = 3 * 1024 * 1024;
+  start(options);
+  write_random_file(device_root_.path() / "sdcard/big.bin", 16 * 1024 * 1024, 7, 0644, 1500000000);
+  std::error_code error;
+  const TransferStats stats = pull(*device_, "/sdcard/big.bin", local_.path() / "big.bin", {}, error);
+  EXPECT_EQ(error, errc::device_offline);
+  EXPECT_EQ(stats.files, 0u);
+  EXPECT_FALSE(fs::exists(local_.path() / "big.bin"));
+  EXPECT_TRUE(fs::is_empty(local_.path())) << "a temporary file was left behind";
+}
+
+TEST_F(SyncTest, InterruptedPushLeavesNoFileOnTheDevice) {
+  VirtualDeviceOptions options;
+  options.drop_after_bytes = 2 * 1024 * 1024;
+  start(options);
+  write_random_file(local_.path() / "big.bin", 16 * 1024 * 1024, 8, 0644, 1500000000);
+  try {
+    push(*device_, local_.path() / "big.bin", "/sdcard/big.bin");
+    ADD_FAILURE() << "the push survived a dropped connection";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::device_offline) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(device_root_.path() / "sdcard/big.bin"));
+}
+
+TEST_F(SyncTest, ProgressCountsUpToTheTotal) {
+  start();
+  make_tree(device_root_.path() / "sdcard/t", 20);
+  write_random_file(device_root_.path() / "sdcard/t/big", 1024 * 1024, 3, 0644, 1500000000);
+  std::vector<SyncProgress> seen;
+  PullOptions options;
+  options.progress = [&](const SyncProgress& p) { seen.push_back(p); };
+  const TransferStats stats = SyncClient(*device_).pull("/sdcard/t", local_.path() / "t", options);
+  ASSERT_FALSE(seen.empty());
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].total_bytes, seen[i - 1].total_bytes);
+  EXPECT_EQ(seen.back().total_bytes, stats.bytes);
+  EXPECT_EQ(seen.back().total_size, stats.bytes);
+  EXPECT_EQ(seen.back().files_done, 21u);
+  EXPECT_EQ(seen.back().files_total, 21u);
+}
+
+TEST_F(SyncTest, ManyRemotesIntoOneFolderAndBadDestinations) {
+  start();
+  write_random_file(device_root_.path() / "sdcard/a", 5, 1, 0644, 1500000000);
+  write_random_file(device_root_.path() / "sdcard/b", 6, 2, 0644, 1500000000);
+  SyncClient sync(*device_);
+  EXPECT_EQ(sync.pull(std::vector<std::string>{"/sdcard/a", "/sdcard/b"}, local_.path()).files, 2u);
+  EXPECT_EQ(read_file(local_.path() / "b"), read_file(device_root_.path() / "sdcard/b"));
+
+  std::error_code error;
+  sync.pull(std::vector<std::string>{"/sdcard/a", "/sdcard/b"}, local_.path() / "nofolder", {}, error);
+  EXPECT_EQ(error, errc::invalid_argument);
+  sync.pull("/sdcard/none", local_.path() / "none", {}, error);
+  EXPECT_EQ(error, errc::not_found);
+  sync.push(local_.path() / "none", "/sdcard/none", {}, error);
+  EXPECT_EQ(error, errc::not_found);
+}
+
+TEST_F(SyncTest, CliPullAndPushPrintAdbsSummary) {
+  start();
+  write_random_file(local_.path() / "f.bin", 1000, 5, 0644, 1500000000);
+  const std::string target = vd_->target();
+  auto pushed = test::run_process({ADBWIRE_CLI_PATH, "-s", target, "push", (local_.path() / "f.bin").string(),
+                                   "/sdcard/"},
+                                  {}, {});
+  EXPECT_EQ(pushed.exit_code, 0) << pushed.err;
+  EXPECT_EQ(read_file(device_root_.path() / "sdcard/f.bin"), read_file(local_.path() / "f.bin"));
+  EXPECT_TRUE(pushed.out.starts_with((local_.path() / "f.bin").string() + ": 1 file pushed, 0 skipped. ")) << pushed.out;
+  EXPECT_NE(pushed.out.find("(1000 bytes in "), std::string::npos) << pushed.out;
+  EXPECT_EQ(pushed.err, "");  // no progress bar when stderr is not a terminal
+
+  auto pulled = test::run_process({ADBWIRE_CLI_PATH, "-s", target, "pull", "-a", "/sdcard/f.bin",
+                                   (local_.path() / "g.bin").string()},
+                                  {}, {});
+  EXPECT_EQ(pulled.exit_code, 0) << pulled.err;
+  EXPECT_TRUE(pulled.out.starts_with("/sdcard/f.bin: 1 file pulled, 0 skipped. ")) << pulled.out;
+  EXPECT_TRUE(tree_facts(local_.path()).at("g.bin") == tree_facts(local_.path()).at("f.bin"));
+
+  auto failed = test::run_process({ADBWIRE_CLI_PATH, "-s", target, "pull", "/sdcard/nothing", local_.path().string()},
+                                  {}, {});
+  EXPECT_NE(failed.exit_code, 0);
+  EXPECT_NE(failed.err.find("/sdcard/nothing"), std::string::npos) << failed.err;
+}
+
+// ---- the real AOSP adb on the same virtual device
+
+class SyncRealAdbTest : public SyncTest {
+ protected:
+  void SetUp() override { ASSERT_EQ(server_.start(), ""); }
+
+  void start_both() {
+    start();
+    serial_ = "127.0.0.1:" + std::to_string(vd_->port());
+    ASSERT_EQ(server_.connect_and_wait(serial_), "");
+  }
+
+  test::ProcessResult adb_s(std::vector<std::string> args) {
+    args.insert(args.begin(), {"-s", serial_});
+    return server_.adb(std::move(args));
+  }
+
+  test::AdbServerProcess server_;
+  std::string serial_;
+};
+
+TEST_F(SyncRealAdbTest, AdbAndAdbwireMoveTheSameBytes) {
+  start_both();
+  write_random_file(local_.path() / "in/big.bin", 8 * 1024 * 1024 + 17, 11, 0644, 1500000000);
+  make_tree(local_.path() / "in/tree", 40);
+
+  // adb pushes, adbwire pulls.
+  auto pushed = adb_s({"push", (local_.path() / "in/big.bin").string(), "/sdcard/by_adb.bin"});
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.out << pushed.err;
+  SyncClient sync(*device_);
+  sync.pull("/sdcard/by_adb.bin", local_.path() / "by_adbwire.bin");
+  EXPECT_TRUE(read_file(local_.path() / "by_adbwire.bin") == read_file(local_.path() / "in/big.bin"));
+
+  // adbwire pushes, adb pulls.
+  sync.push(local_.path() / "in/big.bin", "/sdcard/by_adbwire.bin");
+  auto pulled = adb_s({"pull", "/sdcard/by_adbwire.bin", (local_.path() / "by_adb.bin").string()});
+  ASSERT_EQ(pulled.exit_code, 0) << pulled.out << pulled.err;
+  EXPECT_TRUE(read_file(local_.path() / "by_adb.bin") == read_file(local_.path() / "in/big.bin"));
+
+  // Trees: adb push + adbwire pull, adbwire push + adb pull -a (modes and mtimes too).
+  ASSERT_EQ(adb_s({"push", (local_.path() / "in/tree").string(), "/sdcard/t1"}).exit_code, 0);
+  sync.pull("/sdcard/t1", local_.path() / "t1");
+  EXPECT_TRUE(tree_facts(local_.path() / "t1") == tree_facts(local_.path() / "in/tree"));
+  sync.push(local_.path() / "in/tree", "/sdcard/t2");
+  ASSERT_EQ(adb_s({"pull", "-a", "/sdcard/t2", (local_.path() / "t2").string()}).exit_code, 0);
+  EXPECT_TRUE(tree_facts(local_.path() / "t2") == tree_facts(local_.path() / "in/tree"));
+
+  // adb stat/ls see what adbwire pushed.
+  auto listing = adb_s({"ls", "/sdcard"});
+  EXPECT_NE(listing.out.find(" by_adbwire.bin\n"), std::string::npos) << listing.out;
+}
+
+}  // namespace
+}  // namespace adbwire
