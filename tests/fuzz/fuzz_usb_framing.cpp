@@ -3,6 +3,8 @@
 // as the runtime's outgoing stream (cut into OutboundSplitter's transfers). Properties: a
 // read request is never empty and always whole packets; the framer passes on no more than it
 // got; the splitter's transfers are exactly the bytes it was fed, in order, until an error.
+// (A header goes out as its own transfer before its payload arrives, so a stream cut
+// mid-message may have been passed on whole: that is not an error.)
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -31,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   adbwire::transport::OutboundSplitter splitter;
   std::vector<std::vector<std::uint8_t>> transfers;
-  const std::error_code error = splitter.feed(bytes, transfers);
+  splitter.feed(bytes, transfers);
   std::size_t offset = 0;
   for (const auto& transfer : transfers) {
     if (transfer.empty() || offset + transfer.size() > bytes.size() ||
@@ -41,6 +43,5 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     offset += transfer.size();
   }
-  if (!error && !splitter.at_boundary() && offset == bytes.size()) std::abort();
   return 0;
 }
