@@ -21,6 +21,7 @@ namespace adbwire {
 
 namespace detail {
 class StreamOpener;
+struct DeviceAccess;
 }
 
 // Output of a command as it arrives. The span is valid only during the call. A handler may
@@ -114,6 +115,7 @@ class Device {
   void close() noexcept;
 
  private:
+  friend struct detail::DeviceAccess;  // forward/reverse reach the opener (src/connection)
   Deadline resolve(Deadline deadline) const noexcept;
 
   std::shared_ptr<detail::StreamOpener> opener_;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -106,6 +107,25 @@ class VirtualDevice {
   // The host folder that backs the device file system; valid from start() until stop() (a
   // temporary root is deleted by stop()).
   const std::filesystem::path& root() const;
+
+  // Appends a record to the device's logcat ring (pid 1000, now): level is V D I W E F.
+  // Records also come from the device's own events (input, am, cmd …, tag "adbwire").
+  // Thread safe; call after start().
+  void log(char level, std::string tag, std::string message);
+
+  // The loopback port serving the device side of the reverse rule `device_local` ("tcp:6000")
+  // a host registered (its socket is a loopback listener on a port of its own: the virtual
+  // device shares the host's network); 0 when there is no such rule. Thread safe.
+  std::uint16_t reverse_port(std::string_view device_local) const;
+
+  // Test hook: a loopback port where each accepted TCP connection makes the device OPEN
+  // `destination` on its newest host connection, as a reverse rule's socket does, whether or
+  // not the host registered a rule for it (a refused OPEN closes the TCP connection). 0 when
+  // no host is connected. Thread safe; blocks until the listener is up.
+  std::uint16_t open_to_host(std::string destination);
+
+  // Device-initiated OPENs the hosts refused so far. Thread safe.
+  std::uint64_t reverse_refused() const;
 
  private:
   struct Impl;

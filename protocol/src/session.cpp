@@ -358,8 +358,10 @@ struct Session::Impl {
       return;
     }
     const bool window_mismatch = delayed_ack ? m.arg1 == 0 : m.arg1 != 0;
-    // The host never serves peer OPENs: a compromised device must not reach host sockets.
-    if (options.role == Role::host || window_mismatch || streams.size() >= options.max_streams ||
+    // A host serves peer OPENs only when its application checks them against its reverse
+    // rules: a compromised device must not reach host sockets.
+    const bool host_refuses = options.role == Role::host && !options.accept_peer_opens;
+    if (host_refuses || window_mismatch || streams.size() >= options.max_streams ||
         next_local == 0) {
       send(kCommandClse, 0, remote, {});
       return;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "adbwire/install.hpp"
 #include "adbwire/trajectory.hpp"
 #include "agent/dump.hpp"
 #include "agent/input_commands.hpp"
@@ -814,26 +815,7 @@ std::vector<std::string> Page::packages(Deadline deadline, std::error_code& erro
 void Page::install(const std::filesystem::path& apk, Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
-  s.perform("install", {{"apk", apk.string()}}, true, [&] {
-    s.require(Capability::install, d, "streamed install (cmd package install -S)");
-    std::error_code size_error;
-    const std::uintmax_t size = std::filesystem::file_size(apk, size_error);
-    std::ifstream file(apk, std::ios::binary);
-    if (size_error || !file) throw Error(errc::not_found, "cannot read the APK " + apk.string());
-    Stream stream = s.device.open("exec:cmd package install -S " + std::to_string(size), d);
-    std::vector<char> buffer(64 * 1024);
-    while (file.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) ||
-           file.gcount() > 0) {
-      stream.write({reinterpret_cast<const std::uint8_t*>(buffer.data()),
-                    static_cast<std::size_t>(file.gcount())},
-                   d);
-    }
-    const std::string answer = stream.read_all(d);
-    if (answer.find("Success") == std::string::npos) {
-      throw Error(errc::command_failed,
-                  "installing " + apk.string() + " failed: " + quote_output(answer));
-    }
-  });
+  s.perform("install", {{"apk", apk.string()}}, true, [&] { adbwire::install(s.device, {apk}, {}, {}, d); });
 }
 void Page::install(const std::filesystem::path& apk, Deadline deadline, std::error_code& error) {
   no_throw(error, [&] { install(apk, deadline); });
@@ -842,15 +824,8 @@ void Page::install(const std::filesystem::path& apk, Deadline deadline, std::err
 void Page::uninstall(std::string_view package, Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
-  s.perform("uninstall", {{"package", std::string(package)}}, true, [&] {
-    if (!valid_name(package, ""))
-      throw Error(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
-    ShellResult result = s.device.shell("pm uninstall " + std::string(package), d);
-    if (result.out.find("Success") == std::string::npos) {
-      throw Error(errc::command_failed, "uninstalling " + std::string(package) +
-                                            " failed: " + quote_output(result.out + result.err));
-    }
-  });
+  s.perform("uninstall", {{"package", std::string(package)}}, true,
+            [&] { adbwire::uninstall(s.device, package, false, d); });
 }
 void Page::uninstall(std::string_view package, Deadline deadline, std::error_code& error) {
   no_throw(error, [&] { uninstall(package, deadline); });

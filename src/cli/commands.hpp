@@ -25,6 +25,20 @@ void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& ru
 void add_close_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
+void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_uninstall_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_forward_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_logcat_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_get_state_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_getprop_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_root_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_unroot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_remount_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
     add_version_command,
@@ -46,6 +60,19 @@ inline constexpr AddCommand kCommands[] = {
     add_screenshot_command,
     add_close_command,
     add_devices_command,
+    add_install_command,
+    add_uninstall_command,
+    add_forward_command,
+    add_reverse_command,
+    add_logcat_command,
+    add_get_state_command,
+    add_getprop_command,
+    add_reboot_command,
+    add_root_command,
+    add_unroot_command,
+    add_remount_command,
+    add_tcpip_command,
+    add_usb_command,
 };
 
 }  // namespace adbwire::cli

@@ -34,6 +34,8 @@ protocol::SessionOptions session_options(const ConnectOptions& options,
   session.banner.system_type = "host";
   session.banner.features = features;
   session.delayed_ack_window = options.delayed_ack_window;
+  // Device OPENs reach answer_open, which accepts only what a reverse rule names.
+  session.accept_peer_opens = true;
   return session;
 }
 
@@ -437,10 +439,12 @@ void Connection::handle_event(protocol::Event& event) {
         forget(state.get());
       }
       return;
+    case Type::open_requested:
+      answer_open(event);
+      return;
     case Type::auth_signature:
     case Type::auth_public_key:
     case Type::auth_token_needed:
-    case Type::open_requested:
       return;  // device-role events; a host session never produces them
   }
 }
@@ -480,6 +484,34 @@ void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
     info_.key_fingerprint = keys_.front().fingerprint();
   }
   phase_changed_.notify_all();
+}
+
+bool Connection::set_incoming(std::shared_ptr<detail::IncomingStreams> handler) {
+  std::lock_guard lock(mutex_);
+  incoming_ = std::move(handler);
+  return true;
+}
+
+void Connection::answer_open(const protocol::Event& event) {
+  std::shared_ptr<detail::IncomingStreams> incoming;
+  {
+    std::lock_guard lock(mutex_);
+    incoming = incoming_;
+  }
+  if (!incoming || !incoming->accepts(event.service)) {
+    session_.refuse_open(event.stream);
+    return;
+  }
+  auto state = std::make_shared<StreamState>(event.service);
+  state->phase = StreamState::Phase::open;  // not yet shared with any other thread
+  state->id = event.stream;
+  session_.accept_open(event.stream);
+  streams_by_id_[event.stream] = state;
+  {
+    std::lock_guard lock(mutex_);
+    live_.emplace(state.get(), state);
+  }
+  incoming->adopt(event.service, std::make_unique<SessionStream>(shared_from_this(), state));
 }
 
 void Connection::went_online() {

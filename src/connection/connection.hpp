@@ -53,6 +53,7 @@ class Connection final : public detail::StreamOpener,
   std::string serial() const override { return serial_; }
   ConnectionInfo info() const override;
   void close() noexcept override;
+  bool set_incoming(std::shared_ptr<detail::IncomingStreams> handler) override;
 
  private:
   struct StreamState;
@@ -73,6 +74,7 @@ class Connection final : public detail::StreamOpener,
   void handle_event(protocol::Event& event);
   void answer_auth_token(const std::vector<std::uint8_t>& token);
   void went_online();
+  void answer_open(const protocol::Event& event);
   void flush();
   void fail(std::error_code code, std::string detail);
   void do_open(const std::shared_ptr<StreamState>& state, const std::string& service);
@@ -115,6 +117,7 @@ class Connection final : public detail::StreamOpener,
   Deadline auth_deadline_{};          // guarded by mutex_
   ConnectionInfo info_;               // guarded by mutex_
   bool closing_ = false;              // guarded by mutex_
+  std::shared_ptr<detail::IncomingStreams> incoming_;  // guarded by mutex_
   // Every stream a caller may be waiting on, so a failure can wake them all.
   std::unordered_map<const StreamState*, std::weak_ptr<StreamState>> live_;  // guarded by mutex_
 };

@@ -15,6 +15,18 @@
 
 namespace adbwire::detail {
 
+// Takes device-initiated streams (reverse forwarding). Called on the connection's I/O
+// thread: both members must return quickly and never block.
+class IncomingStreams {
+ public:
+  virtual ~IncomingStreams() = default;
+  // True to accept the device's OPEN of `service`; anything no reverse rule names must be
+  // refused.
+  virtual bool accepts(std::string_view service) = 0;
+  // An accepted stream, open; the callee owns it from now on.
+  virtual void adopt(std::string service, std::unique_ptr<StreamBackend> stream) = 0;
+};
+
 // Thread safe: every member may be called from any thread at once.
 class StreamOpener {
  public:
@@ -34,6 +46,13 @@ class StreamOpener {
 
   // Fails waiting and later calls with errc::closed. Idempotent.
   virtual void close() noexcept = 0;
+
+  // Routes device-initiated OPENs to handler (nullptr: refuse them all, the default).
+  // False when this backend cannot receive them (an adb server carries reverse itself).
+  virtual bool set_incoming(std::shared_ptr<IncomingStreams> handler) {
+    (void)handler;
+    return false;
+  }
 };
 
 // What calls on a moved-from Device report.

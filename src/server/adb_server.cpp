@@ -283,9 +283,10 @@ std::vector<protocol::ForwardEntry> list_reverse_on(const ServerAddress& address
                                                     std::string_view serial, Deadline deadline,
                                                     Failure& failure) {
   std::string text;
+  // adbd answers list-forward with the bare hex4-length listing: its handle_forward_request
+  // sends an OKAY first only when built as the host (adb.cpp, `#if ADB_HOST`).
   auto socket = open_reverse(address, serial, "reverse:list-forward", deadline, failure);
-  if (socket && socket->expect_okay("reverse --list", deadline, failure))
-    socket->read_string(text, deadline, failure);
+  if (socket) socket->read_string(text, deadline, failure);
   return parse_forwards(address, text, failure);
 }
 

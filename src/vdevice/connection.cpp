@@ -9,6 +9,8 @@
 #include <random>
 #include <utility>
 
+#include "vdevice/reverse_rules.hpp"
+
 namespace adbwire::vdevice {
 namespace {
 
@@ -46,6 +48,16 @@ void Connection::close() {
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   services_.clear();
+  reverse_rules_.reset();
+}
+
+void Connection::adopt(std::uint32_t stream, std::shared_ptr<Service> service) {
+  services_[stream] = std::move(service);
+}
+
+ReverseRules& Connection::reverse_rules() {
+  if (!reverse_rules_) reverse_rules_ = std::make_shared<ReverseRules>(*this);
+  return *reverse_rules_;
 }
 
 void Connection::wake() {
@@ -152,10 +164,18 @@ void Connection::handle(protocol::Event& event) {
     case Type::stream_closed:
       services_.erase(event.stream);
       break;
+    case Type::stream_ready: {
+      // A stream this side opened (reverse forwarding) was accepted by the host.
+      auto it = services_.find(event.stream);
+      if (it != services_.end()) {
+        auto service = it->second;
+        service->start();
+      }
+      break;
+    }
     case Type::online:
     case Type::auth_token:
     case Type::stls_requested:
-    case Type::stream_ready:
       break;
   }
 }

@@ -33,6 +33,9 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   asio::any_io_executor executor() override { return socket_.get_executor(); }
   void wake() override;
   void disconnect() override { close(); }
+  std::weak_ptr<ServiceHost> weak_host() override { return shared_from_this(); }
+  void adopt(std::uint32_t stream, std::shared_ptr<Service> service) override;
+  ReverseRules& reverse_rules() override;
 
  private:
   void read();
@@ -52,6 +55,7 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   bool writing_ = false;
   bool wake_posted_ = false;
   bool closed_ = false;
+  std::shared_ptr<ReverseRules> reverse_rules_;  // made on first use
 };
 
 }  // namespace adbwire::vdevice

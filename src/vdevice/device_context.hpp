@@ -13,6 +13,8 @@
 #include <system_error>
 #include <vector>
 
+#include "vdevice/device_state_store.hpp"
+
 namespace adbwire::vdevice {
 
 class ScreenGraph;
@@ -47,6 +49,9 @@ class DeviceContext {
   std::optional<std::string> setting(const std::string& space, const std::string& key) const;
   void put_setting(const std::string& space, const std::string& key, std::string value);
 
+  // Root flag, packages, logcat ring and reverse ports (apps, ports, logs, device state).
+  DeviceStateStore& state() noexcept { return state_; }
+
   // Test-only fault, VirtualDeviceOptions::drop_after_bytes (0: none). Set before serving.
   std::uint64_t drop_after_bytes() const noexcept { return drop_after_bytes_; }
   void set_drop_after_bytes(std::uint64_t bytes) noexcept { drop_after_bytes_ = bytes; }
@@ -59,6 +64,7 @@ class DeviceContext {
   std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;
+  DeviceStateStore state_;
 };
 
 // The product properties the CNXN banner and getprop agree on.

@@ -15,6 +15,9 @@
 
 namespace adbwire::vdevice {
 
+class ReverseRules;
+class Service;
+
 // What a service may use of the connection that owns it. Valid for the service's lifetime;
 // used only on the connection's I/O thread.
 class ServiceHost {
@@ -29,6 +32,13 @@ class ServiceHost {
   // Drops the whole connection at once, unsent output included (test faults). The service
   // stays alive until its call returns but must not use the session again.
   virtual void disconnect() = 0;
+  // The connection, weakly: for handlers that may outlive the service.
+  virtual std::weak_ptr<ServiceHost> weak_host() = 0;
+  // Registers the service of a stream this side opened with session().open_stream (reverse
+  // forwarding): its start() runs once the host accepts; a refusal just destroys it.
+  virtual void adopt(std::uint32_t stream, std::shared_ptr<Service> service) = 0;
+  // This connection's reverse rules (reverse:forward:…); they end with the connection.
+  virtual ReverseRules& reverse_rules() = 0;
 };
 
 // One open stream. The connection calls these on its I/O thread, never re-entrantly, and
@@ -60,5 +70,11 @@ std::shared_ptr<Service> open_service(std::string_view destination, ServiceHost&
 // Factories, one per service file.
 std::shared_ptr<Service> make_shell_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
 std::shared_ptr<Service> make_sync_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
+std::shared_ptr<Service> make_device_state_service(std::string_view destination, ServiceHost& host,
+                                                   std::uint32_t stream);
+std::shared_ptr<Service> make_forward_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
+std::shared_ptr<Service> make_reverse_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
+std::shared_ptr<Service> make_abb_exec_service(std::string_view destination, ServiceHost& host,
+                                               std::uint32_t stream);
 
 }  // namespace adbwire::vdevice

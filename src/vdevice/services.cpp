@@ -7,6 +7,10 @@ namespace {
 constexpr ServiceFactory kServices[] = {
     make_shell_service,  // shell:, shell,v2,…:, exec:
     make_sync_service,   // sync:
+    make_device_state_service,  // reboot:, root:, unroot:, remount:, tcpip:, usb:
+    make_forward_service,       // tcp:PORT
+    make_reverse_service,       // reverse:forward:…, reverse:list-forward, reverse:killforward…
+    make_abb_exec_service,      // abb_exec:package\0install\0…
 };
 
 }  // namespace

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "vdevice/device_state_commands.hpp"
+#include "vdevice/install_commands.hpp"
+#include "vdevice/logcat_commands.hpp"
 #include "vdevice/sample_screen.hpp"
 #include "vdevice/screen_graph.hpp"
 #include "vdevice/shell_job.hpp"
@@ -19,8 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Argv = std::vector<std::string>;
-
-constexpr std::string_view kDemoPackage = "com.example.adbwire.demo";
 
 bool is_number(std::string_view text) {
   double value = 0;
@@ -278,55 +279,6 @@ int run_monkey(const Argv& argv, JobIo& io) {
   return 0;
 }
 
-// `cmd package install -S SIZE`: reads exactly SIZE bytes of APK from stdin, then reports
-// Success, as adb's streamed install expects.
-class InstallJob final : public Job {
- public:
-  explicit InstallJob(std::uint64_t size) : remaining_(size) {}
-  JobStep step(JobIo& io) override {
-    std::uint8_t buffer[64 * 1024];
-    while (remaining_ > 0) {
-      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, sizeof buffer));
-      std::size_t got = io.read_stdin(std::span<std::uint8_t>(buffer, want));
-      if (got == 0) {
-        if (!io.stdin_eof()) return JobStep::wait_input();
-        io.out("Failure [INSTALL_FAILED_INVALID_APK: stream ended early]\n");
-        return JobStep::done(1);
-      }
-      remaining_ -= got;
-    }
-    io.out("Success\n");
-    return JobStep::done(0);
-  }
-
- private:
-  std::uint64_t remaining_;
-};
-
-// cmd/pm package subcommands; `args` starts after "package" (cmd) or at the verb (pm).
-std::unique_ptr<Job> package_job(const std::vector<std::string>& args) {
-  if (!args.empty() && args[0] == "install") {
-    for (std::size_t i = 1; i + 1 < args.size(); ++i) {
-      if (args[i] == "-S") {
-        auto size = parse_size(args[i + 1]);
-        if (size) return std::make_unique<InstallJob>(*size);
-      }
-    }
-    return error_job(
-        "Error: the adbwire virtual device installs only streamed APKs (install -S SIZE)\n", 1);
-  }
-  if (args.size() >= 2 && args[0] == "list" && args[1] == "packages") {
-    class ListJob final : public Job {
-      JobStep step(JobIo& io) override {
-        io.out("package:" + std::string(kDemoPackage) + "\n");
-        return JobStep::done(0);
-      }
-    };
-    return std::make_unique<ListJob>();
-  }
-  return nullptr;
-}
-
 class DoneJob final : public Job {
   JobStep step(JobIo&) override { return JobStep::done(0); }
 };
@@ -367,7 +319,9 @@ constexpr Builtin kAndroidBuiltins[] = {
     {"am", instant<run_am>},
     {"cmd", make_cmd},
     {"getprop", instant<run_getprop>},
+    {"id", make_id},
     {"input", instant<run_input>},
+    {"logcat", make_logcat},
     {"monkey", instant<run_monkey>},
     {"pm", make_pm},
     {"screencap", make_screencap},

@@ -5,6 +5,8 @@
 #include <asio/post.hpp>
 
 #include <atomic>
+#include <cctype>
+#include <future>
 #include <cstdlib>
 #include <optional>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"
+#include "vdevice/reverse_rules.hpp"
 #include "vdevice/screen_graph.hpp"
 
 namespace adbwire {
@@ -69,6 +72,7 @@ struct VirtualDevice::Impl {
   asio::io_context io;
   std::optional<asio::ip::tcp::acceptor> acceptor;
   std::vector<std::weak_ptr<vdevice::Connection>> connections;
+  std::vector<std::shared_ptr<void>> test_listeners;  // open_to_host(); I/O thread only
   std::thread thread;
   std::uint16_t port = 0;
   std::atomic<std::uint64_t> accepted{0};
@@ -179,6 +183,7 @@ void VirtualDevice::stop() {
     for (auto& weak : d.connections) {
       if (auto connection = weak.lock()) connection->close();
     }
+    d.test_listeners.clear();
     d.io.stop();
   });
   d.thread.join();
@@ -198,6 +203,49 @@ std::uint64_t VirtualDevice::connections_accepted() const { return impl_->accept
 
 void VirtualDevice::set_ui_dump_fault(UiDumpFault fault, std::uint32_t times) {
   if (impl_->device) impl_->device->screens().set_fault(fault, times);
+}
+
+}  // namespace adbwire
+
+namespace adbwire {
+
+void VirtualDevice::log(char level, std::string tag, std::string message) {
+  if (!impl_->device) return;
+  static constexpr std::string_view kLevels = "VDIWEF";
+  const std::size_t at = kLevels.find(static_cast<char>(std::toupper(static_cast<unsigned char>(level))));
+  vdevice::LogRecord record;
+  record.pid = 1000;
+  record.tid = 1000;
+  record.priority = static_cast<std::uint8_t>(at == std::string_view::npos ? 4 : at + 2);
+  record.tag = std::move(tag);
+  record.message = std::move(message);
+  impl_->device->state().append_log(std::move(record));
+}
+
+std::uint16_t VirtualDevice::reverse_port(std::string_view device_local) const {
+  return impl_->device ? impl_->device->state().reverse_port(device_local) : 0;
+}
+
+std::uint64_t VirtualDevice::reverse_refused() const {
+  return impl_->device ? impl_->device->state().reverse_refused() : 0;
+}
+
+std::uint16_t VirtualDevice::open_to_host(std::string destination) {
+  Impl& d = *impl_;
+  if (!d.started || d.stopped) return 0;
+  std::promise<std::uint16_t> done;
+  asio::post(d.io, [&d, &done, destination = std::move(destination)] {
+    std::shared_ptr<vdevice::Connection> newest;
+    for (auto& weak : d.connections) {
+      if (auto connection = weak.lock()) newest = connection;
+    }
+    std::uint16_t port = 0;
+    if (newest) {
+      if (auto listener = newest->reverse_rules().listen(destination, port)) d.test_listeners.push_back(listener);
+    }
+    done.set_value(port);
+  });
+  return done.get_future().get();
 }
 
 }  // namespace adbwire

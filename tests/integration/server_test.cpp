@@ -318,10 +318,16 @@ TEST_F(AdbServerTest, ForwardListAndRemove) {
   EXPECT_TRUE(server.list_forward().empty());
 }
 
-TEST_F(AdbServerTest, ReverseOnADeviceWithoutItIsNotSupported) {
-  std::error_code error;
-  AdbServer(address()).list_reverse(serial_, kDefaultDeadline, error);
-  EXPECT_EQ(error, errc::not_supported);
+TEST_F(AdbServerTest, ReverseRulesGoThroughTheServerToTheDevice) {
+  AdbServer server(address());
+  EXPECT_TRUE(server.list_reverse(serial_).empty());
+  server.reverse(serial_, "tcp:6100", "tcp:7100");
+  const auto rules = server.list_reverse(serial_);
+  ASSERT_EQ(rules.size(), 1U);
+  EXPECT_EQ(rules[0].local, "tcp:6100");
+  EXPECT_EQ(rules[0].remote, "tcp:7100");
+  server.kill_reverse(serial_, "tcp:6100");
+  EXPECT_TRUE(server.list_reverse(serial_).empty());
 }
 
 TEST_F(AdbServerTest, UnknownSerialIsNotFound) {

@@ -40,6 +40,10 @@ struct SessionOptions {
   // Upper bound on open streams; a peer OPEN beyond it is refused (device role), a local
   // open_stream beyond it fails with busy.
   std::size_t max_streams = 4096;
+  // Host role: report peer OPENs as open_requested (reverse forwarding) instead of refusing
+  // them here. The application must then refuse every OPEN that no reverse rule it set up
+  // names: a compromised device must not reach arbitrary host sockets.
+  bool accept_peer_opens = false;
 };
 
 enum class SessionState {
@@ -60,8 +64,9 @@ struct Event {
     auth_public_key,  // device: host offered its public key (data = "<base64> user@host")
     auth_token_needed,// device: auth_required and a CNXN arrived: call send_auth_token()
     stls_requested,   // host: device asked for TLS (STLS)
-    open_requested,   // device: peer opened `service` as stream `stream`; answer with
-                      //   accept_open/refuse_open. (The host role refuses peer OPENs itself.)
+    open_requested,   // peer opened `service` as stream `stream`; answer with
+                      //   accept_open/refuse_open. (The host role refuses peer OPENs itself
+                      //   unless accept_peer_opens.)
     stream_ready,     // our OPEN was accepted: stream can carry data
     stream_data,      // data arrived on `stream`; call acknowledge() once it is consumed
     stream_writable,  // everything queued on `stream` was sent and acknowledged by the peer

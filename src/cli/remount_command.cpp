@@ -1,0 +1,33 @@
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "adbwire/device_state.hpp"
+#include "cli/commands.hpp"
+#include "cli/connect.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+struct RemountArgs {
+  double timeout = 0;
+};
+
+}  // namespace
+
+void add_remount_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  auto args = std::make_shared<RemountArgs>();
+  auto* cmd = app.add_subcommand("remount", "remount /system, /vendor … read-write (adb remount, needs root); prints the device's answer");
+  cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: the command timeout)");
+  cmd->callback([args, &globals, &run] {
+    run = [args, &globals] {
+      Device device = connect_device(globals);
+      const Deadline deadline = args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const std::string answer = remount(device, deadline);
+      std::fputs(answer.c_str(), stdout);
+      return 0;
+    };
+  });
+}
+
+}  // namespace adbwire::cli

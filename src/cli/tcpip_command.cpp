@@ -1,0 +1,34 @@
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "adbwire/device_state.hpp"
+#include "cli/commands.hpp"
+#include "cli/connect.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+struct TcpipArgs {
+  int port = 0;
+  double timeout = 0;
+};
+
+}  // namespace
+
+void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  auto args = std::make_shared<TcpipArgs>();
+  auto* cmd = app.add_subcommand("tcpip", "restart adbd listening on TCP PORT (adb tcpip 5555); prints the answer");
+  cmd->add_option("port", args->port, "the TCP port")->required()->check(CLI::Range(1, 65535));
+  cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: the command timeout)");
+  cmd->callback([args, &globals, &run] {
+    run = [args, &globals] {
+      Device device = connect_device(globals);
+      const Deadline deadline = args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      std::fputs(tcpip(device, static_cast<std::uint16_t>(args->port), deadline).c_str(), stdout);
+      return 0;
+    };
+  });
+}
+
+}  // namespace adbwire::cli

@@ -1,0 +1,496 @@
+// Forwarder: local TCP listeners (one asio thread accepts for every rule) and bridged
+// connections (one thread per direction, blocking, a 64 KiB buffer each), plus the
+// device-initiated streams of reverse rules, taken through StreamOpener::set_incoming.
+#include "adbwire/forward.hpp"
+
+#include <sys/socket.h>
+
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/post.hpp>
+#include <asio/write.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "adbwire/error.hpp"
+#include "connection/device_access.hpp"
+
+namespace adbwire {
+namespace {
+
+constexpr std::size_t kPipeBuffer = 64 * 1024;
+
+std::optional<std::uint16_t> tcp_port(std::string_view spec) {
+  if (!spec.starts_with("tcp:")) return std::nullopt;
+  const std::string_view text = spec.substr(4);
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || port > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(port);
+}
+
+template <typename T, typename Body>
+T no_throw(std::error_code& error, Body body) {
+  error.clear();
+  try {
+    return body();
+  } catch (const Error& e) {
+    error = e.code();
+    return T{};
+  }
+}
+
+}  // namespace
+
+// One bridged connection: a TCP socket and a device stream.
+struct Pipe {
+  explicit Pipe(asio::ip::tcp::socket s, std::string key) : socket(std::move(s)), rule(std::move(key)) {}
+
+  // Ends both directions; any thread. The socket is shut down (which wakes a blocked read),
+  // never closed here: the pipe's threads still use it.
+  void shutdown() noexcept {
+    std::lock_guard lock(mutex);
+    ending = true;
+    stream.close();
+    if (socket.is_open()) ::shutdown(socket.native_handle(), SHUT_RDWR);
+  }
+
+  asio::ip::tcp::socket socket;
+  const std::string rule;  // the forward rule's local spec; "" for reverse
+  std::mutex mutex;
+  Stream stream;       // set once (guarded by mutex until the pump threads start)
+  bool ending = false;  // guarded by mutex
+  std::thread owner;
+  std::atomic<bool> done{false};
+};
+
+struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
+  struct Rule {
+    std::string remote;
+    std::shared_ptr<asio::ip::tcp::acceptor> acceptor;  // touched on the io thread only
+  };
+
+  std::shared_ptr<detail::StreamOpener> opener;
+  std::chrono::milliseconds timeout{0};
+  std::string serial;
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  std::thread io_thread;
+  bool incoming_supported = false;
+
+  mutable std::mutex mutex;
+  std::vector<std::pair<std::string, Rule>> rules;  // guarded by mutex; forward, in order made
+  std::vector<std::string> reverse_targets;         // guarded by mutex; host sides accepted
+  std::vector<std::shared_ptr<Pipe>> pipes;         // guarded by mutex
+  bool stopped = false;                             // guarded by mutex
+
+  std::atomic<std::uint64_t> connections{0};
+  std::atomic<std::uint64_t> to_device{0};
+  std::atomic<std::uint64_t> from_device{0};
+  std::atomic<std::uint64_t> refused{0};
+
+  // Runs fn on the io thread and waits for it (acceptors are used on that thread only).
+  template <typename Fn>
+  auto on_io(Fn fn) -> decltype(fn()) {
+    std::packaged_task<decltype(fn())()> task(std::move(fn));
+    auto result = task.get_future();
+    asio::post(io, [&task] { task(); });
+    return result.get();
+  }
+
+  // Joins pipes that ended. Caller holds mutex.
+  void reap_locked() {
+    std::erase_if(pipes, [](const std::shared_ptr<Pipe>& pipe) {
+      if (!pipe->done) return false;
+      if (pipe->owner.joinable()) pipe->owner.join();
+      return true;
+    });
+  }
+
+  void start_pipe(std::shared_ptr<Pipe> pipe, std::string remote, Stream opened) {
+    std::lock_guard lock(mutex);
+    reap_locked();
+    if (stopped) {
+      if (pipe->socket.is_open()) ::shutdown(pipe->socket.native_handle(), SHUT_RDWR);
+      opened.close();
+      return;
+    }
+    ++connections;
+    pipes.push_back(pipe);
+    pipe->owner = std::thread([self = shared_from_this(), pipe, remote = std::move(remote),
+                               opened = std::move(opened)]() mutable {
+      self->run_pipe(*pipe, remote, std::move(opened));
+      pipe->done = true;
+    });
+  }
+
+  // The pipe's owner thread: opens the side still missing (the device stream of a forward
+  // connection, the TCP connection of a reverse one), then pumps host → device itself and
+  // device → host on a second thread until either side ends.
+  void run_pipe(Pipe& pipe, const std::string& remote, Stream opened) {
+    if (!opened.is_open()) {
+      detail::Failure failure;
+      auto backend = opener->open(remote, deadline_after(timeout), failure);
+      if (!backend) {
+        pipe.shutdown();
+        return;
+      }
+      opened = Stream(std::move(backend), timeout);
+    } else {
+      std::error_code error;
+      pipe.socket.connect({asio::ip::address_v4::loopback(), tcp_port(remote).value_or(0)}, error);
+      if (error) {
+        opened.close();
+        return;
+      }
+      pipe.socket.set_option(asio::ip::tcp::no_delay(true), error);
+    }
+    {
+      std::lock_guard lock(pipe.mutex);
+      if (pipe.ending) {
+        opened.close();
+        ::shutdown(pipe.socket.native_handle(), SHUT_RDWR);
+        return;
+      }
+      pipe.stream = std::move(opened);
+    }
+    std::thread down([this, &pipe] {
+      std::vector<std::uint8_t> buffer(kPipeBuffer);
+      for (;;) {
+        std::error_code error;
+        const std::size_t n = pipe.stream.read_some(buffer, kNoDeadline, error);
+        if (error || n == 0) break;
+        asio::write(pipe.socket, asio::buffer(buffer.data(), n), error);
+        if (error) break;
+        from_device += n;
+      }
+      pipe.shutdown();
+    });
+    std::vector<std::uint8_t> buffer(kPipeBuffer);
+    for (;;) {
+      std::error_code error;
+      const std::size_t n = pipe.socket.read_some(asio::buffer(buffer), error);
+      if (error || n == 0) break;
+      pipe.stream.write({buffer.data(), n}, kNoDeadline, error);
+      if (error) break;
+      to_device += n;
+    }
+    pipe.shutdown();
+    down.join();
+    std::error_code ignored;
+    pipe.socket.close(ignored);
+  }
+
+  void accept(const std::string& key, const std::shared_ptr<asio::ip::tcp::acceptor>& acceptor,
+              const std::string& remote) {
+    acceptor->async_accept(
+        [weak = weak_from_this(), key, acceptor, remote](std::error_code error, asio::ip::tcp::socket socket) {
+          auto self = weak.lock();
+          if (!self || error == asio::error::operation_aborted || !acceptor->is_open()) return;
+          if (!error) {
+            socket.set_option(asio::ip::tcp::no_delay(true), error);
+            self->start_pipe(std::make_shared<Pipe>(std::move(socket), key), remote, Stream());
+          }
+          self->accept(key, acceptor, remote);
+        });
+  }
+
+  // Ends the pipes of one forward rule ("" for reverse ones) or of all (nullptr) and joins
+  // them.
+  void end_pipes(const std::string* rule) {
+    std::vector<std::shared_ptr<Pipe>> ending;
+    {
+      std::lock_guard lock(mutex);
+      std::erase_if(pipes, [&](const std::shared_ptr<Pipe>& pipe) {
+        if (rule != nullptr && pipe->rule != *rule) return false;
+        ending.push_back(pipe);
+        return true;
+      });
+    }
+    for (const auto& pipe : ending) pipe->shutdown();
+    for (const auto& pipe : ending) {
+      if (pipe->owner.joinable()) pipe->owner.join();
+    }
+  }
+
+  Deadline resolve(Deadline deadline) const { return deadline == kDefaultDeadline ? deadline_after(timeout) : deadline; }
+
+  // Opens reverse:COMMAND and returns what follows the device's OKAY; FAIL becomes
+  // command_failed with the device's text.
+  std::string ask_reverse(const std::string& command, Deadline deadline) {
+    if (!incoming_supported) {
+      throw Error(errc::not_supported, serial + " is reached through an adb server, which carries reverse "
+                                                "rules itself: use `adb reverse`");
+    }
+    deadline = resolve(deadline);
+    detail::Failure failure;
+    auto backend = opener->open("reverse:" + command, deadline, failure);
+    failure.throw_if_failed();
+    Stream stream(std::move(backend), timeout);
+    const std::string answer = stream.read_all(deadline);
+    if (answer.starts_with("OKAY")) return answer.substr(4);
+    // adbd answers list-forward with the hex4-length listing alone.
+    if (command == "list-forward" && !answer.starts_with("FAIL")) return answer;
+    if (answer.starts_with("FAIL")) {
+      const std::string text = answer.size() >= 8 ? answer.substr(8) : answer.substr(4);
+      throw Error(errc::command_failed, "reverse " + command + " on " + serial + " failed: " + text);
+    }
+    throw Error(errc::protocol_error, "reverse " + command + " on " + serial + " answered '" + answer.substr(0, 40) +
+                                          "', neither OKAY nor FAIL");
+  }
+
+  // The hex4-length-prefixed string of an answer ("" when there is none).
+  static std::string length_prefixed(const std::string& text) {
+    if (text.size() < 4) return {};
+    unsigned length = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + 4, length, 16);
+    if (ec != std::errc() || end != text.data() + 4 || text.size() < 4 + length) {
+      throw Error(errc::parse_error, "a reverse answer's length prefix is malformed: '" + text.substr(0, 40) + "'");
+    }
+    return text.substr(4, length);
+  }
+
+  // Routes the device's OPENs to the Forwarder: only registered reverse host sides pass.
+  class Incoming final : public detail::IncomingStreams {
+   public:
+    explicit Incoming(std::weak_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+    bool accepts(std::string_view service) override {
+      auto impl = impl_.lock();
+      if (!impl) return false;
+      std::lock_guard lock(impl->mutex);
+      const bool known = !impl->stopped && std::find(impl->reverse_targets.begin(), impl->reverse_targets.end(),
+                                                     service) != impl->reverse_targets.end();
+      if (!known) ++impl->refused;
+      return known;
+    }
+
+    void adopt(std::string service, std::unique_ptr<detail::StreamBackend> backend) override {
+      auto impl = impl_.lock();
+      Stream stream(std::move(backend), impl ? impl->timeout : std::chrono::milliseconds(0));
+      if (!impl) return;
+      impl->start_pipe(std::make_shared<Pipe>(asio::ip::tcp::socket(impl->io), ""), service, std::move(stream));
+    }
+
+   private:
+    std::weak_ptr<Impl> impl_;
+  };
+
+  void shutdown() noexcept {
+    {
+      std::lock_guard lock(mutex);
+      if (stopped) return;
+      stopped = true;
+    }
+    if (incoming_supported) opener->set_incoming(nullptr);
+    asio::post(io, [this] {
+      for (auto& [local, rule] : rules) {
+        std::error_code ignored;
+        rule.acceptor->close(ignored);
+      }
+      work.reset();
+    });
+    if (io_thread.joinable()) io_thread.join();
+    end_pipes(nullptr);
+  }
+};
+
+Forwarder::Forwarder(Device& device) : impl_(std::make_shared<Impl>()) {
+  Impl& d = *impl_;
+  d.opener = detail::DeviceAccess::opener(device);
+  d.timeout = detail::DeviceAccess::command_timeout(device);
+  d.serial = d.opener ? d.opener->serial() : std::string("a moved-from Device");
+  d.incoming_supported = d.opener && d.opener->set_incoming(std::make_shared<Impl::Incoming>(impl_));
+  d.io_thread = std::thread([&d] { d.io.run(); });
+}
+
+Forwarder::~Forwarder() { impl_->shutdown(); }
+
+std::string Forwarder::forward(std::string_view local, std::string_view remote, bool no_rebind) {
+  Impl& d = *impl_;
+  const auto port = tcp_port(local);
+  if (!port) {
+    throw Error(errc::invalid_argument, "forward listens on 'tcp:PORT' (tcp:0 picks a port), not '" +
+                                            std::string(local) + "'");
+  }
+  if (remote.empty()) throw Error(errc::invalid_argument, "forward needs a device service (tcp:PORT, localabstract:NAME …)");
+  if (!d.opener) throw Error(errc::closed, "the Device was moved from; use the Device it was moved to");
+  return d.on_io([&]() -> std::string {
+    std::lock_guard lock(d.mutex);
+    if (d.stopped) throw Error(errc::closed, "the Forwarder is shutting down");
+    auto existing = std::find_if(d.rules.begin(), d.rules.end(), [&](const auto& r) { return r.first == local; });
+    if (existing != d.rules.end() && *port != 0) {
+      if (no_rebind) throw Error(errc::busy, "cannot rebind existing socket " + std::string(local));
+      existing->second.remote = std::string(remote);
+      std::error_code ignored;
+      existing->second.acceptor->close(ignored);
+      d.rules.erase(existing);
+    }
+    auto acceptor = std::make_shared<asio::ip::tcp::acceptor>(d.io);
+    const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(), *port);
+    std::error_code error;
+    acceptor->open(endpoint.protocol(), error);
+    if (!error) acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), error);
+    if (!error) acceptor->bind(endpoint, error);
+    if (!error) acceptor->listen(asio::socket_base::max_listen_connections, error);
+    if (error) {
+      throw Error(error == asio::error::address_in_use ? errc::busy : errc::io_error,
+                  "cannot listen on 127.0.0.1:" + std::to_string(*port) + ": " + error.message());
+    }
+    const std::string key = "tcp:" + std::to_string(acceptor->local_endpoint().port());
+    d.rules.push_back({key, {std::string(remote), acceptor}});
+    d.accept(key, acceptor, std::string(remote));
+    return key;
+  });
+}
+
+std::string Forwarder::forward(std::string_view local, std::string_view remote, bool no_rebind,
+                               std::error_code& error) {
+  return no_throw<std::string>(error, [&] { return forward(local, remote, no_rebind); });
+}
+
+std::vector<ForwardRule> Forwarder::list() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<ForwardRule> out;
+  for (const auto& [local, rule] : impl_->rules) out.push_back({local, rule.remote});
+  return out;
+}
+
+void Forwarder::remove(std::string_view local) {
+  Impl& d = *impl_;
+  const std::string key(local);
+  const bool found = d.on_io([&] {
+    std::lock_guard lock(d.mutex);
+    auto it = std::find_if(d.rules.begin(), d.rules.end(), [&](const auto& r) { return r.first == key; });
+    if (it == d.rules.end()) return false;
+    std::error_code ignored;
+    it->second.acceptor->close(ignored);
+    d.rules.erase(it);
+    return true;
+  });
+  if (!found) throw Error(errc::not_found, "listener '" + key + "' not found");
+  d.end_pipes(&key);
+}
+
+void Forwarder::remove(std::string_view local, std::error_code& error) {
+  no_throw<int>(error, [&] {
+    remove(local);
+    return 0;
+  });
+}
+
+void Forwarder::remove_all() noexcept {
+  for (const ForwardRule& rule : list()) {
+    std::error_code ignored;
+    remove(rule.local, ignored);
+  }
+}
+
+std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side, bool no_rebind,
+                               Deadline deadline) {
+  Impl& d = *impl_;
+  if (!tcp_port(host_side) || tcp_port(host_side) == 0) {
+    throw Error(errc::invalid_argument, "reverse connects to 'tcp:PORT' on this host, not '" + std::string(host_side) + "'");
+  }
+  if (device_side.find(':') == std::string_view::npos) {
+    throw Error(errc::invalid_argument, "'" + std::string(device_side) + "' is not a device socket (tcp:PORT, localabstract:NAME …)");
+  }
+  bool added = false;
+  {
+    // Registered before the device is asked, so a connection that comes at once is accepted.
+    std::lock_guard lock(d.mutex);
+    if (std::find(d.reverse_targets.begin(), d.reverse_targets.end(), host_side) == d.reverse_targets.end()) {
+      d.reverse_targets.emplace_back(host_side);
+      added = true;
+    }
+  }
+  try {
+    const std::string rest = d.ask_reverse(std::string("forward:") + (no_rebind ? "norebind:" : "") +
+                                               std::string(device_side) + ";" + std::string(host_side),
+                                           deadline);
+    return Impl::length_prefixed(rest);
+  } catch (const Error&) {
+    if (added) {
+      std::lock_guard lock(d.mutex);
+      std::erase(d.reverse_targets, std::string(host_side));
+    }
+    throw;
+  }
+}
+
+std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side, bool no_rebind,
+                               Deadline deadline, std::error_code& error) {
+  return no_throw<std::string>(error, [&] { return reverse(device_side, host_side, no_rebind, deadline); });
+}
+
+std::vector<ForwardRule> Forwarder::reverse_list(Deadline deadline) {
+  const std::string listing = Impl::length_prefixed(impl_->ask_reverse("list-forward", deadline));
+  std::vector<ForwardRule> rules;
+  std::size_t at = 0;
+  while (at < listing.size()) {
+    std::size_t end = listing.find('\n', at);
+    if (end == std::string::npos) end = listing.size();
+    const std::string line = listing.substr(at, end - at);
+    at = end + 1;
+    if (line.empty()) continue;
+    // "TRANSPORT DEVICE_SIDE HOST_SIDE"
+    const std::size_t first = line.find(' ');
+    const std::size_t second = first == std::string::npos ? first : line.find(' ', first + 1);
+    if (second == std::string::npos) {
+      throw Error(errc::parse_error, "reverse --list line '" + line + "' is not 'TRANSPORT LOCAL REMOTE'");
+    }
+    rules.push_back({line.substr(first + 1, second - first - 1), line.substr(second + 1)});
+  }
+  return rules;
+}
+
+std::vector<ForwardRule> Forwarder::reverse_list(Deadline deadline, std::error_code& error) {
+  return no_throw<std::vector<ForwardRule>>(error, [&] { return reverse_list(deadline); });
+}
+
+void Forwarder::reverse_remove(std::string_view device_side, Deadline deadline) {
+  Impl& d = *impl_;
+  std::string host_side;
+  for (const ForwardRule& rule : reverse_list(deadline)) {
+    if (rule.local == device_side) host_side = rule.remote;
+  }
+  d.ask_reverse("killforward:" + std::string(device_side), deadline);
+  std::lock_guard lock(d.mutex);
+  std::erase(d.reverse_targets, host_side);
+}
+
+void Forwarder::reverse_remove(std::string_view device_side, Deadline deadline, std::error_code& error) {
+  no_throw<int>(error, [&] {
+    reverse_remove(device_side, deadline);
+    return 0;
+  });
+}
+
+void Forwarder::reverse_remove_all(Deadline deadline) {
+  Impl& d = *impl_;
+  d.ask_reverse("killforward-all", deadline);
+  std::lock_guard lock(d.mutex);
+  d.reverse_targets.clear();
+}
+
+void Forwarder::reverse_remove_all(Deadline deadline, std::error_code& error) {
+  no_throw<int>(error, [&] {
+    reverse_remove_all(deadline);
+    return 0;
+  });
+}
+
+ForwardStats Forwarder::stats() const {
+  const Impl& d = *impl_;
+  return {d.connections.load(), d.to_device.load(), d.from_device.load(), d.refused.load()};
+}
+
+}  // namespace adbwire

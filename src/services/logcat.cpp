@@ -1,0 +1,317 @@
+#include "adbwire/logcat.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "adbwire/error.hpp"
+#include "connection/device_access.hpp"
+#include "connection/wait.hpp"
+
+namespace adbwire {
+namespace {
+
+// liblog: the v1 header has no hdr_size (its __pad is 0) and is 20 bytes; v2/v3 are 24, v4 28.
+constexpr std::size_t kHeaderV1 = 20;
+constexpr std::size_t kMaxHeader = 256;
+// LOGGER_ENTRY_MAX_LEN: no entry's payload is longer.
+constexpr std::size_t kMaxPayload = 5 * 1024;
+// Log ids whose payload is binary, not priority/tag/message.
+constexpr std::uint32_t kEventsBuffer = 2;
+constexpr std::uint32_t kStatsBuffer = 5;
+constexpr std::uint32_t kSecurityBuffer = 6;
+constexpr std::size_t kReadSize = 64 * 1024;
+
+std::uint16_t le16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | p[1] << 8); }
+std::uint32_t le32(const std::uint8_t* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+bool tag_fits_command_line(std::string_view tag) {
+  return !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-' || c == '*' || c == '/' || c == '@';
+  });
+}
+
+}  // namespace
+
+std::optional<LogLevel> log_level_from_letter(char letter) noexcept {
+  switch (letter) {
+    case 'V': case 'v': return LogLevel::verbose;
+    case 'D': case 'd': return LogLevel::debug;
+    case 'I': case 'i': return LogLevel::info;
+    case 'W': case 'w': return LogLevel::warn;
+    case 'E': case 'e': return LogLevel::error;
+    case 'F': case 'f': return LogLevel::fatal;
+    case 'S': case 's': return LogLevel::silent;
+    default: return std::nullopt;
+  }
+}
+
+char log_level_letter(LogLevel level) noexcept {
+  switch (level) {
+    case LogLevel::verbose: return 'V';
+    case LogLevel::debug: return 'D';
+    case LogLevel::info: return 'I';
+    case LogLevel::warn: return 'W';
+    case LogLevel::error: return 'E';
+    case LogLevel::fatal: return 'F';
+    case LogLevel::silent: return 'S';
+    case LogLevel::unknown: break;
+  }
+  return '?';
+}
+
+LogFilter LogFilter::parse(const std::vector<std::string>& specs, bool silent_others) {
+  LogFilter filter;
+  if (silent_others) filter.default_level = LogLevel::silent;
+  for (const std::string& spec : specs) {
+    const std::size_t colon = spec.rfind(':');
+    std::string tag = colon == std::string::npos ? spec : spec.substr(0, colon);
+    std::optional<LogLevel> level = LogLevel::verbose;
+    if (colon != std::string::npos) {
+      level = spec.size() == colon + 2 ? log_level_from_letter(spec[colon + 1]) : std::nullopt;
+    }
+    if (tag.empty() || !level) {
+      throw Error(errc::invalid_argument,
+                  "'" + spec + "' is not a logcat filter: write TAG:LEVEL with LEVEL one of V D I W E F S (*:E for all tags)");
+    }
+    if (tag == "*") {
+      filter.default_level = *level;
+    } else {
+      filter.tags[std::move(tag)] = *level;
+    }
+  }
+  return filter;
+}
+
+bool LogFilter::passes(const LogRecord& record) const noexcept {
+  const auto it = tags.find(record.tag);
+  const LogLevel floor = it == tags.end() ? default_level : it->second;
+  return static_cast<std::uint8_t>(record.level) >= static_cast<std::uint8_t>(floor) && floor != LogLevel::silent;
+}
+
+std::vector<std::string> LogFilter::specs() const {
+  std::vector<std::string> out;
+  for (const auto& [tag, level] : tags) out.push_back(tag + ":" + log_level_letter(level));
+  out.push_back(std::string("*:") + log_level_letter(default_level));
+  return out;
+}
+
+void LogcatDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<LogRecord>& out, std::error_code& error) {
+  error.clear();
+  if (failed_) {
+    error = make_error_code(errc::parse_error);
+    return;
+  }
+  pending_.insert(pending_.end(), bytes.begin(), bytes.end());
+  std::size_t at = 0;
+  while (pending_.size() - at >= 4) {
+    const std::uint8_t* p = pending_.data() + at;
+    const std::size_t length = le16(p);
+    const std::size_t header = le16(p + 2) == 0 ? kHeaderV1 : le16(p + 2);
+    if (header < kHeaderV1 || header > kMaxHeader || length > kMaxPayload) {
+      failed_ = true;
+      error = make_error_code(errc::parse_error);
+      return;
+    }
+    if (pending_.size() - at < header + length) break;
+    const std::uint32_t buffer = header >= 24 ? le32(p + 20) : 0;
+    const bool binary = header >= 28 && (buffer == kEventsBuffer || buffer == kStatsBuffer || buffer == kSecurityBuffer);
+    if (!binary && length > 0) {
+      LogRecord record;
+      record.pid = static_cast<std::int32_t>(le32(p + 4));
+      record.tid = le32(p + 8);
+      record.time = std::chrono::system_clock::time_point(
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::seconds(le32(p + 12)) +
+                                                                           std::chrono::nanoseconds(le32(p + 16))));
+      record.buffer = buffer;
+      record.uid = header >= 28 ? le32(p + 24) : 0;
+      const auto* payload = reinterpret_cast<const char*>(p + header);
+      record.level = static_cast<LogLevel>(static_cast<std::uint8_t>(payload[0]));
+      const std::string_view rest(payload + 1, length - 1);
+      const std::size_t nul = rest.find('\0');
+      record.tag = std::string(rest.substr(0, nul));
+      std::string_view message = nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
+      while (!message.empty() && message.back() == '\0') message.remove_suffix(1);
+      record.message = std::string(message);
+      out.push_back(std::move(record));
+    }
+    at += header + length;
+  }
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(at));
+}
+
+struct Logcat::State {
+  Stream stream;
+  LogFilter filter;
+  LogRecordHandler on_record;
+  std::size_t capacity = 0;
+  std::thread reader;
+
+  std::mutex mutex;
+  std::condition_variable ended_changed;
+  std::deque<LogRecord> ring;  // guarded by mutex
+  std::uint64_t received = 0;  // guarded by mutex
+  bool ended = false;          // guarded by mutex
+  bool stopping = false;       // guarded by mutex
+  std::error_code error;       // guarded by mutex
+
+  void finish(std::error_code why) {
+    {
+      std::lock_guard lock(mutex);
+      if (!stopping) error = why;
+      ended = true;
+    }
+    ended_changed.notify_all();
+  }
+
+  void run() {
+    LogcatDecoder decoder;
+    std::vector<std::uint8_t> buffer(kReadSize);
+    std::vector<LogRecord> records;
+    for (;;) {
+      std::error_code error;
+      const std::size_t n = stream.read_some(buffer, kNoDeadline, error);
+      if (error || n == 0) {
+        finish(error);
+        return;
+      }
+      records.clear();
+      decoder.feed({buffer.data(), n}, records, error);
+      for (LogRecord& record : records) {
+        if (!filter.passes(record)) continue;
+        bool stop_now = false;
+        {
+          std::lock_guard lock(mutex);
+          stop_now = stopping;
+          if (!stop_now) {
+            ++received;
+            if (capacity > 0) {
+              ring.push_back(record);
+              if (ring.size() > capacity) ring.pop_front();
+            }
+          }
+        }
+        if (stop_now) {
+          finish({});
+          return;
+        }
+        if (!on_record) continue;
+        try {
+          on_record(record);
+        } catch (const Error& e) {
+          stream.close();
+          finish(e.code());
+          return;
+        } catch (...) {
+          stream.close();
+          finish(make_error_code(errc::cancelled));
+          return;
+        }
+      }
+      if (error) {
+        stream.close();
+        finish(error);
+        return;
+      }
+    }
+  }
+};
+
+Logcat::Logcat() noexcept = default;
+Logcat::Logcat(Logcat&&) noexcept = default;
+Logcat& Logcat::operator=(Logcat&& other) noexcept {
+  if (this != &other) {
+    stop();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+Logcat::~Logcat() { stop(); }
+
+Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record, Deadline deadline) {
+  deadline = detail::DeviceAccess::resolve(device, deadline);
+  std::string command = "logcat -B";
+  if (options.dump) command += " -d";
+  if (options.tail) command += " -T " + std::to_string(*options.tail);
+  for (const std::string& spec : options.filter.specs()) {
+    if (!tag_fits_command_line(spec.substr(0, spec.rfind(':')))) {
+      throw Error(errc::invalid_argument, "the logcat filter tag in '" + spec +
+                                              "' cannot be passed on a command line (letters, digits and ._-/@ only)");
+    }
+    command += " '" + spec + "'";
+  }
+  if (options.clear) {
+    const ShellResult cleared = device.shell("logcat -c", deadline);
+    if (cleared.exit_code > 0) {
+      throw Error(errc::command_failed, "logcat -c failed on " + device.serial() + ": " + cleared.out + cleared.err);
+    }
+  }
+  auto state = std::make_shared<State>();
+  state->stream = device.open("exec:" + command, deadline);
+  state->filter = options.filter;
+  state->on_record = std::move(on_record);
+  state->capacity = options.ring_capacity;
+  state->reader = std::thread([raw = state.get()] { raw->run(); });
+  Logcat logcat;
+  logcat.state_ = std::move(state);
+  return logcat;
+}
+
+Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record, Deadline deadline,
+                     std::error_code& error) {
+  error.clear();
+  try {
+    return start(device, options, std::move(on_record), deadline);
+  } catch (const Error& e) {
+    error = e.code();
+    return {};
+  }
+}
+
+std::vector<LogRecord> Logcat::recent() const {
+  if (!state_) return {};
+  std::lock_guard lock(state_->mutex);
+  return {state_->ring.begin(), state_->ring.end()};
+}
+
+std::uint64_t Logcat::received() const {
+  if (!state_) return 0;
+  std::lock_guard lock(state_->mutex);
+  return state_->received;
+}
+
+bool Logcat::running() const {
+  if (!state_) return false;
+  std::lock_guard lock(state_->mutex);
+  return !state_->ended && !state_->stopping;
+}
+
+bool Logcat::wait(Deadline deadline) const {
+  if (!state_) return true;
+  std::unique_lock lock(state_->mutex);
+  return connection::wait_until(state_->ended_changed, lock, deadline, [&] { return state_->ended; });
+}
+
+std::error_code Logcat::error() const {
+  if (!state_) return {};
+  std::lock_guard lock(state_->mutex);
+  return state_->error;
+}
+
+void Logcat::stop() noexcept {
+  if (!state_) return;
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stopping = true;
+  }
+  state_->stream.close();
+  if (state_->reader.joinable()) state_->reader.join();
+}
+
+}  // namespace adbwire

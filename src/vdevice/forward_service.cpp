@@ -1,0 +1,32 @@
+// tcp:PORT[:HOST]: what `adb forward tcp:X tcp:PORT` opens on a device. The virtual device's
+// own network is the host's loopback, so it connects to 127.0.0.1:PORT; like adbd it
+// refuses the OPEN when nothing listens there.
+#include <charconv>
+
+#include "vdevice/forward_bridge.hpp"
+
+namespace adbwire::vdevice {
+
+std::shared_ptr<Service> make_forward_service(std::string_view destination, ServiceHost& host,
+                                              std::uint32_t stream) {
+  if (!destination.starts_with("tcp:")) return nullptr;
+  std::string_view rest = destination.substr(4);
+  const std::size_t colon = rest.find(':');
+  const std::string_view port_text = rest.substr(0, colon);
+  if (colon != std::string_view::npos) {
+    const std::string_view name = rest.substr(colon + 1);
+    if (name != "localhost" && name != "127.0.0.1") return nullptr;
+  }
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535) return nullptr;
+  asio::ip::tcp::socket socket(host.executor());
+  std::error_code error;
+  // A loopback connect answers at once (accepted or refused), so the I/O thread never waits.
+  socket.connect({asio::ip::address_v4::loopback(), static_cast<std::uint16_t>(port)}, error);
+  if (error) return nullptr;
+  socket.set_option(asio::ip::tcp::no_delay(true), error);
+  return std::make_shared<ForwardBridge>(host, stream, std::move(socket), false);
+}
+
+}  // namespace adbwire::vdevice

@@ -1,0 +1,230 @@
+#include "vdevice/install_commands.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <optional>
+
+namespace adbwire::vdevice {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+constexpr std::string_view kDemoPackage = "com.example.adbwire.demo";
+// How much of an APK is searched for the manifest markers.
+constexpr std::size_t kManifestWindow = 64 * 1024;
+
+std::optional<std::uint64_t> parse_number(std::string_view text) {
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_';
+}
+
+// The value after `key` up to the first character that cannot be part of a package name.
+std::string marker(std::string_view head, std::string_view key) {
+  const std::size_t at = head.find(key);
+  if (at == std::string_view::npos) return {};
+  std::size_t end = at + key.size();
+  while (end < head.size() && name_char(head[end])) ++end;
+  return std::string(head.substr(at + key.size(), end - at - key.size()));
+}
+
+struct Manifest {
+  std::string package;
+  std::uint64_t version_code = 0;
+};
+
+Manifest read_manifest(std::string_view head) {
+  Manifest manifest;
+  manifest.package = marker(head, "package=");
+  manifest.version_code = parse_number(marker(head, "versionCode=")).value_or(0);
+  return manifest;
+}
+
+bool has_flag(const Argv& args, std::string_view flag) {
+  return std::find(args.begin(), args.end(), flag) != args.end();
+}
+
+// Registers the package or says why not, in pm's words. Returns pm's exit status.
+int finish_install(const Manifest& manifest, bool allow_downgrade, JobIo& io) {
+  DeviceStateStore& state = io.device().state();
+  if (!manifest.package.empty()) {
+    const auto installed = state.package_version(manifest.package);
+    if (installed && *installed > manifest.version_code && !allow_downgrade) {
+      io.out("Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code " +
+             std::to_string(manifest.version_code) + " is older than current " +
+             std::to_string(*installed) + "]\n");
+      return 1;
+    }
+    state.add_package(manifest.package, manifest.version_code);
+  }
+  io.out("Success\n");
+  return 0;
+}
+
+// Reads exactly `size` bytes of stdin (an APK streamed with -S), keeping its head for the
+// manifest markers; then installs it, or adds it to a session.
+class StreamedApkJob final : public Job {
+ public:
+  // session 0: a single install with `args`' flags; else install-write into that session.
+  StreamedApkJob(std::uint64_t size, Argv args, std::uint32_t session, std::string name)
+      : size_(size), remaining_(size), args_(std::move(args)), session_(session), name_(std::move(name)) {}
+
+  JobStep step(JobIo& io) override {
+    std::uint8_t buffer[64 * 1024];
+    while (remaining_ > 0) {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, sizeof buffer));
+      const std::size_t got = io.read_stdin(std::span<std::uint8_t>(buffer, want));
+      if (got == 0) {
+        if (!io.stdin_eof()) return JobStep::wait_input();
+        io.out("Failure [INSTALL_FAILED_INVALID_APK: stream ended early]\n");
+        return JobStep::done(1);
+      }
+      if (head_.size() < kManifestWindow) {
+        head_.append(reinterpret_cast<const char*>(buffer), std::min(got, kManifestWindow - head_.size()));
+      }
+      remaining_ -= got;
+    }
+    const Manifest manifest = read_manifest(head_);
+    if (session_ == 0) return JobStep::done(finish_install(manifest, has_flag(args_, "-d"), io));
+    if (!io.device().state().write_session(session_, name_, size_, manifest.package, manifest.version_code)) {
+      io.out("Failure [INSTALL_FAILED_INTERNAL_ERROR: unknown session " + std::to_string(session_) + "]\n");
+      return JobStep::done(1);
+    }
+    io.out("Success: streamed " + std::to_string(size_) + " bytes\n");
+    return JobStep::done(0);
+  }
+
+ private:
+  std::uint64_t size_;
+  std::uint64_t remaining_;
+  Argv args_;
+  std::uint32_t session_;
+  std::string name_;
+  std::string head_;
+};
+
+// The value after an option such as -S, or nullopt.
+std::optional<std::uint64_t> option_number(const Argv& args, std::string_view option) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == option) return parse_number(args[i + 1]);
+  }
+  return std::nullopt;
+}
+
+int install_file(const Argv& args, JobIo& io) {
+  // `pm install [flags] PATH`: the last argument is the APK on the device.
+  std::error_code error;
+  const auto host = io.device().resolve(args.back(), error);
+  std::ifstream file;
+  if (!error) file.open(host, std::ios::binary);
+  if (error || !file) {
+    io.out("Failure [INSTALL_FAILED_INVALID_URI]\n");
+    io.err("Error: Can't open file: " + args.back() + "\n");
+    return 1;
+  }
+  std::string head(kManifestWindow, '\0');
+  file.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(file.gcount()));
+  return finish_install(read_manifest(head), has_flag(args, "-d"), io);
+}
+
+template <typename Run>
+std::unique_ptr<Job> now(Run run) {
+  class Now final : public Job {
+   public:
+    explicit Now(Run r) : run_(std::move(r)) {}
+    JobStep step(JobIo& io) override { return JobStep::done(run_(io)); }
+
+   private:
+    Run run_;
+  };
+  return std::make_unique<Now>(std::move(run));
+}
+
+std::optional<std::uint32_t> session_id(const Argv& args, std::size_t index) {
+  if (index >= args.size()) return std::nullopt;
+  const auto id = parse_number(args[index]);
+  if (!id || *id > UINT32_MAX) return std::nullopt;
+  return static_cast<std::uint32_t>(*id);
+}
+
+}  // namespace
+
+std::unique_ptr<Job> package_job(const Argv& args) {
+  if (args.empty()) return nullptr;
+  const std::string& verb = args[0];
+  if (verb == "install") {
+    if (const auto size = option_number(args, "-S")) return std::make_unique<StreamedApkJob>(*size, args, 0, "");
+    if (args.size() >= 2 && !args.back().starts_with('-')) return now([args](JobIo& io) { return install_file(args, io); });
+    return error_job("Error: APK content must be streamed\n", 1);
+  }
+  if (verb == "install-create") {
+    const bool downgrade = has_flag(args, "-d");
+    return now([downgrade](JobIo& io) {
+      io.out("Success: created install session [" + std::to_string(io.device().state().create_session(downgrade)) +
+             "]\n");
+      return 0;
+    });
+  }
+  if (verb == "install-write") {
+    // install-write -S SIZE SESSION NAME -
+    const auto size = option_number(args, "-S");
+    std::vector<std::string> rest;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "-S") {
+        ++i;
+        continue;
+      }
+      rest.push_back(args[i]);
+    }
+    const auto id = session_id(rest, 0);
+    if (!size || !id || rest.size() < 2) {
+      return error_job("Error: usage: install-write -S SIZE SESSION NAME -\n", 1);
+    }
+    return std::make_unique<StreamedApkJob>(*size, args, *id, rest[1]);
+  }
+  if (verb == "install-commit" || verb == "install-abandon") {
+    const auto id = session_id(args, 1);
+    const bool commit = verb == "install-commit";
+    return now([id, commit](JobIo& io) {
+      auto session = id ? io.device().state().take_session(*id) : std::nullopt;
+      if (!session) {
+        io.out("Failure [INSTALL_FAILED_INTERNAL_ERROR: no session " + (id ? std::to_string(*id) : "") + "]\n");
+        return 1;
+      }
+      if (!commit) {
+        io.out("Success\n");
+        return 0;
+      }
+      return finish_install({session->package, session->version_code}, session->allow_downgrade, io);
+    });
+  }
+  if (verb == "uninstall") {
+    return now([args](JobIo& io) {
+      if (args.size() < 2 || !io.device().state().remove_package(args.back())) {
+        io.out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n");
+        return 1;
+      }
+      io.out("Success\n");
+      return 0;
+    });
+  }
+  if (args.size() >= 2 && verb == "list" && args[1] == "packages") {
+    return now([](JobIo& io) {
+      std::string out = "package:" + std::string(kDemoPackage) + "\n";
+      for (const std::string& name : io.device().state().packages()) out += "package:" + name + "\n";
+      io.out(out);
+      return 0;
+    });
+  }
+  return nullptr;
+}
+
+}  // namespace adbwire::vdevice

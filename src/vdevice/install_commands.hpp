@@ -1,0 +1,23 @@
+// The package manager of the virtual device: `cmd package` / `pm` install (streamed with -S,
+// or from a file), split sessions (install-create / install-write / install-commit /
+// install-abandon), uninstall and list packages, with the answers the real tools print.
+//
+// A real APK names its package in a binary AndroidManifest.xml; the virtual device instead
+// looks for the text markers "package=NAME" and "versionCode=N" in the APK's first 64 KiB
+// (tests build such files). With them it remembers the package, so a lower versionCode
+// without -d fails with INSTALL_FAILED_VERSION_DOWNGRADE as on a phone.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vdevice/shell_job.hpp"
+
+namespace adbwire::vdevice {
+
+// The job for a package verb; args start at the verb ("install", "list", …). nullptr for a
+// verb it does not know (the caller then succeeds silently, as for other cmd services).
+std::unique_ptr<Job> package_job(const std::vector<std::string>& args);
+
+}  // namespace adbwire::vdevice
