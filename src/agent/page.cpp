@@ -147,7 +147,7 @@ std::vector<std::string_view> Capabilities::names() const {
 }
 
 // An element to act on: where it is now and what it shows.
-struct Target {
+struct ActionTarget {
   ui::ElementInfo info;
   std::string label;
   std::string text;
@@ -262,7 +262,7 @@ struct Page::State {
   }
 
   // Finds ref on the current screen, re-reading it when the options call for it.
-  Target target(std::uint32_t ref, Deadline deadline) {
+  ActionTarget target(std::uint32_t ref, Deadline deadline) {
     const ui::RefInfo* info = snapshot.ref(ref);
     if (info == nullptr) {
       const std::size_t count = snapshot.refs().size();
@@ -447,7 +447,7 @@ struct Page::State {
       }
       text_command = std::move(*command);
     }
-    const Target field = target(ref, deadline);
+    const ActionTarget field = target(ref, deadline);
     std::string line = "input tap " + std::to_string(field.info.tap_point.x) + " " +
                        std::to_string(field.info.tap_point.y);
     if (type_options.clear) {
@@ -544,7 +544,7 @@ void Page::tap(std::uint32_t ref, Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
   s.perform("tap", {{"ref", std::to_string(ref)}}, true, [&] {
-    const Target t = s.target(ref, d);
+    const ActionTarget t = s.target(ref, d);
     s.run("input tap " + std::to_string(t.info.tap_point.x) + " " +
               std::to_string(t.info.tap_point.y),
           d);
@@ -558,7 +558,7 @@ void Page::long_press(std::uint32_t ref, Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
   s.perform("long_press", {{"ref", std::to_string(ref)}}, true, [&] {
-    const Target t = s.target(ref, d);
+    const ActionTarget t = s.target(ref, d);
     s.swipe_px(t.info.tap_point, t.info.tap_point, s.options.long_press, d);
   });
 }
@@ -587,7 +587,7 @@ void Page::scroll(std::uint32_t ref, Direction direction, Deadline deadline) {
   s.perform("scroll",
             {{"ref", std::to_string(ref)}, {"direction", std::string(direction_name(direction))}},
             true, [&] {
-              const Target t = s.target(ref, d);
+              const ActionTarget t = s.target(ref, d);
               const ui::Point from = t.info.bounds.center();
               const std::int32_t dx = t.info.bounds.width() / 3;
               const std::int32_t dy = t.info.bounds.height() / 3;
@@ -619,8 +619,8 @@ void Page::drag(std::uint32_t from, std::uint32_t to, Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
   s.perform("drag", {{"from", std::to_string(from)}, {"to", std::to_string(to)}}, true, [&] {
-    const Target a = s.target(from, d);
-    const Target b = s.target(to, d);
+    const ActionTarget a = s.target(from, d);
+    const ActionTarget b = s.target(to, d);
     const ui::Point p = a.info.tap_point;
     const ui::Point q = b.info.tap_point;
     if (s.probe(d).has(Capability::drag_and_drop)) {
