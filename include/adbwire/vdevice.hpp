@@ -6,6 +6,7 @@
 // test can check what a host asked for.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -27,6 +28,28 @@ enum class UiDumpFault {
   already_registered,  // IllegalStateException "UiAutomationService … already registered!"
   killed,              // "Killed" (the process was killed), exit 137
   empty_file,          // reports success but leaves an empty file
+};
+
+// How a host connection to the virtual device misbehaves (VirtualDeviceOptions::fault), so every
+// host-side failure path is tested against a device that really misbehaves on a real socket.
+enum class ConnectionFault {
+  none,
+  drop,            // closes the socket once after_bytes bytes were sent (a pulled cable)
+  stall,           // after after_bytes bytes sent, stops reading and writing; socket stays open
+  corrupt_header,  // flips the magic of the message numbered after_messages (0 = the CNXN)
+  slow,            // waits `delay` before every write
+  refuse_auth,     // never accepts a signature or an offered key (needs auth_required)
+  close_streams,   // accepts every OPEN and closes the stream at once (CLSE right after OKAY)
+};
+
+// A fault and where it strikes. It applies to the first `connections` host connections (0 = every
+// one), so a test can show that connecting again recovers.
+struct ConnectionFaultPlan {
+  ConnectionFault kind = ConnectionFault::none;
+  std::uint64_t after_bytes = 0;
+  std::uint32_t after_messages = 0;
+  std::chrono::milliseconds delay{0};
+  std::uint32_t connections = 1;
 };
 
 struct VirtualDeviceOptions {
@@ -61,6 +84,8 @@ struct VirtualDeviceOptions {
   // file content drops its whole connection at once, as a pulled cable would; what was not
   // yet on the socket is lost. Each sync stream counts from 0. 0: never.
   std::uint64_t drop_after_bytes = 0;
+  // Test-only: a misbehaving connection (see ConnectionFault).
+  ConnectionFaultPlan fault;
 };
 
 // One virtual device: a listening socket and one I/O thread serving any number of host

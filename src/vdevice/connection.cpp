@@ -4,6 +4,7 @@
 #include <asio/write.hpp>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <random>
@@ -28,8 +29,13 @@ std::array<std::uint8_t, protocol::kAuthTokenSize> random_token() {
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, protocol::SessionOptions options, DeviceContext& device,
-                       const AuthorizedKeys& keys)
-    : socket_(std::move(socket)), session_(std::move(options)), device_(device), keys_(keys) {
+                       const AuthorizedKeys& keys, ConnectionFaultPlan fault)
+    : socket_(std::move(socket)),
+      session_(std::move(options)),
+      device_(device),
+      keys_(keys),
+      fault_(fault),
+      slow_timer_(socket_.get_executor()) {
   std::error_code error;
   auto endpoint = socket_.remote_endpoint(error);
   peer_ = error ? "unknown peer" : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
@@ -47,6 +53,7 @@ void Connection::close() {
   std::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
+  slow_timer_.cancel();
   services_.clear();
   reverse_rules_.reset();
 }
@@ -76,6 +83,11 @@ void Connection::read() {
     if (error) {
       // EOF or reset: the host went away, which is how adb disconnects.
       self->close();
+      return;
+    }
+    if (self->stalled_) {
+      // A stalled device keeps the socket open and reads nothing it acts on.
+      self->read();
       return;
     }
     std::error_code protocol_error = self->session_.receive({self->read_buffer_.data(), n});
@@ -120,7 +132,7 @@ void Connection::handle(protocol::Event& event) {
       send_fresh_token(false);
       break;
     case Type::auth_signature:
-      if (keys_.verify(session_.auth_token(), event.data)) {
+      if (fault_.kind != ConnectionFault::refuse_auth && keys_.verify(session_.auth_token(), event.data)) {
         session_.accept_auth();
       } else {
         send_fresh_token(true);
@@ -128,11 +140,16 @@ void Connection::handle(protocol::Event& event) {
       break;
     case Type::auth_public_key:
       // Not accepted: the host stays unauthorized, as with a dialog nobody answers.
-      if (keys_.offer({reinterpret_cast<const char*>(event.data.data()), event.data.size()})) session_.accept_auth();
+      if (fault_.kind != ConnectionFault::refuse_auth && keys_.offer({reinterpret_cast<const char*>(event.data.data()), event.data.size()})) session_.accept_auth();
       break;
     case Type::open_requested: {
       std::string_view destination = event.service;
       while (!destination.empty() && destination.back() == '\0') destination.remove_suffix(1);
+      if (fault_.kind == ConnectionFault::close_streams) {
+        session_.accept_open(event.stream);
+        session_.close_stream(event.stream);
+        break;
+      }
       auto service = open_service(destination, *this, event.stream);
       if (!service) {
         session_.refuse_open(event.stream);
@@ -181,21 +198,85 @@ void Connection::handle(protocol::Event& event) {
 }
 
 void Connection::flush() {
-  if (writing_ || closed_) return;
+  if (writing_ || closed_ || stalled_) return;
   auto pending = session_.pending_output();
   if (pending.empty()) return;
   write_buffer_.assign(pending.begin(), pending.end());
   session_.consume_output(pending.size());
+  after_write_ = apply_output_fault();
   writing_ = true;
+  if (fault_.kind == ConnectionFault::slow) {
+    slow_timer_.expires_after(fault_.delay);
+    slow_timer_.async_wait([self = shared_from_this()](std::error_code) {
+      if (self->closed_) {
+        self->writing_ = false;
+        return;
+      }
+      self->write_pending();
+    });
+    return;
+  }
+  write_pending();
+}
+
+void Connection::write_pending() {
   asio::async_write(socket_, asio::buffer(write_buffer_), [self = shared_from_this()](std::error_code error, std::size_t) {
     self->writing_ = false;
     if (self->closed_) return;
-    if (error) {
+    if (error || self->after_write_ == AfterWrite::close) {
       self->close();
+      return;
+    }
+    if (self->after_write_ == AfterWrite::stall) {
+      self->stalled_ = true;
       return;
     }
     self->flush();
   });
+}
+
+Connection::AfterWrite Connection::apply_output_fault() {
+  AfterWrite after = AfterWrite::carry_on;
+  switch (fault_.kind) {
+    case ConnectionFault::drop:
+    case ConnectionFault::stall: {
+      const std::uint64_t budget = fault_.after_bytes > bytes_sent_ ? fault_.after_bytes - bytes_sent_ : 0;
+      if (write_buffer_.size() >= budget) {
+        write_buffer_.resize(budget);
+        after = fault_.kind == ConnectionFault::drop ? AfterWrite::close : AfterWrite::stall;
+      }
+      break;
+    }
+    case ConnectionFault::corrupt_header: {
+      // The session queues whole messages, so a header never straddles two writes.
+      std::size_t at = 0;
+      while (at < write_buffer_.size()) {
+        if (message_left_ == 0) {
+          if (at + protocol::kHeaderSize > write_buffer_.size()) break;
+          const std::uint8_t* header = write_buffer_.data() + at;
+          const std::uint32_t length = static_cast<std::uint32_t>(header[12]) | static_cast<std::uint32_t>(header[13]) << 8 |
+                                       static_cast<std::uint32_t>(header[14]) << 16 |
+                                       static_cast<std::uint32_t>(header[15]) << 24;
+          if (messages_sent_ == fault_.after_messages) {
+            for (std::size_t i = 20; i < 24; ++i) write_buffer_[at + i] ^= 0xff;
+          }
+          ++messages_sent_;
+          message_left_ = protocol::kHeaderSize + std::uint64_t{length};
+        }
+        const std::uint64_t step = std::min<std::uint64_t>(message_left_, write_buffer_.size() - at);
+        at += static_cast<std::size_t>(step);
+        message_left_ -= step;
+      }
+      break;
+    }
+    case ConnectionFault::none:
+    case ConnectionFault::slow:
+    case ConnectionFault::refuse_auth:
+    case ConnectionFault::close_streams:
+      break;
+  }
+  bytes_sent_ += write_buffer_.size();
+  return after;
 }
 
 }  // namespace adbwire::vdevice

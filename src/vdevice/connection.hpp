@@ -3,6 +3,7 @@
 #pragma once
 
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 
 #include <cstdint>
 #include <map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "adbwire/protocol/session.hpp"
+#include "adbwire/vdevice.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/service.hpp"
@@ -20,8 +22,9 @@ namespace adbwire::vdevice {
 class Connection final : public ServiceHost, public std::enable_shared_from_this<Connection> {
  public:
   // keys is used only when options.auth_required; both must outlive the connection.
+  // fault: how this connection misbehaves on purpose (ConnectionFault::none for a good one).
   Connection(asio::ip::tcp::socket socket, protocol::SessionOptions options, DeviceContext& device,
-             const AuthorizedKeys& keys);
+             const AuthorizedKeys& keys, ConnectionFaultPlan fault = {});
 
   // Starts reading. The connection keeps itself alive through its pending operations.
   void start();
@@ -43,6 +46,10 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   void handle(protocol::Event& event);
   void flush();
   void send_fresh_token(bool reject);
+  void write_pending();
+  // Applies the drop/stall/corrupt faults to write_buffer_ and says what follows the write.
+  enum class AfterWrite { carry_on, close, stall };
+  AfterWrite apply_output_fault();
 
   asio::ip::tcp::socket socket_;
   std::string peer_;  // "ADDRESS:PORT", for log lines
@@ -56,6 +63,13 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   bool wake_posted_ = false;
   bool closed_ = false;
   std::shared_ptr<ReverseRules> reverse_rules_;  // made on first use
+  ConnectionFaultPlan fault_;
+  bool stalled_ = false;
+  std::uint64_t bytes_sent_ = 0;
+  std::uint32_t messages_sent_ = 0;
+  std::uint64_t message_left_ = 0;  // bytes of the current outgoing message not yet walked
+  asio::steady_timer slow_timer_;
+  AfterWrite after_write_ = AfterWrite::carry_on;
 };
 
 }  // namespace adbwire::vdevice

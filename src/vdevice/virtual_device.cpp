@@ -53,7 +53,10 @@ struct VirtualDevice::Impl {
         return;
       }
       ++accepted;
-      auto connection = std::make_shared<vdevice::Connection>(std::move(socket), session_options, *device, keys);
+      ConnectionFaultPlan fault = options.fault;
+      if (fault.connections != 0 && accepted > fault.connections) fault.kind = ConnectionFault::none;
+      auto connection =
+          std::make_shared<vdevice::Connection>(std::move(socket), session_options, *device, keys, fault);
       std::erase_if(connections, [](const std::weak_ptr<vdevice::Connection>& c) { return c.expired(); });
       connections.push_back(connection);
       connection->start();
