@@ -1,0 +1,119 @@
+#include "bench_support.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <asio/ip/tcp.hpp>
+#include <chrono>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "adbwire/adb_server.hpp"
+#include "adbwire/error.hpp"
+
+extern char** environ;
+
+namespace adbwire::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+pid_t spawn_quiet(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<char*> args, envp;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return spawned == 0 ? pid : -1;
+}
+
+}  // namespace
+
+double median_ms(std::vector<double> samples) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  return n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+}
+
+std::vector<double> time_each(int n, const std::function<void()>& op) {
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const auto start = Clock::now();
+    op();
+    samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  return samples;
+}
+
+std::uint16_t free_port() {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  return acceptor.local_endpoint().port();
+}
+
+PrivateAdb::PrivateAdb() : port_(free_port()) {
+  if (access(kAdb, X_OK) != 0)
+    throw std::runtime_error(std::string(kAdb) + " not found: install it (apt-get install adb)");
+  std::random_device random;
+  home_ = std::filesystem::temp_directory_path() / ("adbwire-bench-" + std::to_string(random()));
+  std::filesystem::create_directories(home_);
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    const std::string entry = *variable;
+    if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_") || entry.starts_with("ADB_")) continue;
+    environment_.push_back(entry);
+  }
+  environment_.push_back("HOME=" + home_.string());
+  environment_.push_back("ADB_MDNS=0");
+  server_pid_ = spawn_quiet({kAdb, "-P", std::to_string(port_), "nodaemon", "server"}, environment_);
+  if (server_pid_ < 0) throw std::runtime_error("cannot start the private adb server");
+  // The server needs a moment to listen; host:version answers once it does.
+  const AdbServer server({"127.0.0.1", port_});
+  for (int i = 0;; ++i) {
+    std::error_code error;
+    server.version(kDefaultDeadline, error);
+    if (!error) break;
+    if (i == 100) throw std::runtime_error("the private adb server never listened: " + error.message());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+PrivateAdb::~PrivateAdb() {
+  if (server_pid_ > 0) {
+    kill(server_pid_, SIGTERM);
+    waitpid(server_pid_, nullptr, 0);
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(home_, ignored);
+}
+
+int PrivateAdb::run(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {kAdb, "-P", std::to_string(port_)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = spawn_quiet(argv, environment_);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void PrivateAdb::connect_device(std::uint16_t device_port) const {
+  const std::string serial = "127.0.0.1:" + std::to_string(device_port);
+  const AdbServer server({"127.0.0.1", port_});
+  server.connect("127.0.0.1", device_port);
+  server.wait_for(serial, WaitState::device);
+}
+
+}  // namespace adbwire::bench

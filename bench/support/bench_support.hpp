@@ -1,0 +1,51 @@
+// What the end-to-end benches share: timing helpers and a private real adb server (free port,
+// temporary HOME, our child process, stopped by PID), so each bench compares against `adb`
+// the same way.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace adbwire::bench {
+
+inline constexpr const char* kAdb = "/usr/bin/adb";
+
+// Median of samples in milliseconds.
+double median_ms(std::vector<double> samples);
+// Runs op n times; the time of each run in milliseconds.
+std::vector<double> time_each(int n, const std::function<void()>& op);
+// A loopback port with nothing listening: bound once, then released.
+std::uint16_t free_port();
+
+// The real adb with its own server: `adb -P PORT nodaemon server` with HOME in a temporary
+// folder and ANDROID_*/ADB_* cleared, so a user's server, keys and devices stay out of it.
+class PrivateAdb {
+ public:
+  // Fails with a message naming the fix when /usr/bin/adb is missing or the server never listens.
+  PrivateAdb();
+  // Stops the server by PID and removes the temporary HOME.
+  ~PrivateAdb();
+  PrivateAdb(const PrivateAdb&) = delete;
+  PrivateAdb& operator=(const PrivateAdb&) = delete;
+
+  std::uint16_t port() const noexcept { return port_; }
+  // Runs `adb -P PORT args…` with output discarded; the exit status (-1 if it could not run).
+  int run(const std::vector<std::string>& args) const;
+  // `adb connect 127.0.0.1:PORT`, then waits until the server lists it as a device.
+  void connect_device(std::uint16_t device_port) const;
+  // The environment adb runs with, for benches that spawn it themselves.
+  const std::vector<std::string>& environment() const noexcept { return environment_; }
+
+ private:
+  std::uint16_t port_ = 0;
+  std::filesystem::path home_;
+  std::vector<std::string> environment_;
+  pid_t server_pid_ = -1;
+};
+
+}  // namespace adbwire::bench
