@@ -1,6 +1,8 @@
 // Soak: snapshot / tap / pull / shell loops against virtual devices for MINUTES, sampling this
 // process's resident memory and open file descriptors every SAMPLE seconds into a CSV, then
 // saying whether both stayed flat. Run by scripts/soak; not part of CI (it takes an hour).
+// The virtual devices run as separate `adbwire vdevice` processes, so the samples are the
+// library's alone (a device's own event log grows with every tap, by design).
 //
 // Usage: soak MINUTES SAMPLE_SECONDS CSV_PATH
 // Flat means: the mean RSS of the last quarter of samples is within 10% of the second quarter's
@@ -19,9 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "adbwire/page.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "support/bench_support.hpp"
 
 namespace {
 
@@ -85,14 +90,40 @@ int main(int argc, char** argv) {
   const fs::path work = fs::temp_directory_path() / ("adbwire-soak-" + std::to_string(::getpid()));
   fs::create_directories(work);
 
-  std::vector<std::unique_ptr<adbwire::VirtualDevice>> devices;
+  std::vector<pid_t> device_pids;
+  std::vector<std::string> targets;
   for (int i = 0; i < kDevices; ++i) {
-    adbwire::VirtualDeviceOptions options;
-    options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-    devices.push_back(std::make_unique<adbwire::VirtualDevice>(options));
-    devices.back()->start();
-    std::ofstream(devices.back()->root() / "sdcard" / "data.bin", std::ios::binary)
-        << std::string(4 << 20, 'x');
+    const fs::path root = work / ("device-" + std::to_string(i));
+    fs::create_directories(root / "sdcard");
+    std::ofstream(root / "sdcard" / "data.bin", std::ios::binary) << std::string(4 << 20, 'x');
+    const std::uint16_t port = adbwire::bench::free_port();
+    device_pids.push_back(adbwire::bench::spawn_quiet(
+        {ADBWIRE_CLI_PATH, "vdevice", "--port", std::to_string(port), "--root", root.string(),
+         "--screens", std::string(ADBWIRE_SOURCE_DIR) + "/src/vdevice/screens/demo"},
+        {}));
+    targets.push_back("tcp:127.0.0.1:" + std::to_string(port));
+  }
+  auto stop_devices = [&] {
+    for (pid_t pid : device_pids) {
+      if (pid > 0) kill(pid, SIGTERM);
+    }
+    for (pid_t pid : device_pids) {
+      if (pid > 0) waitpid(pid, nullptr, 0);
+    }
+  };
+  // Each device listens within moments of starting; give them a second at most.
+  for (const std::string& target : targets) {
+    for (int attempt = 0;; ++attempt) {
+      std::error_code error;
+      adbwire::Device::connect(target, {}, error);
+      if (!error) break;
+      if (attempt == 100) {
+        std::fprintf(stderr, "soak: the virtual device at %s never answered\n", target.c_str());
+        stop_devices();
+        return 1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
 
   std::atomic<bool> stop{false};
@@ -102,7 +133,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < kDevices; ++i) {
     workers.emplace_back([&, i] {
       const auto n = static_cast<std::size_t>(i);
-      adbwire::Page page = adbwire::Page::connect(devices[n]->target());
+      adbwire::Page page = adbwire::Page::connect(targets[n]);
       const fs::path local = work / (std::to_string(i) + ".bin");
       while (!stop) {
         std::error_code error;
@@ -134,6 +165,7 @@ int main(int argc, char** argv) {
   }
   stop = true;
   for (auto& worker : workers) worker.join();
+  stop_devices();
   fs::remove_all(work);
 
   if (samples.size() < 8) {

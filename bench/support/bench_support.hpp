@@ -21,6 +21,8 @@ double median_ms(std::vector<double> samples);
 std::vector<double> time_each(int n, const std::function<void()>& op);
 // A loopback port with nothing listening: bound once, then released.
 std::uint16_t free_port();
+// Starts argv[0] with argv and env, stdout and stderr to /dev/null; the pid, or -1.
+pid_t spawn_quiet(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 // The real adb with its own server: `adb -P PORT nodaemon server` with HOME in a temporary
 // folder and ANDROID_*/ADB_* cleared, so a user's server, keys and devices stay out of it.
