@@ -18,6 +18,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
 #include "adbwire/vdevice.hpp"
+#include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
@@ -79,22 +80,7 @@ std::size_t count_entries(const char* folder) {
   return n;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = fs::temp_directory_path() / ("adbwire-fault-test-" + std::to_string(random()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 void write_large_file(const fs::path& path) {
   std::string bytes(kLargeSize, '\0');

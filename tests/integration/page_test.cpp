@@ -16,6 +16,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/trajectory.hpp"
 #include "adbwire/vdevice.hpp"
+#include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
@@ -74,22 +75,7 @@ std::string last_event(const VirtualDevice& vd) {
   return events.empty() ? std::string() : events.back();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = fs::temp_directory_path() / ("adbwire-page-test-" + std::to_string(random()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 // ---- actions send what DESIGN.md says
 

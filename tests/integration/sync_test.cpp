@@ -20,6 +20,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/vdevice.hpp"
 #include "integration/adb_server.hpp"
+#include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
@@ -27,23 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::read_file;
 
-// A fresh directory under the system temp dir, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = fs::temp_directory_path() / ("adbwire-sync-test-" + std::to_string(random()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 void write_random_file(const fs::path& path, std::size_t size, std::uint64_t seed, mode_t mode, std::time_t mtime) {
   std::mt19937_64 random(seed);
