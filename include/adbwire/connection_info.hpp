@@ -11,6 +11,7 @@ enum class AuthMethod {
   none,        // the device did not ask (auth disabled, e.g. an emulator or `adbwire vdevice`)
   signature,   // a host key signed the device's token: the device already knew the key
   public_key,  // the device knew none of our keys; a person accepted the offered public key
+  tls,         // TLS client certificate made from a host key the device knows (paired)
 };
 
 struct ConnectionInfo {
@@ -21,6 +22,10 @@ struct ConnectionInfo {
   std::uint32_t version = 0;          // negotiated protocol version
   std::uint32_t max_payload = 0;      // negotiated largest WRTE payload
   bool delayed_ack = false;           // delayed_ack flow control in use
+  // The device asked for TLS (STLS, Wireless debugging) and the link runs inside it.
+  bool tls = false;
+  std::string tls_version;  // "TLSv1.3"; empty without TLS
+  std::string tls_cipher;   // "TLS_AES_128_GCM_SHA256"; empty without TLS
 };
 
 }  // namespace adbwire

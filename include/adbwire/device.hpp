@@ -46,10 +46,12 @@ class Device {
   // Connects to target (see Target for the forms; "" = $ANDROID_SERIAL) and completes the
   // handshake, signing the device's token with each host key in turn and, when none is
   // known, offering the public key and waiting up to options.auth_timeout for a person to
-  // accept it. Errors: invalid_argument (bad target), not_supported (usb: targets
-  // in this build; a device that requires TLS), connection_refused (nothing listening),
+  // accept it. A device that answers with STLS (Wireless debugging) gets TLS 1.3 with a
+  // certificate made from the host key it names. Errors: invalid_argument (bad target),
+  // not_supported (usb: targets in this build), connection_refused (nothing listening),
   // timeout (no TCP connection or no answer within connect_timeout), unauthorized (key not
-  // accepted within auth_timeout: the message names the fingerprint to confirm),
+  // accepted within auth_timeout: the message names the fingerprint to confirm; or a TLS
+  // device that does not know our key: the message says to pair with `adb pair`),
   // device_offline (the device hung up), protocol_error, io_error (keys unreadable).
   // The error_code form returns an empty Device on error (its calls fail with closed).
   static Device connect(std::string_view target, const ConnectOptions& options = {});

@@ -30,6 +30,16 @@ enum class UiDumpFault {
   empty_file,          // reports success but leaves an empty file
 };
 
+// How the emulated on-device dumper (`app_process … com.adbwire.Dumper`, see
+// src/agent/dumper/README.md) misbehaves, so the host's restart and fallback are tested.
+enum class DumperFault {
+  none,
+  die_after,           // exits without a reply at dump request number after_requests + 1
+  never_answer,        // reads requests and never replies
+  garbage,             // answers every request with bytes that are no reply frame
+  already_registered,  // connecting UiAutomation fails: "UiAutomationService … already registered"
+};
+
 // How a host connection to the virtual device misbehaves (VirtualDeviceOptions::fault), so every
 // host-side failure path is tested against a device that really misbehaves on a real socket.
 enum class ConnectionFault {
@@ -68,6 +78,11 @@ struct VirtualDeviceOptions {
   // clicking "Always allow"). Otherwise the host stays unauthorized, like a phone whose
   // user has not answered the dialog.
   bool accept_new_keys = false;
+  // A Wireless debugging (Android 11+) port: answer CNXN with STLS and run TLS 1.3 with a
+  // server certificate made at start(); only hosts whose key is in keys_file get in (the
+  // keys of paired hosts), others get a TLS alert. auth_required and accept_new_keys do not
+  // apply. adb hosts older than 30 cannot connect (they do not know STLS).
+  bool tls = false;
   // Host folder backing the device file system ("/sdcard/x" is root/sdcard/x).
   // Empty: a fresh temporary folder, removed by stop().
   std::filesystem::path root;
@@ -86,6 +101,17 @@ struct VirtualDeviceOptions {
   std::uint64_t drop_after_bytes = 0;
   // Test-only: a misbehaving connection (see ConnectionFault).
   ConnectionFaultPlan fault;
+  // Android API level (ro.build.version.sdk). Raw `screencap` writes a 12-byte header below 29
+  // and 16 bytes (with the colour space) from 29 on; `framebuffer:` sends header version 1 / 2.
+  std::uint32_t api_level = 34;
+  // 2 adds a 720x1280 secondary display, id 4619827259835644673 (the main one is
+  // 4619827259835644672), for `screencap -d`; with two displays `screencap` without -d first
+  // prints Android 12's multiple-displays warning, which exec: merges into the output.
+  std::uint32_t displays = 1;
+  // When set, start() creates this pcapng file and every host connection records the ADB
+  // bytes it receives and sends there (each as its own TCP connection, flushed per message);
+  // how captures/ is made from the real adb host. start() fails with io_error if it cannot.
+  std::filesystem::path record;
 };
 
 // One virtual device: a listening socket and one I/O thread serving any number of host
@@ -128,6 +154,10 @@ class VirtualDevice {
   // Makes the next `times` `uiautomator dump` runs fail with fault. Thread safe; call after
   // start().
   void set_ui_dump_fault(UiDumpFault fault, std::uint32_t times = 1);
+
+  // Makes every dumper process started from now on misbehave with fault (after_requests:
+  // see DumperFault::die_after). Thread safe; call after start().
+  void set_dumper_fault(DumperFault fault, std::uint32_t after_requests = 0);
 
   // The host folder that backs the device file system; valid from start() until stop() (a
   // temporary root is deleted by stop()).

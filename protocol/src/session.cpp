@@ -94,6 +94,13 @@ struct Session::Impl {
 
   std::vector<std::uint8_t> token;
 
+  // STLS: device sent STLS (tls option); the peer's STLS arrived and input is held for the
+  // TLS layer; the TLS handshake finished.
+  bool stls_sent = false;
+  bool holding_for_tls = false;
+  bool tls_running = false;
+  std::vector<std::uint8_t> after_stls;
+
   std::unordered_map<std::uint32_t, Stream> streams;
   std::uint32_t next_local = 1;
 
@@ -198,6 +205,12 @@ struct Session::Impl {
     }
     accept_peer_cnxn(m);
     if (failed()) return;
+    if (options.tls) {
+      state = SessionState::handshaking;
+      stls_sent = true;
+      send(kCommandStls, kStlsVersion, 0, {});
+      return;
+    }
     if (options.auth_required) {
       state = SessionState::handshaking;
       push_event(Event::Type::auth_token_needed);
@@ -257,13 +270,24 @@ struct Session::Impl {
 
   void on_stls() {
     if (options.role == Role::device) {
-      protocol_error("host sent STLS; this device does not offer TLS");
+      if (!stls_sent) {
+        protocol_error("host sent STLS; this device does not offer TLS");
+        return;
+      }
+      if (tls_running) {
+        protocol_error("host sent STLS a second time, inside TLS");
+        return;
+      }
+      tls_running = true;
+      holding_for_tls = true;
+      push_event(Event::Type::stls_accepted);
       return;
     }
     if (state != SessionState::handshaking && state != SessionState::awaiting_user) {
       protocol_error("STLS received outside the handshake");
       return;
     }
+    holding_for_tls = true;
     push_event(Event::Type::stls_requested);
   }
 
@@ -486,6 +510,16 @@ struct Session::Impl {
   }
 
   void handle(Message& m) {
+    // A TLS-only device takes nothing but the host's STLS until TLS has finished; adb hosts
+    // older than 30 answer STLS in the clear.
+    if (options.role == Role::device && stls_sent && state != SessionState::online &&
+        (m.command != kCommandStls || tls_running)) {
+      protocol_error("host sent " + name(m.command) +
+                     (tls_running ? " before the TLS handshake finished"
+                                  : " in the clear after this device asked for TLS (STLS)") +
+                     ": this port requires TLS (Wireless debugging, adb 30 or later)");
+      return;
+    }
     switch (m.command) {
       case kCommandCnxn: on_cnxn(m); return;
       case kCommandAuth: on_auth(m); return;
@@ -530,6 +564,10 @@ void Session::start() {
 std::error_code Session::receive(std::span<const std::uint8_t> bytes) {
   Impl& d = *impl_;
   while (!d.failed() && !bytes.empty()) {
+    if (d.holding_for_tls) {
+      d.after_stls.insert(d.after_stls.end(), bytes.begin(), bytes.end());
+      break;
+    }
     std::error_code read_error;
     d.inbox.clear();
     bytes = bytes.subspan(d.reader.feed_one(bytes, d.inbox, read_error));
@@ -540,6 +578,28 @@ std::error_code Session::receive(std::span<const std::uint8_t> bytes) {
     if (read_error) d.protocol_error(d.reader.error_detail());
   }
   return d.error;
+}
+
+std::vector<std::uint8_t> Session::bytes_after_stls() {
+  Impl& d = *impl_;
+  d.holding_for_tls = false;
+  return std::exchange(d.after_stls, {});
+}
+
+void Session::send_stls() {
+  Impl& d = *impl_;
+  if (d.failed() || d.options.role != Role::host || d.state == SessionState::online) return;
+  d.send(kCommandStls, kStlsVersion, 0, {});
+}
+
+void Session::finish_tls() {
+  Impl& d = *impl_;
+  if (d.failed() || d.options.role != Role::device || !d.tls_running ||
+      d.state != SessionState::handshaking) {
+    return;
+  }
+  d.send_cnxn();
+  if (!d.failed()) d.go_online();
 }
 
 bool Session::next_event(Event& out) {

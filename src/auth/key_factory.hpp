@@ -3,6 +3,8 @@
 // load_host_keys() are made.
 #pragma once
 
+#include <openssl/types.h>
+
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -20,6 +22,10 @@ struct KeyFactory {
   static std::optional<PublicKey> parse(std::string_view line, Status& status);
   // True when both keys have the same public half (adb loads each key once).
   static bool same_key(const PrivateKey& a, const PrivateKey& b);
+  // The OpenSSL key inside, for TLS certificates; borrowed, valid while the key lives.
+  // nullptr for an empty (moved-from) key.
+  static EVP_PKEY* evp_key(const PrivateKey& key) noexcept;
+  static EVP_PKEY* evp_key(const PublicKey& key) noexcept;
 };
 
 }  // namespace adbwire::auth

@@ -221,6 +221,14 @@ bool KeyFactory::same_key(const PrivateKey& a, const PrivateKey& b) {
   return require(a.impl_, "PrivateKey").android_key == require(b.impl_, "PrivateKey").android_key;
 }
 
+EVP_PKEY* KeyFactory::evp_key(const PrivateKey& key) noexcept {
+  return key.impl_ ? key.impl_->key.get() : nullptr;
+}
+
+EVP_PKEY* KeyFactory::evp_key(const PublicKey& key) noexcept {
+  return key.impl_ ? key.impl_->key.get() : nullptr;
+}
+
 }  // namespace auth
 
 PrivateKey PrivateKey::load(const std::filesystem::path& pem_file) {

@@ -337,6 +337,10 @@ void Connection::start_read() {
 
 void Connection::on_read(const std::error_code& error, std::size_t bytes) {
   if (error) {
+    if (tls_ != nullptr && tls_->failure()) {
+      fail(tls_->failure().code, tls_->failure().detail);
+      return;
+    }
     const bool online = session_.state() == protocol::SessionState::online;
     fail(make_error_code(errc::device_offline),
          online ? "lost the connection to " + target_ + " (" + error.message() + ")"
@@ -383,10 +387,7 @@ void Connection::handle_event(protocol::Event& event) {
       answer_auth_token(event.data);
       return;
     case Type::stls_requested:
-      fail(make_error_code(errc::not_supported),
-           target_ +
-               " requires TLS (wireless debugging); TLS is not supported yet: use a plain adbd "
-               "port (`adb tcpip 5555`)");
+      start_tls();
       return;
     case Type::stream_ready:
       if (auto state = find(event.stream)) {
@@ -445,28 +446,33 @@ void Connection::handle_event(protocol::Event& event) {
     case Type::auth_signature:
     case Type::auth_public_key:
     case Type::auth_token_needed:
+    case Type::stls_accepted:
       return;  // device-role events; a host session never produces them
   }
 }
 
-void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
-  if (!keys_loaded_) {
-    std::error_code error;
-    keys_ = load_host_keys(options_.keys, error);
-    keys_loaded_ = true;
-    const std::string key_path = default_key_path(options_.keys).string();
-    if (error == errc::not_found || (!error && keys_.empty())) {
-      fail(make_error_code(errc::unauthorized),
-           target_ + " requires authentication and there is no adb key at '" + key_path +
-               "': create one with `adbwire keygen " + key_path + "`");
-      return;
-    }
-    if (error) {
-      fail(error, "cannot use the adb key '" + key_path + "' that " + target_ +
-                      " asks for: " + error.message());
-      return;
-    }
+bool Connection::load_keys() {
+  if (keys_loaded_) return true;
+  std::error_code error;
+  keys_ = load_host_keys(options_.keys, error);
+  keys_loaded_ = true;
+  const std::string key_path = default_key_path(options_.keys).string();
+  if (error == errc::not_found || (!error && keys_.empty())) {
+    fail(make_error_code(errc::unauthorized),
+         target_ + " requires authentication and there is no adb key at '" + key_path +
+             "': create one with `adbwire keygen " + key_path + "`");
+    return false;
   }
+  if (error) {
+    fail(error, "cannot use the adb key '" + key_path + "' that " + target_ +
+                    " asks for: " + error.message());
+    return false;
+  }
+  return true;
+}
+
+void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
+  if (!load_keys()) return;
   if (next_key_ < keys_.size()) {
     const PrivateKey& key = keys_[next_key_++];
     session_.send_auth_signature(key.sign_token(token));
@@ -529,8 +535,34 @@ void Connection::went_online() {
     info_.version = session_.negotiated_version();
     info_.max_payload = session_.negotiated_max_payload();
     info_.delayed_ack = session_.delayed_ack();
+    if (tls_ != nullptr) {
+      info_.auth = AuthMethod::tls;
+      info_.key_fingerprint = keys_[tls_->key_index()].fingerprint();
+      info_.tls = true;
+      info_.tls_version = tls_->version();
+      info_.tls_cipher = tls_->cipher();
+    }
   }
   phase_changed_.notify_all();
+}
+
+// The device answered CNXN with STLS: answer STLS in the clear, then everything, starting
+// with the device's CNXN, runs inside TLS with a certificate made from our adb key.
+void Connection::start_tls() {
+  if (!load_keys()) return;
+  session_.send_stls();
+  const std::span<const std::uint8_t> stls = session_.pending_output();
+  std::vector<std::uint8_t> clear(stls.begin(), stls.end());
+  session_.consume_output(stls.size());
+  detail::Failure why;
+  auto tls = transport::TlsTransport::start(io_, std::move(transport_), std::move(clear),
+                                            session_.bytes_after_stls(), keys_, target_, why);
+  if (!tls) {
+    fail(why.code, why.detail);
+    return;
+  }
+  tls_ = tls.get();
+  transport_ = std::move(tls);
 }
 
 void Connection::flush() {

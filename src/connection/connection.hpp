@@ -22,6 +22,7 @@
 #include "adbwire/keys.hpp"
 #include "adbwire/protocol/session.hpp"
 #include "connection/stream_opener.hpp"
+#include "transport/tls_transport.hpp"
 #include "transport/transport.hpp"
 
 namespace adbwire::connection {
@@ -73,6 +74,8 @@ class Connection final : public detail::StreamOpener,
   void handle_events();
   void handle_event(protocol::Event& event);
   void answer_auth_token(const std::vector<std::uint8_t>& token);
+  bool load_keys();
+  void start_tls();
   void went_online();
   void answer_open(const protocol::Event& event);
   void flush();
@@ -95,6 +98,7 @@ class Connection final : public detail::StreamOpener,
 
   // Touched by the I/O thread only (and by establish() before the thread starts).
   std::unique_ptr<transport::Transport> transport_;
+  transport::TlsTransport* tls_ = nullptr;  // transport_ itself once the device asked for STLS
   protocol::Session session_;
   std::vector<std::uint8_t> read_buffer_;
   std::vector<std::uint8_t> write_buffer_;

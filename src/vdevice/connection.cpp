@@ -56,6 +56,7 @@ void Connection::close() {
   slow_timer_.cancel();
   services_.clear();
   reverse_rules_.reset();
+  recording_.reset();
 }
 
 void Connection::adopt(std::uint32_t stream, std::shared_ptr<Service> service) {
@@ -90,7 +91,14 @@ void Connection::read() {
       self->read();
       return;
     }
-    std::error_code protocol_error = self->session_.receive({self->read_buffer_.data(), n});
+    if (self->recording_) self->recording_->record(CaptureDirection::host_to_device, {self->read_buffer_.data(), n});
+    std::span<const std::uint8_t> bytes(self->read_buffer_.data(), n);
+    if (self->tls_ && !self->tls_->inbound(bytes, self->session_, bytes)) {
+      self->tls_->report_failure(self->socket_, self->peer_);
+      self->close();
+      return;
+    }
+    std::error_code protocol_error = self->session_.receive(bytes);
     self->process();
     if (protocol_error) {
       std::fprintf(stderr, "adbwire vdevice: %s: %s (%s); closing this connection\n", self->peer_.c_str(),
@@ -190,6 +198,12 @@ void Connection::handle(protocol::Event& event) {
       }
       break;
     }
+    case Type::stls_accepted:
+      if (!tls_->start(session_.bytes_after_stls())) {
+        tls_->report_failure(socket_, peer_);
+        close();
+      }
+      break;
     case Type::online:
     case Type::auth_token:
     case Type::stls_requested:
@@ -199,11 +213,17 @@ void Connection::handle(protocol::Event& event) {
 
 void Connection::flush() {
   if (writing_ || closed_ || stalled_) return;
-  auto pending = session_.pending_output();
+  const std::span<const std::uint8_t> pending = tls_ ? tls_->outbound(session_) : session_.pending_output();
   if (pending.empty()) return;
   write_buffer_.assign(pending.begin(), pending.end());
-  session_.consume_output(pending.size());
+  if (tls_) {
+    tls_->consume(pending.size());
+  } else {
+    session_.consume_output(pending.size());
+  }
   after_write_ = apply_output_fault();
+  // Recorded when issued, before the host can answer, so a recording's order stays causal.
+  if (recording_) recording_->record(CaptureDirection::device_to_host, write_buffer_);
   writing_ = true;
   if (fault_.kind == ConnectionFault::slow) {
     slow_timer_.expires_after(fault_.delay);

@@ -13,9 +13,11 @@
 
 #include "adbwire/protocol/session.hpp"
 #include "adbwire/vdevice.hpp"
+#include "capture/capture_recorder.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/service.hpp"
+#include "vdevice/tls_link.hpp"
 
 namespace adbwire::vdevice {
 
@@ -30,6 +32,11 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   void start();
   // Closes the socket and drops every stream; idempotent.
   void close();
+  // Records the ADB bytes this connection receives and sends (VirtualDeviceOptions::record).
+  // Call before start().
+  void record_to(std::unique_ptr<capture::RecordedConnection> recording) { recording_ = std::move(recording); }
+  // Makes this a TLS-only port (the session must have SessionOptions::tls). Call before start().
+  void use_tls(std::shared_ptr<const TlsServer> server) { tls_ = std::make_unique<TlsLink>(std::move(server)); }
 
   protocol::Session& session() override { return session_; }
   DeviceContext& device() override { return device_; }
@@ -70,6 +77,8 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   std::uint64_t message_left_ = 0;  // bytes of the current outgoing message not yet walked
   asio::steady_timer slow_timer_;
   AfterWrite after_write_ = AfterWrite::carry_on;
+  std::unique_ptr<capture::RecordedConnection> recording_;  // null when not recording
+  std::unique_ptr<TlsLink> tls_;  // null unless the device requires TLS
 };
 
 }  // namespace adbwire::vdevice

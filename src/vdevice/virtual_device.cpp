@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "adbwire/error.hpp"
+#include "capture/capture_recorder.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"
@@ -55,8 +56,17 @@ struct VirtualDevice::Impl {
       ++accepted;
       ConnectionFaultPlan fault = options.fault;
       if (fault.connections != 0 && accepted > fault.connections) fault.kind = ConnectionFault::none;
+      CaptureWriterOptions link;
+      std::error_code ignored;
+      const auto peer = socket.remote_endpoint(ignored);
+      if (peer.address().is_v4()) link.host_address = peer.address().to_v4().to_bytes();
+      link.host_port = peer.port();
+      if (auto local = socket.local_endpoint(ignored); local.address().is_v4()) link.device_address = local.address().to_v4().to_bytes();
+      link.device_port = port;
       auto connection =
           std::make_shared<vdevice::Connection>(std::move(socket), session_options, *device, keys, fault);
+      if (recorder) connection->record_to(recorder->add(link));
+      if (tls) connection->use_tls(tls);
       std::erase_if(connections, [](const std::weak_ptr<vdevice::Connection>& c) { return c.expired(); });
       connections.push_back(connection);
       connection->start();
@@ -79,6 +89,8 @@ struct VirtualDevice::Impl {
   std::thread thread;
   std::uint16_t port = 0;
   std::atomic<std::uint64_t> accepted{0};
+  std::shared_ptr<capture::CaptureRecorder> recorder;  // VirtualDeviceOptions::record
+  std::shared_ptr<const vdevice::TlsServer> tls;        // VirtualDeviceOptions::tls
   std::string failure;  // why start() failed, for the throwing overload's message
   bool started = false;
   bool stopped = false;
@@ -118,6 +130,22 @@ void VirtualDevice::start(std::error_code& error) {
     }
   }
 
+  if (!d.options.record.empty()) {
+    d.recorder = capture::CaptureRecorder::create(d.options.record, CaptureLink::tcp, error);
+    if (!d.recorder) {
+      d.failure = "cannot create the capture file " + d.options.record.string();
+      return;
+    }
+  }
+  if (d.options.tls) {
+    detail::Failure why;
+    d.tls = vdevice::TlsServer::create(d.options.keys_file, why);
+    if (!d.tls) {
+      error = why.code;
+      d.failure = why.detail;
+      return;
+    }
+  }
   d.root = d.options.root;
   if (d.root.empty()) {
     d.root = make_temp_root(error);
@@ -134,6 +162,8 @@ void VirtualDevice::start(std::error_code& error) {
   }
   d.device.emplace(d.root, d.options.serial, std::move(screens));
   d.device->set_drop_after_bytes(d.options.drop_after_bytes);
+  d.device->set_property("ro.build.version.sdk", std::to_string(d.options.api_level));
+  d.device->set_displays(d.options.displays);
 
   protocol::SessionOptions& s = d.session_options;
   s.role = protocol::Role::device;
@@ -144,6 +174,7 @@ void VirtualDevice::start(std::error_code& error) {
   s.banner.features = d.options.features.empty() ? implemented_features() : d.options.features;
   s.max_payload = d.options.max_payload;
   s.auth_required = d.options.auth_required;
+  s.tls = d.options.tls;
   for (const std::string& feature : s.banner.features) {
     // Our window is one max payload: a host can't make us buffer more than that per stream.
     if (feature == "delayed_ack") s.delayed_ack_window = d.options.max_payload;
@@ -206,6 +237,10 @@ std::uint64_t VirtualDevice::connections_accepted() const { return impl_->accept
 
 void VirtualDevice::set_ui_dump_fault(UiDumpFault fault, std::uint32_t times) {
   if (impl_->device) impl_->device->screens().set_fault(fault, times);
+}
+
+void VirtualDevice::set_dumper_fault(DumperFault fault, std::uint32_t after_requests) {
+  if (impl_->device) impl_->device->set_dumper_fault(fault, after_requests);
 }
 
 }  // namespace adbwire

@@ -44,6 +44,9 @@ struct SessionOptions {
   // them here. The application must then refuse every OPEN that no reverse rule it set up
   // names: a compromised device must not reach arbitrary host sockets.
   bool accept_peer_opens = false;
+  // Device role: answer a host CNXN with STLS and speak only TLS afterwards (Wireless
+  // debugging). The runtime runs the TLS server on stls_accepted, then calls finish_tls().
+  bool tls = false;
 };
 
 enum class SessionState {
@@ -63,7 +66,10 @@ struct Event {
                       //   signed); answer with accept_auth() or reject_auth(new_token)
     auth_public_key,  // device: host offered its public key (data = "<base64> user@host")
     auth_token_needed,// device: auth_required and a CNXN arrived: call send_auth_token()
-    stls_requested,   // host: device asked for TLS (STLS)
+    stls_requested,   // host: device asked for TLS (STLS); answer with send_stls() and run the
+                      //   TLS client over bytes_after_stls() and everything received next
+    stls_accepted,    // device (tls): host answered STLS; run the TLS server over
+                      //   bytes_after_stls(), then finish_tls()
     open_requested,   // peer opened `service` as stream `stream`; answer with
                       //   accept_open/refuse_open. (The host role refuses peer OPENs itself
                       //   unless accept_peer_opens.)
@@ -123,6 +129,18 @@ class Session {
   std::span<const std::uint8_t> auth_token() const noexcept;
   void accept_auth();                                   // sends our CNXN: online
   void reject_auth(std::span<const std::uint8_t> new_token);  // sends a fresh TOKEN
+
+  // --- STLS (wireless debugging). After STLS the peer's next bytes are TLS records, not
+  // ADB messages: receive() stops parsing at the STLS message and keeps the rest (and
+  // whatever it is fed before the runtime takes them) for the TLS layer. Once TLS runs the
+  // runtime feeds receive() the decrypted bytes and encrypts pending_output().
+  // Bytes received after the STLS message; receive() parses again after this call.
+  std::vector<std::uint8_t> bytes_after_stls();
+  // Host: answers the device's STLS with our own; the TLS client handshake follows.
+  void send_stls();
+  // Device: the TLS handshake succeeded (the client key is authorised): sends our CNXN and
+  // goes online.
+  void finish_tls();
 
   // --- streams (online only)
   // Sends OPEN; returns the new local id, or 0 with `error` set (closed when not online,
