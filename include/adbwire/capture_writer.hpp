@@ -56,6 +56,10 @@ class CaptureEncoder {
   // Appends the section header, the interface description and, for TCP, the handshake.
   void begin(CaptureTime time, std::vector<std::uint8_t>& out);
 
+  // Appends only this connection's start (TCP: the handshake; USB: nothing), for a further
+  // connection in a file whose header another encoder with the same link already wrote.
+  void begin_connection(CaptureTime time, std::vector<std::uint8_t>& out);
+
   // Appends the frames carrying bytes in direction (several TCP segments or URBs when large).
   void record(CaptureDirection direction, std::span<const std::uint8_t> bytes, CaptureTime time,
               std::vector<std::uint8_t>& out);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 
 #include "adbwire/keys.hpp"
 #include "adbwire/server_address.hpp"
@@ -26,6 +27,12 @@ struct ConnectOptions {
   // The adb server for server: targets that name none (adb's -H/-P); empty parts come from
   // $ADB_SERVER_SOCKET / $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037.
   ServerAddress server;
+  // When set, every byte sent and received is recorded to this pcapng file (created or
+  // truncated once connected), flushed per message: direct TCP as Ethernet/IPv4/TCP frames,
+  // USB as usbmon records, server: targets as each smart-socket connection to the server.
+  // Connect fails with io_error when the file cannot be created; a later write error (disk
+  // full) ends the recording, not the connection. See captures/README.md.
+  std::filesystem::path record;
 };
 
 }  // namespace adbwire

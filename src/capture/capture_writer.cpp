@@ -93,7 +93,10 @@ void CaptureEncoder::begin(CaptureTime time, std::vector<std::uint8_t>& out) {
   append_option(body, kOptionTsResol, std::span(&kNanoseconds, 1));
   append_le32(body, 0);
   append_block(out, kInterfaceBlock, body);
+  begin_connection(time, out);
+}
 
+void CaptureEncoder::begin_connection(CaptureTime time, std::vector<std::uint8_t>& out) {
   if (options_.link == CaptureLink::tcp) {
     tcp_frame(true, capture_detail::kTcpSyn, {}, time, out);
     ++host_sequence_;
@@ -109,8 +112,10 @@ void CaptureEncoder::record(CaptureDirection direction, std::span<const std::uin
   const bool tcp = options_.link == CaptureLink::tcp;
   Framing& framing = framing_[from_host ? 0 : 1];
   while (!bytes.empty()) {
-    const std::size_t piece = next_piece(framing, bytes, !tcp);
-    const auto chunk = bytes.first(std::min(piece, tcp ? kMaxSegment : kMaxUrb));
+    // The framing walks only what this frame can carry, so a large payload split over several
+    // frames leaves it at the right place for the message after it.
+    const auto limit = bytes.first(std::min(bytes.size(), tcp ? kMaxSegment : kMaxUrb));
+    const auto chunk = bytes.first(next_piece(framing, limit, !tcp));
     if (tcp) {
       constexpr std::uint8_t kPshAck = 0x08 | capture_detail::kTcpAck;
       tcp_frame(from_host, kPshAck, chunk, time, out);

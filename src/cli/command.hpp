@@ -13,6 +13,7 @@ struct GlobalOptions {
   std::string serial;  // -s TARGET (or ANDROID_SERIAL)
   std::string host;    // -H adb server host
   int port = 0;        // -P adb server port (0 = ANDROID_ADB_SERVER_PORT or 5037)
+  std::string record;  // --record FILE.pcapng: record the connection's every byte
 };
 
 // What a subcommand's parse hands back: the work to run, returning the process exit code.

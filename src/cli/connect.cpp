@@ -15,6 +15,7 @@ ServerAddress server_address(const GlobalOptions& globals) {
 Device connect_device(const GlobalOptions& globals) {
   ConnectOptions options;
   options.server = server_address(globals);
+  options.record = globals.record;
   return Device::connect(globals.serial, options);
 }
 

@@ -4,6 +4,7 @@
 
 #include "adbwire/target.hpp"
 #include "connection/connection.hpp"
+#include "connection/recorded_link.hpp"
 #include "connection/stream_opener.hpp"
 #include "connection/target_detail.hpp"
 #include "server/server_detail.hpp"
@@ -25,8 +26,10 @@ std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text,
   switch (target.kind()) {
     case Target::Kind::usb:
       if (auto usb = transport::UsbConnector::find(target.serial(), failure)) {
-        return connection::Connection::establish(*usb, usb->target(), usb->serial(), options,
-                                                 failure);
+        CaptureWriterOptions link;
+        link.link = CaptureLink::usb;
+        return connection::Connection::establish(connection::recorded_link(*usb, options, link),
+                                                 usb->target(), usb->serial(), options, failure);
       }
       return nullptr;
     case Target::Kind::server:
@@ -41,7 +44,9 @@ std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text,
   auto factory = [host, port](asio::io_context& io, Deadline deadline, detail::Failure& why) {
     return transport::connect_tcp(io, host, port, deadline, why);
   };
-  return connection::Connection::establish(factory, target.to_string(), serial, options, failure);
+  return connection::Connection::establish(
+      connection::recorded_link(factory, options, connection::tcp_capture_link(host, port)),
+      target.to_string(), serial, options, failure);
 }
 
 }  // namespace

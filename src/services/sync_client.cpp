@@ -29,6 +29,8 @@ using protocol::SyncParse;
 using protocol::SyncReply;
 
 constexpr std::size_t kReadBufferSize = 256 * 1024;
+// How long closing a sync stream waits to hand its QUIT to the connection.
+constexpr std::chrono::milliseconds kQuitTimeout{500};
 // adbd's socket buffer holds this many acknowledgements (AOSP ReadAcknowledgements).
 constexpr std::size_t kMaxDeferred = 128;
 
@@ -153,6 +155,17 @@ bool RemoteStat::is_regular() const noexcept { return S_ISREG(mode); }
 bool RemoteStat::is_symlink() const noexcept { return S_ISLNK(mode); }
 
 struct SyncClient::Impl {
+  // A sync stream still in good order is ended with QUIT before it closes, as AOSP's host does
+  // (SyncConnection's destructor): adbd then ends the session itself instead of seeing the
+  // stream torn down under it. Best effort, within a short deadline; a failure changes nothing.
+  ~Impl() {
+    if (broken || !stream.is_open()) return;
+    out.clear();
+    protocol::append_sync_request(out, SyncId::quit, {});
+    std::error_code ignored;
+    stream.write(out, deadline_after(kQuitTimeout), ignored);
+  }
+
   explicit Impl(Device& d) : device(&d) {
     stat_v2 = d.has_feature("stat_v2");
     ls_v2 = d.has_feature("ls_v2");

@@ -1,0 +1,206 @@
+#include "adbwire/replay.hpp"
+
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "adbwire/capture.hpp"
+#include "adbwire/error.hpp"
+#include "capture/replay_script.hpp"
+#include "connection/connection.hpp"
+#include "transport/transport.hpp"
+
+namespace adbwire {
+
+struct detail::ReplayState {
+  explicit ReplayState(capture_detail::ReplayScript s) : script(std::move(s)) {}
+  mutable std::mutex mutex;
+  capture_detail::ReplayScript script;  // guarded by mutex
+};
+
+namespace {
+
+// The device end of the link: plays the script's device messages, checks what the host writes.
+class ReplayTransport final : public transport::Transport {
+ public:
+  ReplayTransport(asio::io_context& io, std::shared_ptr<detail::ReplayState> state, std::string description)
+      : io_(io), state_(std::move(state)), description_(std::move(description)) {}
+
+  void async_read_some(std::span<std::uint8_t> buffer, Handler handler) override {
+    read_buffer_ = buffer;
+    read_handler_ = std::move(handler);
+    pump();
+  }
+
+  void async_write(std::span<const std::uint8_t> data, Handler handler) override {
+    bool matched = false;
+    if (!closed_) {
+      std::lock_guard lock(state_->mutex);
+      matched = state_->script.host_sent(data);
+    }
+    const std::error_code error = closed_ ? make_error_code(errc::closed)
+                                  : matched ? std::error_code()
+                                            : make_error_code(errc::protocol_error);
+    asio::post(io_, [handler = std::move(handler), error, size = data.size()] { handler(error, error ? 0 : size); });
+    if (error) {
+      fail_read(error);
+    } else {
+      pump();
+    }
+  }
+
+  void close() noexcept override {
+    closed_ = true;
+    fail_read(make_error_code(asio::error::operation_aborted));
+  }
+
+  std::string description() const override { return description_; }
+
+ private:
+  void pump() {
+    if (!read_handler_ || closed_) return;
+    if (outbox_used_ == outbox_.size()) {
+      outbox_.clear();
+      outbox_used_ = 0;
+      std::lock_guard lock(state_->mutex);
+      state_->script.take_device_output(outbox_);
+    }
+    // With nothing due the read waits, as on an idle device, until the host sends or closes.
+    if (outbox_used_ == outbox_.size()) return;
+    const std::size_t n = std::min(read_buffer_.size(), outbox_.size() - outbox_used_);
+    std::memcpy(read_buffer_.data(), outbox_.data() + outbox_used_, n);
+    outbox_used_ += n;
+    asio::post(io_, [handler = std::exchange(read_handler_, nullptr), n] { handler({}, n); });
+  }
+
+  void fail_read(std::error_code error) {
+    if (!read_handler_) return;
+    asio::post(io_, [handler = std::exchange(read_handler_, nullptr), error] { handler(error, 0); });
+  }
+
+  asio::io_context& io_;
+  std::shared_ptr<detail::ReplayState> state_;
+  std::string description_;
+  std::span<std::uint8_t> read_buffer_;
+  Handler read_handler_;
+  std::vector<std::uint8_t> outbox_;
+  std::size_t outbox_used_ = 0;
+  bool closed_ = false;
+};
+
+// The chosen connection's ADB messages as replay steps; failure set when there are none.
+std::vector<capture_detail::ReplayStep> read_steps(const std::filesystem::path& capture, std::uint32_t connection,
+                                                   detail::Failure& failure) {
+  std::vector<CapturedMessage> messages;
+  std::error_code error;
+  const CaptureSummary summary =
+      decode_capture_file(capture, [&](const CapturedMessage& m) { messages.push_back(m); }, error);
+  if (error) {
+    failure.set(error, "cannot replay " + capture.string() + ": " +
+                           (summary.fault.detail.empty() ? error.message() : summary.fault.detail));
+    return {};
+  }
+  std::vector<capture_detail::ReplayStep> steps;
+  for (const CapturedMessage& m : messages) {
+    if (m.kind != CapturedKind::adb) continue;
+    if (connection == 0) connection = m.connection;
+    if (m.connection == connection) steps.push_back({m.direction, m.message, m.record});
+  }
+  if (steps.empty()) {
+    failure.set(errc::invalid_argument,
+                "cannot replay " + capture.string() + ": it holds no ADB messages" +
+                    (connection != 0 ? " on connection " + std::to_string(connection) : std::string()) +
+                    " (see `adbwire capture decode " + capture.string() + "`)");
+  }
+  return steps;
+}
+
+}  // namespace
+
+Replay::Replay(std::shared_ptr<detail::ReplayState> state, Device device) : state_(std::move(state)), device_(std::move(device)) {}
+Replay::Replay(Replay&&) noexcept = default;
+Replay& Replay::operator=(Replay&&) noexcept = default;
+Replay::~Replay() = default;
+
+Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& options, std::error_code& error) {
+  detail::Failure failure;
+  auto steps = read_steps(capture, options.connection, failure);
+  if (failure) {
+    error = failure.code;
+    return Replay(nullptr, Device(nullptr, options.connect.command_timeout));
+  }
+  auto state = std::make_shared<detail::ReplayState>(capture_detail::ReplayScript(std::move(steps), capture.string(), options.match_host_features));
+  const std::string target = "replay:" + capture.string();
+  auto factory = [state, target](asio::io_context& io, Deadline, detail::Failure&) -> std::unique_ptr<transport::Transport> {
+    return std::make_unique<ReplayTransport>(io, state, target);
+  };
+  ConnectOptions connect = options.connect;
+  connect.record.clear();
+  auto opener = connection::Connection::establish(factory, target, "replay", connect, failure);
+  error = failure.code;
+  Replay replay(state, Device(std::move(opener), connect.command_timeout));
+  if (failure) {
+    std::lock_guard lock(state->mutex);
+    replay.failure_ = state->script.mismatch().empty() ? failure.detail : state->script.mismatch();
+    if (!state->script.mismatch().empty()) error = make_error_code(errc::protocol_error);
+  }
+  return replay;
+}
+
+Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& options) {
+  std::error_code error;
+  Replay replay = start(capture, options, error);
+  if (error) {
+    if (!replay.failure_.empty()) throw Error(error, replay.failure_);
+    detail::Failure failure;
+    read_steps(capture, options.connection, failure);
+    throw Error(error, failure.detail.empty() ? "cannot replay " + capture.string() : failure.detail);
+  }
+  return replay;
+}
+
+std::string Replay::mismatch() const {
+  if (!state_) return {};
+  std::lock_guard lock(state_->mutex);
+  return state_->script.mismatch();
+}
+
+std::size_t Replay::host_messages_left() const {
+  if (!state_) return 0;
+  std::lock_guard lock(state_->mutex);
+  return state_->script.host_messages_left();
+}
+
+void Replay::finish(std::error_code& error) {
+  error.clear();
+  device_.close();
+  if (!state_) {
+    error = make_error_code(errc::closed);
+    failure_ = "this replay was never started";
+    return;
+  }
+  std::lock_guard lock(state_->mutex);
+  const capture_detail::ReplayScript& script = state_->script;
+  if (!script.mismatch().empty()) {
+    failure_ = script.mismatch();
+  } else if (script.host_messages_left() != 0) {
+    failure_ = "the library stopped with " + std::to_string(script.host_messages_left()) +
+               " host message(s) of the capture unsent; the next one is " + script.next_expected();
+  } else {
+    return;
+  }
+  error = make_error_code(errc::protocol_error);
+}
+
+void Replay::finish() {
+  std::error_code error;
+  finish(error);
+  if (error) throw Error(error, failure_);
+}
+
+}  // namespace adbwire
