@@ -257,6 +257,58 @@ TEST(Handshake, StlsFromDeviceIsReported) {
   EXPECT_EQ(host.state(), SessionState::handshaking);
 }
 
+// The TLS records that follow STLS in the same read must reach the TLS layer, not the parser.
+TEST(Handshake, StlsHandsOverTheBytesAfterIt) {
+  SessionOptions device_side = device_options();
+  device_side.tls = true;
+  Pair pair(host_options(), device_side);
+  pair.host.start();
+  pair.exchange();
+  EXPECT_EQ(types(take_events(pair.host)), std::vector<Event::Type>{Event::Type::stls_requested});
+  EXPECT_EQ(pair.device.state(), SessionState::handshaking);
+
+  pair.host.send_stls();
+  EXPECT_TRUE(pair.host.bytes_after_stls().empty());  // the host's TLS client starts here
+  std::vector<std::uint8_t> flight = take_bytes(pair.host);
+  const std::vector<Message> sent = decode(flight);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].command, kCommandStls);
+  EXPECT_EQ(sent[0].arg0, kStlsVersion);
+  const std::vector<std::uint8_t> client_hello = {0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5};
+  flight.insert(flight.end(), client_hello.begin(), client_hello.end());
+  ASSERT_FALSE(pair.device.receive(flight)) << pair.device.error_detail();
+  EXPECT_EQ(types(take_events(pair.device)), std::vector<Event::Type>{Event::Type::stls_accepted});
+  EXPECT_EQ(pair.device.bytes_after_stls(), client_hello);
+  EXPECT_TRUE(take_bytes(pair.device).empty());
+
+  pair.device.finish_tls();
+  EXPECT_EQ(pair.device.state(), SessionState::online);
+  pair.exchange();
+  EXPECT_EQ(pair.host.state(), SessionState::online);
+  EXPECT_EQ(types(take_events(pair.host)), std::vector<Event::Type>{Event::Type::online});
+}
+
+TEST(Handshake, TlsDeviceRefusesAPlainHostAfterStls) {
+  SessionOptions device_side = device_options();
+  device_side.tls = true;
+  Session device(device_side);
+  ASSERT_FALSE(device.receive(wire(kCommandCnxn, kVersion, kMaxPayload, bytes("host::"))));
+  const std::vector<Message> sent = decode(take_bytes(device));
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].command, kCommandStls);
+  EXPECT_EQ(device.receive(wire(kCommandOpen, 1, 0, bytes("shell:id"))), errc::protocol_error);
+  EXPECT_NE(device.error_detail().find("in the clear after this device asked for TLS"),
+            std::string::npos)
+      << device.error_detail();
+}
+
+TEST(Handshake, PlainDeviceStillRefusesStls) {
+  Session device(device_options());
+  ASSERT_FALSE(device.receive(wire(kCommandCnxn, kVersion, kMaxPayload, bytes("host::"))));
+  EXPECT_EQ(device.receive(wire(kCommandStls, kStlsVersion, 0)), errc::protocol_error);
+  EXPECT_EQ(device.error_detail(), "host sent STLS; this device does not offer TLS");
+}
+
 TEST(Handshake, OldDeviceNegotiatesChecksumsAndSmallPayload) {
   Session host(host_options());
   host.start();
