@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -34,7 +35,7 @@ struct RawImage {
   std::uint32_t width = 0;
   std::uint32_t height = 0;
   PixelFormat format = PixelFormat::rgba_8888;
-  std::uint32_t dataspace = 0;  // colour space word of Android 10+ headers; 0 when absent
+  std::uint32_t dataspace = 0;  // colour space of Android 10+ headers (1 sRGB, 2 Display P3); 0 when absent
   std::vector<std::uint8_t> pixels;
 };
 
@@ -67,11 +68,22 @@ EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadli
                         std::error_code& error);
 
 // Raw `screencap` (12-byte header before Android 10, 16 bytes with the dataspace after).
-// Errors: parse_error (sizes that do not add up, unknown format), and the Device errors.
+// Text lines before the header (the multiple-displays warning of Android 12+, which exec:
+// merges in from stderr) are skipped. Errors: parse_error (sizes that do not add up, unknown
+// format: the message quotes the output's start), and the Device errors.
 RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id = {},
                        Deadline deadline = kDefaultDeadline);
 RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id,
                        Deadline deadline, std::error_code& error);
+
+// The `framebuffer:` service (adbd runs screencap itself and describes the pixels with a
+// header of version 2, 1 or the ancient 16-byte form). format comes from the header's channel
+// layout; dataspace is its colour space (0 unknown, 1 sRGB, 2 Display P3), as in raw screencap.
+// Errors: command_failed (the device closed the stream without an image), parse_error (a header
+// adbd does not send, a layout that is none of the formats above, or the pixels end early),
+// and the Device errors. The deadline covers the whole call.
+RawImage framebuffer(Device& device, Deadline deadline = kDefaultDeadline);
+RawImage framebuffer(Device& device, Deadline deadline, std::error_code& error);
 
 // `screencap -p` streamed: on_chunk gets the PNG piece by piece from its signature on (any
 // junk a device prints before it, such as a warning line, is dropped). Errors: parse_error
@@ -82,6 +94,11 @@ void screencap_png(Device& device, const OutputHandler& on_chunk,
 void screencap_png(Device& device, const OutputHandler& on_chunk,
                    std::optional<std::uint64_t> display_id, Deadline deadline,
                    std::error_code& error);
+
+// Host side only: parses raw `screencap` output captured elsewhere (`adb exec-out screencap >
+// FILE`), as screencap_raw does. Errors: parse_error.
+RawImage parse_raw_screencap(std::span<const std::uint8_t> output);
+RawImage parse_raw_screencap(std::span<const std::uint8_t> output, std::error_code& error);
 
 // Host side only: scales (area average) and encodes raw pixels as options say (format,
 // quality, max_side, max_bytes). Errors as screenshot().

@@ -1,3 +1,5 @@
+#include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -5,11 +7,41 @@
 
 namespace adbwire::cli {
 
+namespace {
+
+struct ScreenshotFlags {
+  int jpeg_quality = 0;
+  std::uint32_t max_side = 0;
+  bool device_png = false;
+  std::uint64_t display = 0;
+};
+
+}  // namespace
+
 void add_screenshot_command(CLI::App& app, const GlobalOptions&, Run& run) {
-  auto* cmd = app.add_subcommand("screenshot",
-                                 "save the screen as .adbwire/screenshot-N.png and print the path");
-  cmd->callback(
-      [&run] { run = [] { return run_in_session("screenshot", nlohmann::json::object()); }; });
+  auto flags = std::make_shared<ScreenshotFlags>();
+  auto* cmd = app.add_subcommand(
+      "screenshot",
+      "save the screen as .adbwire/screenshot-N.png (or .jpg) and print the path; by default raw "
+      "screencap is encoded here, sparing the phone its slow PNG compression");
+  auto* jpeg =
+      cmd->add_flag("--jpeg{80}", flags->jpeg_quality, "JPEG at quality Q (1-100, default 80)")
+          ->check(CLI::Range(1, 100));
+  cmd->add_option("--max-side", flags->max_side,
+                  "scale down so the longer side is at most N pixels");
+  cmd->add_flag("--device-png", flags->device_png,
+                "use the device's own `screencap -p` PNG (re-encoded only for --jpeg/--max-side)");
+  auto* display =
+      cmd->add_option("-d,--display", flags->display,
+                      "display id, as `dumpsys SurfaceFlinger --display-id` lists them");
+  cmd->callback([flags, jpeg, display, &run] {
+    nlohmann::json args = nlohmann::json::object();
+    if (jpeg->count() > 0) args["jpeg"] = flags->jpeg_quality;
+    if (flags->max_side != 0) args["max_side"] = flags->max_side;
+    if (flags->device_png) args["device_png"] = true;
+    if (display->count() > 0) args["display"] = flags->display;
+    run = [args] { return run_in_session("screenshot", args); };
+  });
 }
 
 }  // namespace adbwire::cli

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "adbwire/error.hpp"
@@ -219,30 +221,45 @@ EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options) {
                                         " bytes; raise max_bytes or choose JPEG");
 }
 
-RawImage parse_raw(const std::string& bytes) {
-  // Android 10+ writes width, height, format, dataspace (16 bytes); older ones omit the
-  // dataspace (12 bytes). Only one of the two makes the pixel count add up.
-  if (bytes.size() >= 12) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
-    RawImage image;
-    image.width = load_le32(p);
-    image.height = load_le32(p + 4);
-    image.format = static_cast<PixelFormat>(load_le32(p + 8));
-    const std::size_t bpp = bytes_per_pixel(image.format);
-    const std::uint64_t pixels = std::uint64_t{image.width} * image.height * bpp;
-    if (bpp != 0 && pixels != 0) {
-      for (std::size_t header : {std::size_t{16}, std::size_t{12}}) {
-        if (bytes.size() >= header && bytes.size() - header == pixels) {
-          if (header == 16) image.dataspace = load_le32(p + 12);
-          image.pixels.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
-          return image;
-        }
-      }
+// The image when a 16-byte (Android 10+) or 12-byte header sits at `at`: only one of the two
+// makes the pixel count add up.
+std::optional<RawImage> raw_at(std::span<const std::uint8_t> bytes, std::size_t at) {
+  if (bytes.size() - at < 12) return std::nullopt;
+  const std::uint8_t* p = bytes.data() + at;
+  RawImage image;
+  image.width = load_le32(p);
+  image.height = load_le32(p + 4);
+  image.format = static_cast<PixelFormat>(load_le32(p + 8));
+  const std::uint64_t pixels = std::uint64_t{image.width} * image.height * bytes_per_pixel(image.format);
+  if (pixels == 0) return std::nullopt;
+  for (const std::size_t header : {std::size_t{16}, std::size_t{12}}) {
+    if (bytes.size() - at >= header && bytes.size() - at - header == pixels) {
+      if (header == 16) image.dataspace = load_le32(p + 12);
+      image.pixels.assign(p + header, bytes.data() + bytes.size());
+      return image;
     }
   }
-  throw Error(errc::parse_error, "raw screencap output (" + std::to_string(bytes.size()) +
-                                     " bytes) is not a 12- or 16-byte header and its pixels; it starts " +
-                                     quote_start(bytes));
+  return std::nullopt;
+}
+
+RawImage parse_raw(std::span<const std::uint8_t> bytes) {
+  // Text before the header (a stderr warning merged in by exec:) ends in a newline: try the
+  // start, then just past each newline of the first few KiB.
+  constexpr std::size_t kMaxJunk = 4096;
+  const std::uint8_t* begin = bytes.data();
+  const std::uint8_t* limit = begin + std::min(bytes.size(), kMaxJunk);
+  std::size_t at = 0;
+  for (;;) {
+    if (auto image = raw_at(bytes, at)) return std::move(*image);
+    const std::uint8_t* newline = std::find(begin + at, limit, '\n');
+    if (newline == limit) break;
+    at = static_cast<std::size_t>(newline - begin) + 1;
+  }
+  const std::string start(begin, limit);
+  throw Error(errc::parse_error,
+              "raw screencap output (" + std::to_string(bytes.size()) +
+                  " bytes) is not a 12- or 16-byte header and its pixels; it starts " +
+                  quote_start(start));
 }
 
 }  // namespace
@@ -266,7 +283,8 @@ std::string_view EncodedImage::mime_type() const noexcept {
 }
 
 RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id, Deadline deadline) {
-  return parse_raw(device.exec(screencap_command(false, display_id), deadline));
+  const std::string output = device.exec(screencap_command(false, display_id), deadline);
+  return parse_raw({reinterpret_cast<const std::uint8_t*>(output.data()), output.size()});
 }
 
 RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id, Deadline deadline,
@@ -311,6 +329,12 @@ void screencap_png(Device& device, const OutputHandler& on_chunk, std::optional<
     screencap_png(device, on_chunk, display_id, deadline);
     return 0;
   });
+}
+
+RawImage parse_raw_screencap(std::span<const std::uint8_t> output) { return parse_raw(output); }
+
+RawImage parse_raw_screencap(std::span<const std::uint8_t> output, std::error_code& error) {
+  return no_throw<RawImage>(error, [&] { return parse_raw(output); });
 }
 
 EncodedImage encode(const RawImage& image, const ScreenshotOptions& options) {

@@ -1,5 +1,7 @@
 #include "vdevice/service.hpp"
 
+#include "vdevice/screencap_frames.hpp"
+
 namespace adbwire::vdevice {
 namespace {
 
@@ -11,6 +13,7 @@ constexpr ServiceFactory kServices[] = {
     make_forward_service,       // tcp:PORT
     make_reverse_service,       // reverse:forward:…, reverse:list-forward, reverse:killforward…
     make_abb_exec_service,      // abb_exec:package\0install\0…
+    make_framebuffer_service,   // framebuffer:
 };
 
 }  // namespace

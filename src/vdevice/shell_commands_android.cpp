@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "vdevice/device_state_commands.hpp"
+#include "vdevice/dumper_app_process.hpp"
 #include "vdevice/install_commands.hpp"
 #include "vdevice/logcat_commands.hpp"
 #include "vdevice/sample_screen.hpp"
 #include "vdevice/screen_graph.hpp"
+#include "vdevice/screencap_frames.hpp"
 #include "vdevice/shell_job.hpp"
 #include "vdevice/shell_parser.hpp"
 
@@ -128,93 +130,6 @@ int run_uiautomator(const Argv& argv, JobIo& io) {
   return 0;
 }
 
-// A host file streamed in pieces (a screen graph's PNG); empty when unreadable.
-std::unique_ptr<ByteStream> file_stream(const fs::path& path) {
-  class FileStream final : public ByteStream {
-   public:
-    explicit FileStream(const fs::path& p) : file_(p, std::ios::binary) {}
-    bool next(std::vector<std::uint8_t>& out) override {
-      char buffer[64 * 1024];
-      if (!file_.read(buffer, sizeof buffer) && file_.gcount() == 0) return false;
-      out.insert(out.end(), buffer, buffer + file_.gcount());
-      return true;
-    }
-
-   private:
-    std::ifstream file_;
-  };
-  return std::make_unique<FileStream>(path);
-}
-
-class ScreencapJob final : public Job {
- public:
-  ScreencapJob(bool png, std::string file) : png_(png), path_(std::move(file)) {}
-
-  JobStep step(JobIo& io) override {
-    if (!stream_) {
-      ScreenGraph& screens = io.device().screens();
-      auto png_file = png_ ? screens.png_file() : std::nullopt;
-      if (png_file) {
-        stream_ = file_stream(*png_file);
-      } else {
-        picture_ = screens.picture();
-        stream_ = png_ ? picture_->png() : picture_->raw();
-      }
-      if (!path_.empty()) {
-        std::error_code error;
-        fs::path host = io.device().resolve(path_, error);
-        if (!error) file_.open(host, std::ios::binary | std::ios::trunc);
-        if (error || !file_) {
-          io.err("Error opening file: " + path_ + " (No such file or directory)\n");
-          return JobStep::done(1);
-        }
-      }
-    }
-    if (!pending_.empty()) {
-      pending_.flush(io);
-      return JobStep::more();
-    }
-    auto& buffer = pending_.buffer();
-    if (!stream_->next(buffer)) return JobStep::done(0);
-    if (file_.is_open()) {
-      file_.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(buffer.size()));
-      buffer.clear();
-      return file_ ? JobStep::more() : JobStep::done(1);
-    }
-    pending_.flush(io);
-    return JobStep::more();
-  }
-
- private:
-  bool png_;
-  std::string path_;
-  std::shared_ptr<const SampleScreen> picture_;  // what stream_ draws from
-  std::unique_ptr<ByteStream> stream_;
-  std::ofstream file_;
-  PendingOutput pending_;
-};
-
-std::unique_ptr<Job> make_screencap(Argv argv) {
-  bool png = false;
-  std::string file;
-  for (std::size_t i = 1; i < argv.size(); ++i) {
-    const std::string& arg = argv[i];
-    if (arg == "-p") {
-      png = true;
-    } else if (arg == "-d" && i + 1 < argv.size()) {
-      ++i;  // display id: the virtual device has one display
-    } else if (arg == "-h") {
-      return error_job("usage: screencap [-hp] [-d display-id] [FILENAME]\n", 0);
-    } else if (arg.starts_with('-')) {
-      return error_job("screencap: unsupported option " + arg + "\n", 1);
-    } else {
-      file = arg;
-    }
-  }
-  if (file.ends_with(".png")) png = true;
-  return std::make_unique<ScreencapJob>(png, std::move(file));
-}
-
 // `input [SOURCE] COMMAND ARGS`: checks the argument shapes the real tool checks, then logs.
 int run_input(const Argv& argv, JobIo& io) {
   static constexpr std::string_view kSources[] = {"keyboard",  "mouse",     "joystick",        "touchpad",
@@ -317,6 +232,7 @@ std::unique_ptr<Job> make_pm(Argv argv) {
 
 constexpr Builtin kAndroidBuiltins[] = {
     {"am", instant<run_am>},
+    {"app_process", make_app_process},
     {"cmd", make_cmd},
     {"getprop", instant<run_getprop>},
     {"id", make_id},

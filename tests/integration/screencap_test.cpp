@@ -1,13 +1,17 @@
-// Screenshots against the virtual device: raw screencap, host-side PNG/JPEG encoding with
-// scaling and a byte cap, and the device's own PNG, checked by decoding the results with
-// libspng / libturbojpeg (independent of our encoder's code paths).
+// Screenshots against the virtual device: raw screencap (both header sizes), framebuffer:
+// (versions 1 and 2), host-side PNG/JPEG encoding with scaling and a byte cap, the device's own
+// PNG, display ids and the warning a two-display device prints first, checked by decoding the
+// results with libspng / libturbojpeg (independent of our encoder's code paths).
 #include "adbwire/screencap.hpp"
 
 #include <gtest/gtest.h>
 #include <spng.h>
 #include <turbojpeg.h>
 
+#include <algorithm>
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "adbwire/error.hpp"
@@ -112,45 +116,109 @@ TEST_F(Screencap, DevicePngIsReencodedWhenScalingIsAsked) {
   EXPECT_EQ(image.height, 800U);
 }
 
-TEST(ScreencapEncode, ConvertsEachRawFormatToTheSameColours) {
-  // One red, one green, one blue, one white pixel in each of Android's formats.
-  const std::vector<std::uint8_t> expected = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255};
-  const std::vector<std::pair<PixelFormat, std::vector<std::uint8_t>>> cases = {
-      {PixelFormat::rgba_8888, {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255}},
-      {PixelFormat::rgbx_8888, {255, 0, 0, 9, 0, 255, 0, 9, 0, 0, 255, 9, 255, 255, 255, 9}},
-      {PixelFormat::bgra_8888, {0, 0, 255, 255, 0, 255, 0, 255, 255, 0, 0, 255, 255, 255, 255, 255}},
-      {PixelFormat::rgb_888, {255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255}},
-      {PixelFormat::rgb_565, {0x00, 0xf8, 0xe0, 0x07, 0x1f, 0x00, 0xff, 0xff}},
-  };
-  for (const auto& [format, pixels] : cases) {
-    const RawImage raw{2, 2, format, 0, pixels};
-    const Decoded decoded = decode_png(encode(raw, {}).bytes);
-    EXPECT_EQ(decoded.rgba, expected) << "format " << static_cast<int>(format);
+TEST_F(Screencap, FramebufferServiceGivesTheRawScreencapPixels) {
+  const RawImage fb = framebuffer(device_);
+  EXPECT_EQ(fb.width, 1080U);
+  EXPECT_EQ(fb.height, 2400U);
+  EXPECT_EQ(fb.format, PixelFormat::rgba_8888);
+  EXPECT_EQ(fb.dataspace, 1U);  // header version 2 carries the colour space: sRGB
+  EXPECT_EQ(fb.pixels, screencap_raw(device_).pixels);
+}
+
+// A virtual device with its own options (API level, displays), connected.
+struct Configured {
+  explicit Configured(VirtualDeviceOptions options) : vd(std::move(options)) {
+    vd.start();
+    device = Device::connect(vd.target());
+  }
+  VirtualDevice vd;
+  Device device{nullptr, std::chrono::milliseconds(0)};
+};
+
+VirtualDeviceOptions with_api_level(std::uint32_t level) {
+  VirtualDeviceOptions options;
+  options.api_level = level;
+  return options;
+}
+
+VirtualDeviceOptions with_displays(std::uint32_t count) {
+  VirtualDeviceOptions options;
+  options.displays = count;
+  return options;
+}
+
+TEST(ScreencapOldAndroid, TwelveByteHeaderAndFramebufferVersion1) {
+  Configured old(with_api_level(28));
+  const std::string raw = old.device.exec("screencap");
+  EXPECT_EQ(raw.size(), 12U + 1080U * 2400U * 4U);  // no dataspace word before Android 10
+  const RawImage image = screencap_raw(old.device);
+  EXPECT_EQ(image.dataspace, 0U);
+  const RawImage fb = framebuffer(old.device);
+  EXPECT_EQ(fb.dataspace, 0U);  // version 1 has no colour space
+  EXPECT_EQ(fb.pixels, image.pixels);
+  EXPECT_EQ(decode_png(screenshot(old.device).bytes).rgba, image.pixels);
+}
+
+constexpr std::uint64_t kMainDisplay = 4619827259835644672ULL;       // VirtualDeviceOptions
+constexpr std::uint64_t kSecondaryDisplay = 4619827259835644673ULL;  // ::displays
+
+TEST(ScreencapDisplays, DisplayIdReachesTheDevice) {
+  Configured two(with_displays(2));
+  const RawImage secondary = screencap_raw(two.device, kSecondaryDisplay);
+  EXPECT_EQ(secondary.width, 720U);
+  EXPECT_EQ(secondary.height, 1280U);
+  const RawImage main = screencap_raw(two.device, kMainDisplay);
+  EXPECT_EQ(main.width, 1080U);
+
+  ScreenshotOptions options;
+  options.display_id = kSecondaryDisplay;
+  options.format = ImageFormat::jpeg;
+  const EncodedImage jpeg = screenshot(two.device, options);
+  EXPECT_EQ(jpeg.width, 720U);
+  options.encode_on_host = false;
+  options.format = ImageFormat::png;
+  const EncodedImage device_png = screenshot(two.device, options);
+  EXPECT_EQ(decode_png(device_png.bytes).rgba, secondary.pixels);
+
+  std::error_code error;
+  screencap_raw(two.device, 12345, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::parse_error);
+  try {
+    screencap_raw(two.device, 12345);
+    FAIL() << "display 12345 was captured";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no display with ID 12345"), std::string::npos)
+        << e.what();
   }
 }
 
-TEST(ScreencapEncode, BadInputsAreTypedErrors) {
-  const RawImage tiny{2, 2, PixelFormat::rgba_8888, 0, std::vector<std::uint8_t>(16, 128)};
-  std::error_code error;
-  ScreenshotOptions bad_quality;
-  bad_quality.format = ImageFormat::jpeg;
-  bad_quality.jpeg_quality = 0;
-  encode(tiny, bad_quality, error);
-  EXPECT_EQ(error, errc::invalid_argument);
+TEST(ScreencapDisplays, WarningBeforeTheImageIsDropped) {
+  // Two displays and no -d: Android 12+ screencap warns on stderr, and exec: merges it in
+  // front of the image.
+  Configured two(with_displays(2));
+  const std::string merged = two.device.exec("screencap -p");
+  ASSERT_TRUE(merged.starts_with("[Warning] Multiple displays were found")) << merged.substr(0, 80);
+  const std::size_t png_at = merged.find("\x89PNG\r\n\x1a\n");
+  ASSERT_NE(png_at, std::string::npos);
 
-  const RawImage short_pixels{4, 4, PixelFormat::rgba_8888, 0, std::vector<std::uint8_t>(10)};
-  encode(short_pixels, {}, error);
-  EXPECT_EQ(error, errc::invalid_argument);
+  std::string streamed;
+  std::size_t chunks = 0;
+  screencap_png(two.device, [&](std::span<const std::uint8_t> chunk) {
+    streamed.append(reinterpret_cast<const char*>(chunk.data()), chunk.size());
+    ++chunks;
+  });
+  EXPECT_GT(chunks, 1U);  // streamed, not collected
+  EXPECT_EQ(streamed, merged.substr(png_at));
 
-  ScreenshotOptions impossible;
-  impossible.max_bytes = 10;  // no PNG is 10 bytes
-  try {
-    encode(tiny, impossible);
-    FAIL() << "a 10-byte cap was met";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::command_failed);
-    EXPECT_NE(std::string(e.what()).find("raise max_bytes"), std::string::npos) << e.what();
-  }
+  ScreenshotOptions device_png;
+  device_png.encode_on_host = false;
+  const EncodedImage image = screenshot(two.device, device_png);
+  EXPECT_EQ(image.width, 1080U);
+  EXPECT_EQ(std::string(image.bytes.begin(), image.bytes.end()), merged.substr(png_at));
+
+  const RawImage raw = screencap_raw(two.device);
+  EXPECT_EQ(raw.width, 1080U);
+  EXPECT_EQ(decode_png(image.bytes).rgba, raw.pixels);
 }
 
 }  // namespace

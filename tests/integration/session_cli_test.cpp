@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "adbwire/vdevice.hpp"
@@ -48,8 +50,12 @@ class SessionDir {
 
   // Runs `adbwire args…` in the folder; stdout is returned, stderr appended after it.
   CliResult run(const std::vector<std::string>& args) const {
-    std::string command = "cd " + quote(path_.string()) +
-                          " && ADBWIRE_SESSION=" + quote(socket().string()) + " " +
+    return run_with_env("ADBWIRE_SESSION=" + quote(socket().string()), args);
+  }
+
+  // The same with env ("NAME=value …" for env(1)) instead of the private socket.
+  CliResult run_with_env(const std::string& env, const std::vector<std::string>& args) const {
+    std::string command = "cd " + quote(path_.string()) + " && env " + env + " " +
                           quote(ADBWIRE_CLI_PATH);
     for (const std::string& arg : args) command += " " + quote(arg);
     command += " 2>&1";
@@ -117,6 +123,10 @@ TEST(SessionCli, CommandsReuseOneConnectionAndWriteFilesUnderDotAdbwire) {
   const CliResult shot = dir.run({"screenshot"});
   ASSERT_EQ(shot.exit_code, 0) << shot.out;
   EXPECT_EQ(read_file(first_line(shot.out)).substr(0, 8), "\x89PNG\r\n\x1a\n");
+  const CliResult jpeg = dir.run({"screenshot", "--jpeg=60", "--max-side", "800"});
+  ASSERT_EQ(jpeg.exit_code, 0) << jpeg.out;
+  EXPECT_TRUE(first_line(jpeg.out).ends_with(".jpg")) << jpeg.out;
+  EXPECT_EQ(read_file(first_line(jpeg.out)).substr(0, 3), "\xff\xd8\xff");  // JPEG SOI
 
   EXPECT_EQ(dir.run({"launch", "com.android.settings"}).exit_code, 0);
   EXPECT_EQ(vd.events().back(),
@@ -125,6 +135,52 @@ TEST(SessionCli, CommandsReuseOneConnectionAndWriteFilesUnderDotAdbwire) {
   EXPECT_EQ(vd.connections_accepted(), 1U);
   EXPECT_EQ(dir.run({"close"}).exit_code, 0);
   EXPECT_FALSE(fs::exists(dir.socket()));
+}
+
+TEST(SessionCli, EndsItselfAfterTheIdleTime) {
+  VirtualDevice vd;
+  vd.start();
+  SessionDir dir;
+  const CliResult opened = dir.run({"open", vd.target(), "--idle", "1"});
+  ASSERT_EQ(opened.exit_code, 0) << opened.out;
+  ASSERT_TRUE(fs::exists(dir.socket()));
+  // Generous bound: the daemon is only asked to be gone, never how fast.
+  for (int i = 0; i < 300 && fs::exists(dir.socket()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(fs::exists(dir.socket()));
+  const CliResult after = dir.run({"snapshot"});
+  EXPECT_EQ(after.exit_code, 1);
+  EXPECT_NE(after.out.find("adbwire open"), std::string::npos) << after.out;
+  EXPECT_EQ(vd.connections_accepted(), 1U);
+}
+
+TEST(SessionCli, DefaultSocketLivesInAFolderOnlyItsUserCanEnter) {
+  VirtualDevice vd;
+  vd.start();
+  SessionDir dir;
+  const fs::path runtime = dir.path() / "run";
+  fs::create_directories(runtime);
+  const std::string env = "-u ADBWIRE_SESSION XDG_RUNTIME_DIR=" + quote(runtime.string());
+  const CliResult opened = dir.run_with_env(env, {"open", vd.target()});
+  ASSERT_EQ(opened.exit_code, 0) << opened.out;
+  const fs::path socket = runtime / "adbwire" / "session.sock";
+  EXPECT_NE(opened.out.find(socket.string()), std::string::npos) << opened.out;
+  struct stat info {};
+  ASSERT_EQ(::stat(socket.parent_path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700U);
+  ASSERT_EQ(::stat(socket.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600U);
+  EXPECT_EQ(dir.run_with_env(env, {"press", "back"}).exit_code, 0);
+  EXPECT_EQ(dir.run_with_env(env, {"close"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(socket));
+
+  // A folder others can read is refused rather than used.
+  ASSERT_EQ(::chmod(socket.parent_path().c_str(), 0755), 0);
+  const CliResult refused = dir.run_with_env(env, {"open", vd.target()});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.out.find("mode 0700"), std::string::npos) << refused.out;
+  EXPECT_FALSE(fs::exists(socket));
 }
 
 TEST(SessionCli, WithoutASessionCommandsSayHowToStartOne) {

@@ -14,6 +14,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "adbwire/screencap.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -87,9 +88,21 @@ class Server {
       return args.value("print", false) ? path + "\n" + text : path;
     }
     if (cmd == "screenshot") {
-      const std::vector<std::uint8_t> png = page_.screenshot();
-      return save(dir, "screenshot-" + std::to_string(++screenshots_) + ".png",
-                  {reinterpret_cast<const char*>(png.data()), png.size()});
+      ScreenshotOptions options;
+      if (args.contains("jpeg")) {
+        options.format = ImageFormat::jpeg;
+        options.jpeg_quality = args.value("jpeg", 80);
+      }
+      options.max_side = args.value("max_side", 0U);
+      options.encode_on_host = !args.value("device_png", false);
+      if (args.contains("display")) options.display_id = args.at("display").get<std::uint64_t>();
+      // Without flags the Page takes it, so a recorded trajectory shows the screenshot.
+      const EncodedImage image =
+          args.empty() ? EncodedImage{ImageFormat::png, 0, 0, page_.screenshot()}
+                       : screenshot(page_.device(), options);
+      const char* extension = image.format == ImageFormat::jpeg ? ".jpg" : ".png";
+      return save(dir, "screenshot-" + std::to_string(++screenshots_) + extension,
+                  {reinterpret_cast<const char*>(image.bytes.data()), image.bytes.size()});
     }
     if (cmd == "tap") {
       page_.tap(ref_arg(args));
@@ -209,11 +222,14 @@ int serve_session(const std::string& target, std::chrono::seconds idle, const fs
                  {"message", e.what()}};
       }
     }
+    // On close the socket goes before the reply: a client that then checks, or opens a new
+    // session on the same path, never meets (or loses its socket to) this ending daemon.
+    if (done) ::unlink(socket.c_str());
     send_reply(client, reply);
     ::close(client);
   }
   ::close(listener);
-  ::unlink(socket.c_str());
+  if (!done) ::unlink(socket.c_str());
   return 0;
 }
 
