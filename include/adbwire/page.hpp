@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -66,6 +67,24 @@ struct PageOptions {
   // Where the file method writes the dump. Empty: a name of our own under /data/local/tmp
   // (unique per Page).
   std::string dump_path;
+  // Fast snapshots through adbwire's on-device dumper (EXPERIMENTAL, unverified on hardware;
+  // src/agent/dumper/README.md): a dex pushed once to /data/local/tmp and kept running in one
+  // exec stream, answering dumps without starting uiautomator each time. automatic: used
+  // while it works; on its first failure snapshots use `uiautomator dump` from then on and
+  // on_warning is called once. on: its failures are snapshot()'s errors. off: never pushed
+  // nor started.
+  enum class Helper { automatic, on, off } helper = Helper::off;
+  // The idle wait of one dump through the helper (UiAutomation.waitForIdle's quiet window and
+  // longest wait; `uiautomator dump` uses 1000 ms and 10000 ms).
+  std::chrono::milliseconds helper_idle_quiet{500};
+  std::chrono::milliseconds helper_idle_max{5000};
+  // Longest the helper may take to start, or to answer a dump beyond helper_idle_max, before
+  // it counts as hung.
+  std::chrono::milliseconds helper_timeout{5000};
+  // Called (on the caller's thread) with a person-readable message when Helper::automatic
+  // falls back to `uiautomator dump`: why, and how to turn the helper off. Empty: no call
+  // (Page::helper_status() keeps the message either way).
+  std::function<void(std::string_view)> on_warning;
   // Budget of a call made with kDefaultDeadline, all its device round trips included.
   std::chrono::milliseconds timeout{30000};
   // Record every action with its arguments, result, timing and the snapshots around it
@@ -140,6 +159,13 @@ enum class DumpFailure {
 };
 DumpFailure classify_dump_output(std::string_view output) noexcept;
 
+// Whether snapshots go through the on-device dumper (PageOptions::helper).
+struct HelperStatus {
+  bool in_use = false;     // the last snapshot came from the helper
+  bool fell_back = false;  // automatic mode gave up on it for this Page
+  std::string last_error;  // why it last failed, "" when it never did
+};
+
 // Package and activity in the foreground ("com.android.settings", ".Settings").
 struct ForegroundActivity {
   std::string package;
@@ -172,14 +198,18 @@ class Page {
   // null root node (PageOptions::dump_attempts). Errors: timeout (the screen never settled:
   // "could not get idle state" every time), busy (another UiAutomation client holds the
   // single slot: stop uiautomator2, Appium or Maestro), command_failed (Killed, null root
-  // every time, no XML), parse_error (malformed XML). The error_code form returns an empty
-  // snapshot on error and keeps the previous one for refs.
+  // every time, no XML), parse_error (malformed XML). With PageOptions::helper = on also the
+  // helper's own failures: timeout (it did not answer within helper_timeout), protocol_error
+  // (it answered no reply frame), command_failed (it could not start, or died twice in a row).
+  // The error_code form returns an empty snapshot on error and keeps the previous one for refs.
   const ui::Snapshot& snapshot(Deadline deadline = kDefaultDeadline);
   const ui::Snapshot& snapshot(Deadline deadline, std::error_code& error);
   // The snapshot the refs refer to (empty before the first snapshot()).
   const ui::Snapshot& last_snapshot() const noexcept;
   // The XML of the last dump, as the device sent it.
   const std::string& last_dump() const noexcept;
+  // The on-device dumper's state for this Page.
+  const HelperStatus& helper_status() const noexcept;
 
   // ---- Actions on refs of the last snapshot. Errors also: not_found (no such ref, or no
   // snapshot yet), stale_ref (see the top of this file).
@@ -250,8 +280,9 @@ class Page {
   void uninstall(std::string_view package, Deadline deadline, std::error_code& error);
 
   // ---- Device
-  // PNG bytes of the screen (screencap -p over exec; no file on either side). Bytes a
-  // device prints before the PNG signature are dropped. command_failed without a PNG.
+  // PNG bytes of the screen: raw screencap encoded here (adbwire::screenshot with default
+  // options; no file on either side). For JPEG, scaling or a byte cap call
+  // adbwire::screenshot(device(), options). parse_error when the device prints no image.
   std::vector<std::uint8_t> screenshot(Deadline deadline = kDefaultDeadline);
   std::vector<std::uint8_t> screenshot(Deadline deadline, std::error_code& error);
   // not_supported unless Capability::clipboard (the message names the alternatives).

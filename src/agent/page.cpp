@@ -15,8 +15,10 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/install.hpp"
+#include "adbwire/screencap.hpp"
 #include "adbwire/trajectory.hpp"
 #include "agent/dump.hpp"
+#include "agent/helper_client.hpp"
 #include "agent/input_commands.hpp"
 
 namespace adbwire {
@@ -25,7 +27,6 @@ namespace {
 using Args = std::vector<std::pair<std::string, std::string>>;
 
 constexpr std::string_view kAdbKeyboard = "com.android.adbkeyboard/";
-constexpr std::string_view kPngSignature = "\x89PNG\r\n\x1a\n";
 constexpr std::chrono::milliseconds kPollPause{250};
 
 std::string unique_dump_path() {
@@ -169,6 +170,8 @@ struct Page::State {
   std::string last_error;
   std::optional<Capabilities> capabilities;
   PageOptions::DumpMethod method;
+  agent::HelperClient helper;
+  HelperStatus helper_status;
 
   Deadline resolve(Deadline deadline) const {
     return deadline == kDefaultDeadline ? deadline_after(options.timeout) : deadline;
@@ -214,6 +217,39 @@ struct Page::State {
     }
   }
 
+  // A dump through the on-device dumper (its XML or uiautomator's failure text), or nullopt
+  // when this snapshot uses `uiautomator dump` (helper off, or automatic mode gave up on it).
+  std::optional<std::string> helper_dump(Deadline deadline) {
+    if (options.helper == PageOptions::Helper::off || helper_status.fell_back) return std::nullopt;
+    try {
+      std::string output = helper.dump(
+          device, {options.helper_idle_quiet, options.helper_idle_max, options.helper_timeout}, deadline);
+      if (classify_dump_output(output) == DumpFailure::no_xml) {
+        throw Error(errc::command_failed, "the on-device dumper answered without a UI hierarchy: \"" +
+                                              output.substr(0, 200) + "\"");
+      }
+      helper_status.in_use = true;
+      return output;
+    } catch (const Error& e) {
+      helper_status.in_use = false;
+      helper_status.last_error = e.what();
+      // busy: uiautomator would meet the same holder; a lost connection loses both paths.
+      if (options.helper == PageOptions::Helper::on || e.code() == errc::busy ||
+          e.code() == errc::device_offline || e.code() == errc::closed) {
+        throw;
+      }
+      helper_status.fell_back = true;
+      helper.stop();
+      if (options.on_warning) {
+        options.on_warning("the on-device dumper (experimental) failed: " + helper_status.last_error +
+                           "; snapshots use `uiautomator dump` from now on. Turn the helper off with "
+                           "--helper off (PageOptions::helper = off) and please report this with the "
+                           "output of `adbwire doctor --helper`");
+      }
+      return std::nullopt;
+    }
+  }
+
   // One dump, with the retries of retryable failures. Returns the device's output (the XML
   // possibly with text around it).
   std::string take_dump(Deadline deadline) {
@@ -221,18 +257,21 @@ struct Page::State {
     const std::uint32_t allowed = std::max<std::uint32_t>(1, options.dump_attempts);
     for (;;) {
       ++attempts;
+      std::optional<std::string> via_helper = helper_dump(deadline);
       const bool trying_tty = method != PageOptions::DumpMethod::file;
       std::string output =
-          device.exec(agent::dump_command(
-                          trying_tty ? PageOptions::DumpMethod::tty : PageOptions::DumpMethod::file,
-                          options.dump_path),
-                      deadline);
+          via_helper ? std::move(*via_helper)
+                     : device.exec(agent::dump_command(trying_tty ? PageOptions::DumpMethod::tty
+                                                                  : PageOptions::DumpMethod::file,
+                                                       options.dump_path),
+                                   deadline);
       const DumpFailure failure = classify_dump_output(output);
       if (failure == DumpFailure::none) {
-        if (method == PageOptions::DumpMethod::automatic) method = PageOptions::DumpMethod::tty;
+        if (!via_helper && method == PageOptions::DumpMethod::automatic)
+          method = PageOptions::DumpMethod::tty;
         return output;
       }
-      if (failure == DumpFailure::no_xml && method == PageOptions::DumpMethod::automatic) {
+      if (failure == DumpFailure::no_xml && !via_helper && method == PageOptions::DumpMethod::automatic) {
         // /dev/tty gave nothing usable (API 35+): the file method from now on, at no
         // attempt's cost.
         method = PageOptions::DumpMethod::file;
@@ -410,13 +449,7 @@ struct Page::State {
   }
 
   std::vector<std::uint8_t> screenshot_bytes(Deadline deadline) {
-    std::string bytes = device.exec("screencap -p", deadline);
-    const std::size_t start = bytes.find(kPngSignature);
-    if (start == std::string::npos) {
-      throw Error(errc::command_failed,
-                  "screencap printed no PNG: " + quote_output(bytes.substr(0, 200)));
-    }
-    return {bytes.begin() + static_cast<std::ptrdiff_t>(start), bytes.end()};
+    return adbwire::screenshot(device, {}, deadline).bytes;
   }
 
   void type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
@@ -524,6 +557,7 @@ const PageOptions& Page::options() const noexcept { return state_->options; }
 const std::string& Page::last_error() const noexcept { return state_->last_error; }
 const ui::Snapshot& Page::last_snapshot() const noexcept { return state_->snapshot; }
 const std::string& Page::last_dump() const noexcept { return state_->dump; }
+const HelperStatus& Page::helper_status() const noexcept { return state_->helper_status; }
 
 // ---- snapshot
 

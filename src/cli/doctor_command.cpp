@@ -4,6 +4,7 @@
 // no device for longer than a probe. Exit code 0 whenever the checks ran.
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "adbwire/adb_server.hpp"
@@ -12,6 +13,7 @@
 #include "adbwire/usb.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/helper_option.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -108,11 +110,16 @@ void check_keys() {
 void add_doctor_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto* cmd = app.add_subcommand(
       "doctor", "check USB access, a running adb server and adb keys (run this first on a rig)");
-  cmd->callback([&globals, &run] {
-    run = [&globals] {
+  auto helper = std::make_shared<bool>(false);
+  cmd->add_flag("--helper", *helper,
+                "also try the on-device dumper on the device (-s TARGET): pushes it to "
+                "/data/local/tmp, takes two snapshots through it and says whether it works");
+  cmd->callback([&globals, &run, helper] {
+    run = [&globals, helper] {
       check_usb();
       check_server(globals);
       check_keys();
+      if (*helper) check_helper(globals);
       return 0;
     };
   });

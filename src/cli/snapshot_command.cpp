@@ -10,6 +10,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/ui.hpp"
 #include "cli/commands.hpp"
+#include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
 
 namespace adbwire::cli {
@@ -20,6 +21,7 @@ struct SnapshotArgs {
   bool json = false;
   bool print = false;
   ui::SnapshotOptions options;
+  PageOptions::Helper helper = PageOptions::Helper::off;
 };
 
 std::string read_dump(const std::string& path) {
@@ -39,6 +41,11 @@ std::string read_dump(const std::string& path) {
 
 int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
   if (args.xml.empty() && globals.serial.empty()) {
+    if (args.helper != PageOptions::Helper::off) {
+      throw Error(errc::invalid_argument,
+                  "--helper works with -s TARGET only for now (the `adbwire open` session does not "
+                  "take it yet)");
+    }
     return run_in_session("snapshot", {{"json", args.json},
                                        {"print", args.print},
                                        {"interactive", args.options.interactive_only},
@@ -47,7 +54,12 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
   }
   std::string xml;
   if (args.xml.empty()) {
-    Page page = Page::connect(globals.serial);
+    PageOptions options;
+    options.helper = args.helper;
+    options.on_warning = [](std::string_view message) {
+      std::fprintf(stderr, "adbwire: %.*s\n", static_cast<int>(message.size()), message.data());
+    };
+    Page page = Page::connect(globals.serial, options);
     page.snapshot();
     xml = page.last_dump();
   } else {
@@ -77,6 +89,7 @@ void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run)
   cmd->add_option("--max-depth", args->options.max_depth, "print at most this many levels (0: all)");
   cmd->add_flag("--compact", args->options.compact,
                 "for very large screens: skip unlabeled groups and cut long text");
+  add_helper_option(*cmd, args->helper);
   cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_snapshot(*args, globals); }; });
 }
 

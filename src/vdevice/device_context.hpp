@@ -2,6 +2,7 @@
 // root, the system properties and the log of injected events.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -13,6 +14,7 @@
 #include <system_error>
 #include <vector>
 
+#include "adbwire/vdevice.hpp"
 #include "vdevice/device_state_store.hpp"
 
 namespace adbwire::vdevice {
@@ -56,6 +58,19 @@ class DeviceContext {
   std::uint64_t drop_after_bytes() const noexcept { return drop_after_bytes_; }
   void set_drop_after_bytes(std::uint64_t bytes) noexcept { drop_after_bytes_ = bytes; }
 
+  // VirtualDeviceOptions::api_level and ::displays (screencap). Set before serving.
+  void set_property(std::string key, std::string value) { properties_[std::move(key)] = std::move(value); }
+  std::uint32_t displays() const noexcept { return displays_; }
+  void set_displays(std::uint32_t count) noexcept { displays_ = count; }
+
+  // Test-only: how the emulated dumper misbehaves (VirtualDevice::set_dumper_fault). Thread safe.
+  void set_dumper_fault(DumperFault fault, std::uint32_t after_requests) noexcept {
+    dumper_fault_after_ = after_requests;
+    dumper_fault_ = fault;
+  }
+  DumperFault dumper_fault() const noexcept { return dumper_fault_; }
+  std::uint32_t dumper_fault_after() const noexcept { return dumper_fault_after_; }
+
  private:
   std::filesystem::path root_;
   std::map<std::string, std::string, std::less<>> properties_;
@@ -64,6 +79,9 @@ class DeviceContext {
   std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;
+  std::uint32_t displays_ = 1;
+  std::atomic<DumperFault> dumper_fault_{DumperFault::none};
+  std::atomic<std::uint32_t> dumper_fault_after_{0};
   DeviceStateStore state_;
 };
 

@@ -382,6 +382,37 @@ TEST(Page, FileAndTtyDumpMethodsGiveTheSameSnapshot) {
   EXPECT_TRUE(fs::is_empty(vd.root() / "data/local/tmp"));
 }
 
+// API 35+ prints the success line for `uiautomator dump /dev/tty` but no XML; the empty_file
+// fault on the /dev/tty path gives exactly that output.
+TEST(Page, AutomaticDumpMovesToTheFileMethodWhenTtyGivesNoXml) {
+  VirtualDevice vd(demo_options());
+  vd.start();
+  Page page = Page::connect(vd.target(), quick_retries());
+  vd.set_ui_dump_fault(UiDumpFault::empty_file, 1);
+  EXPECT_TRUE(has_text(page.snapshot(), "Add item"));
+  // It stays on the file method: an empty file now is the device's answer, not a reason to
+  // try /dev/tty again.
+  vd.set_ui_dump_fault(UiDumpFault::empty_file, 1);
+  std::error_code error;
+  page.snapshot(kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::command_failed);
+  EXPECT_NE(page.last_error().find("empty or missing"), std::string::npos) << page.last_error();
+  EXPECT_TRUE(has_text(page.snapshot(), "Add item"));
+  EXPECT_TRUE(fs::is_empty(vd.root() / "data/local/tmp"));
+}
+
+TEST(Page, AutomaticDumpKeepsUsingTtyOnceItWorked) {
+  VirtualDevice vd(demo_options());
+  vd.start();
+  Page page = Page::connect(vd.target(), quick_retries());
+  EXPECT_TRUE(has_text(page.snapshot(), "Add item"));
+  vd.set_ui_dump_fault(UiDumpFault::empty_file, 1);
+  std::error_code error;
+  page.snapshot(kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::command_failed);
+  EXPECT_NE(page.last_error().find("empty or missing"), std::string::npos) << page.last_error();
+}
+
 // ---- device calls
 
 TEST(Page, AppsSettingsAndDeviceQueries) {

@@ -1,0 +1,67 @@
+// Snapshot latency through the on-device dumper's protocol vs the dump-to-file path
+// (`uiautomator dump F && cat F` in one exec stream), both as Page::snapshot() on one open
+// connection to the same virtual device (demo screen graph). The virtual device answers both
+// at once, so this measures the host-side cost of each path, not a phone's dump time.
+// Usage: helper_bench [N]   (N snapshots per path, default 300). Prints medians and p90.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "adbwire/page.hpp"
+#include "adbwire/vdevice.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double percentile(std::vector<double> samples, double p) {
+  std::sort(samples.begin(), samples.end());
+  return samples[static_cast<std::size_t>(p * static_cast<double>(samples.size() - 1))];
+}
+
+std::vector<double> time_snapshots(adbwire::Page& page, int n) {
+  page.snapshot();  // warm: the helper's push and start, the file method's first probe
+  std::vector<double> samples;
+  for (int i = 0; i < n; ++i) {
+    const auto start = Clock::now();
+    page.snapshot();
+    samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  return samples;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::max(1, std::atoi(argv[1])) : 300;
+  adbwire::VirtualDeviceOptions vd_options;
+  vd_options.screens = std::filesystem::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  adbwire::VirtualDevice vd(vd_options);
+  vd.start();
+
+  adbwire::PageOptions file_options;
+  file_options.dump_method = adbwire::PageOptions::DumpMethod::file;
+  adbwire::Page file_page = adbwire::Page::connect(vd.target(), file_options);
+  adbwire::PageOptions helper_options;
+  helper_options.helper = adbwire::PageOptions::Helper::on;
+  adbwire::Page helper_page = adbwire::Page::connect(vd.target(), helper_options);
+
+  // Interleaved rounds so drift on a shared machine hits both paths alike.
+  std::vector<double> file_ms;
+  std::vector<double> helper_ms;
+  for (int round = 0; round < 5; ++round) {
+    for (double s : time_snapshots(file_page, n / 5 + 1)) file_ms.push_back(s);
+    for (double s : time_snapshots(helper_page, n / 5 + 1)) helper_ms.push_back(s);
+  }
+  std::printf("snapshot() over one connection, %zu runs each, virtual device:\n", file_ms.size());
+  std::printf("  dump-to-file path (uiautomator dump F && cat F): median %.3f ms, p90 %.3f ms\n",
+              percentile(file_ms, 0.5), percentile(file_ms, 0.9));
+  std::printf("  on-device dumper protocol (one open exec stream): median %.3f ms, p90 %.3f ms\n",
+              percentile(helper_ms, 0.5), percentile(helper_ms, 0.9));
+  std::printf("  helper minus file path: %+.3f ms (median)\n",
+              percentile(helper_ms, 0.5) - percentile(file_ms, 0.5));
+  return helper_page.helper_status().in_use ? 0 : 1;
+}

@@ -1,0 +1,183 @@
+#include "agent/helper_client.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include "adbwire/error.hpp"
+#include "adbwire/page.hpp"
+#include "adbwire/sync.hpp"
+#include "agent/dump.hpp"
+#include "agent/helper_dex.hpp"
+#include "agent/helper_protocol.hpp"
+
+namespace adbwire::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bytes read after a broken frame to quote what the device printed instead (a Java stack
+// trace on stderr reaches the exec stream too), and how long to wait for them.
+constexpr std::size_t kQuoteBytes = 1024;
+constexpr std::chrono::milliseconds kQuoteWait{200};
+
+Deadline earliest(Deadline a, Deadline b) { return std::min(a, b); }
+
+// Reads exactly into.size() bytes. False when the stream ended first.
+bool read_exact(Stream& stream, std::span<std::uint8_t> into, Deadline deadline) {
+  std::size_t got = 0;
+  while (got < into.size()) {
+    std::error_code error;
+    const std::size_t n = stream.read_some(into.subspan(got), deadline, error);
+    if (error == errc::closed) return false;
+    if (error == errc::timeout) {
+      throw Error(errc::timeout,
+                  "the on-device dumper did not answer in time (it may be hung, or the device is "
+                  "very slow); the budget is PageOptions::helper_timeout");
+    }
+    throw_if_error(error, "reading from the on-device dumper failed");
+    if (n == 0) return false;
+    got += n;
+  }
+  return true;
+}
+
+std::string printable(std::string_view bytes) {
+  std::string text;
+  for (const char c : bytes.substr(0, 200)) text += (c >= 0x20 && c < 0x7f) || c == '\n' ? c : '.';
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// A file with the embedded dex for SyncClient::push, removed when this goes.
+class DexFile {
+ public:
+  DexFile() {
+    static std::atomic<std::uint32_t> counter{0};
+    path_ = fs::temp_directory_path() / ("adbwire-dumper-" + std::to_string(::getpid()) + "-" +
+                                         std::to_string(counter++) + ".dex");
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    const auto dex = dumper_dex();
+    if (!out.write(reinterpret_cast<const char*>(dex.data()),
+                   static_cast<std::streamsize>(dex.size())) ||
+        !out.flush()) {
+      throw Error(errc::io_error, "could not write the on-device dumper to " + path_.string() +
+                                      " before pushing it (is the temporary folder writable?)");
+    }
+  }
+  ~DexFile() {
+    std::error_code ignored;
+    fs::remove(path_, ignored);
+  }
+  DexFile(const DexFile&) = delete;
+  DexFile& operator=(const DexFile&) = delete;
+  const fs::path& path() const noexcept { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+void HelperClient::install(Device& device, Deadline deadline) {
+  const std::string remote = helper::device_dex_path(dumper_dex_hash());
+  SyncClient sync(device, deadline);
+  std::error_code missing;
+  const RemoteStat stat = sync.stat(remote, deadline, missing);
+  // A size that differs is a push cut short earlier: the hash in the name covers the rest.
+  if (missing || !stat.is_regular() || stat.size != dumper_dex().size()) {
+    const DexFile file;
+    PushOptions options;
+    options.deadline = deadline;
+    sync.push(file.path(), remote, options);
+  }
+  installed_ = true;
+}
+
+bool HelperClient::exchange(std::span<const std::uint8_t> request, Deadline reply_deadline,
+                            std::string& payload, bool& failed) {
+  std::error_code error;
+  stream_.write(request, reply_deadline, error);
+  if (error == errc::closed) return false;
+  throw_if_error(error, "sending a request to the on-device dumper failed");
+  std::array<std::uint8_t, helper::kHeaderSize> header{};
+  if (!read_exact(stream_, header, reply_deadline)) return false;
+  const std::optional<helper::ReplyHeader> decoded = helper::decode_reply_header(header);
+  if (!decoded) {
+    std::string text(header.begin(), header.end());
+    std::array<std::uint8_t, kQuoteBytes> more{};
+    std::error_code ignored;
+    const std::size_t n =
+        stream_.read_some(more, earliest(reply_deadline, deadline_after(kQuoteWait)), ignored);
+    text.append(more.begin(), more.begin() + static_cast<std::ptrdiff_t>(n));
+    stop();
+    if (classify_dump_output(text) == DumpFailure::automation_busy)
+      throw dump_error(DumpFailure::automation_busy, text, 1);
+    throw Error(errc::protocol_error,
+                "the on-device dumper answered with bytes that are no reply frame: \"" +
+                    printable(text) + "\"");
+  }
+  payload.resize(decoded->length);
+  if (!read_exact(stream_, {reinterpret_cast<std::uint8_t*>(payload.data()), payload.size()},
+                  reply_deadline))
+    return false;
+  failed = decoded->status == helper::Status::failed;
+  return true;
+}
+
+void HelperClient::start(Device& device, const HelperBudget& budget, Deadline deadline) {
+  if (!installed_) install(device, deadline);
+  stream_ = device.open("exec:" + helper::start_command(helper::device_dex_path(dumper_dex_hash())),
+                        deadline);
+  std::string payload;
+  bool failed = false;
+  const bool answered =
+      exchange(helper::encode_ping(), earliest(deadline, deadline_after(budget.reply_timeout)),
+               payload, failed);
+  if (answered && !failed && payload == helper::kHello) return;
+  stop();
+  if (failed && classify_dump_output(payload) == DumpFailure::automation_busy)
+    throw dump_error(DumpFailure::automation_busy, payload, 1);
+  if (!answered) {
+    throw Error(errc::command_failed,
+                "the on-device dumper exited right after it started (app_process could not run it: "
+                "see `adb logcat -s AndroidRuntime`)");
+  }
+  throw Error(errc::command_failed,
+              failed ? "the on-device dumper could not start: " + printable(payload)
+                     : "the on-device dumper is not the version this adbwire "
+                       "expects (it said \"" +
+                           printable(payload) + "\")");
+}
+
+std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadline deadline) {
+  const auto quiet = static_cast<std::uint32_t>(budget.idle_quiet.count());
+  const auto max = static_cast<std::uint32_t>(budget.idle_max.count());
+  try {
+    for (int attempt = 0;; ++attempt) {
+      if (!running()) start(device, budget, deadline);
+      std::string payload;
+      bool failed = false;
+      const Deadline reply_deadline =
+          earliest(deadline, deadline_after(budget.idle_max + budget.reply_timeout));
+      if (exchange(helper::encode_dump(quiet, max), reply_deadline, payload, failed))
+        return payload;
+      stop();
+      if (attempt == 1) {
+        throw Error(errc::command_failed,
+                    "the on-device dumper died during a dump twice in a row (restarted once); see "
+                    "`adb logcat -s AndroidRuntime` for its crash");
+      }
+    }
+  } catch (...) {
+    // A reply that may still arrive must never be taken for the next request's.
+    stop();
+    throw;
+  }
+}
+
+}  // namespace adbwire::agent

@@ -1,0 +1,48 @@
+// Page's side of the on-device dumper: installs the embedded dex (by hash), starts it in one
+// long-lived exec stream, pings it, then sends dump requests; restarts it once when it died.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "adbwire/deadline.hpp"
+#include "adbwire/device.hpp"
+#include "adbwire/stream.hpp"
+
+namespace adbwire::agent {
+
+struct HelperBudget {
+  std::chrono::milliseconds idle_quiet{500};  // UiAutomation.waitForIdle's quiet window
+  std::chrono::milliseconds idle_max{5000};   // and the most it waits
+  // Most a start (ping) may take, and a dump beyond idle_max, before the helper counts as hung.
+  std::chrono::milliseconds reply_timeout{5000};
+};
+
+// Not thread safe: one per Page. The Device passed to each call must be the same one.
+class HelperClient {
+ public:
+  // One dump: the XML, or the failure text the dumper reported (uiautomator's wording, for
+  // classify_dump_output). Throws adbwire::Error when the helper itself failed: busy (another
+  // tool holds UiAutomation), timeout (no reply within the budget), protocol_error (a reply
+  // that is no frame), command_failed (it could not start, or died again after a restart),
+  // and the Device/SyncClient errors of installing it. Every read ends by the budget or
+  // deadline, whichever comes first.
+  std::string dump(Device& device, const HelperBudget& budget, Deadline deadline);
+
+  // True while a started helper's stream is open.
+  bool running() const noexcept { return stream_.is_open(); }
+  // Closes the stream; the dumper exits when its stdin ends. Never blocks.
+  void stop() noexcept { stream_.close(); }
+
+ private:
+  void install(Device& device, Deadline deadline);
+  void start(Device& device, const HelperBudget& budget, Deadline deadline);
+  // One request and its reply. False when the helper died (the stream ended) before replying.
+  bool exchange(std::span<const std::uint8_t> request, Deadline reply_deadline,
+                std::string& payload, bool& failed);
+
+  Stream stream_;
+  bool installed_ = false;
+};
+
+}  // namespace adbwire::agent

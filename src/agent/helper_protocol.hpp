@@ -1,0 +1,65 @@
+// The wire format between Page and the on-device dumper (src/agent/dumper/README.md):
+// one-byte requests, replies framed as status byte + big-endian u32 length + payload, so the
+// host reads a reply without scanning it. No I/O here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace adbwire::agent::helper {
+
+inline constexpr std::uint8_t kPing = 'P';
+inline constexpr std::uint8_t kDump = 'D';
+// The ping reply's payload; the number changes with the protocol.
+inline constexpr std::string_view kHello = "adbwire-dumper 1";
+// Largest reply accepted: far above any real hierarchy, low enough that a garbage length
+// cannot make the host allocate gigabytes.
+inline constexpr std::uint32_t kMaxReply = 64U * 1024U * 1024U;
+inline constexpr std::size_t kHeaderSize = 5;
+inline constexpr std::string_view kMainClass = "com.adbwire.Dumper";
+
+enum class Status : std::uint8_t { ok = 0, failed = 1 };
+
+struct ReplyHeader {
+  Status status = Status::ok;
+  std::uint32_t length = 0;
+};
+
+inline std::array<std::uint8_t, 1> encode_ping() noexcept { return {kPing}; }
+
+// quiet and max are UiAutomation.waitForIdle's idle window and total wait, in milliseconds.
+inline std::array<std::uint8_t, 9> encode_dump(std::uint32_t quiet_ms,
+                                               std::uint32_t max_ms) noexcept {
+  auto be = [](std::uint32_t v, int shift) { return static_cast<std::uint8_t>(v >> shift); };
+  return {kDump,          be(quiet_ms, 24), be(quiet_ms, 16), be(quiet_ms, 8), be(quiet_ms, 0),
+          be(max_ms, 24), be(max_ms, 16),   be(max_ms, 8),    be(max_ms, 0)};
+}
+
+// nullopt when the bytes are no reply header (unknown status or a length over kMaxReply).
+inline std::optional<ReplyHeader> decode_reply_header(
+    std::span<const std::uint8_t, kHeaderSize> bytes) noexcept {
+  if (bytes[0] > static_cast<std::uint8_t>(Status::failed)) return std::nullopt;
+  const std::uint32_t length = (std::uint32_t{bytes[1]} << 24) | (std::uint32_t{bytes[2]} << 16) |
+                               (std::uint32_t{bytes[3]} << 8) | std::uint32_t{bytes[4]};
+  if (length > kMaxReply) return std::nullopt;
+  return ReplyHeader{static_cast<Status>(bytes[0]), length};
+}
+
+// Where the dex lives on the device: its hash in the name, so a changed dumper is a new file.
+inline std::string device_dex_path(std::string_view hash) {
+  return "/data/local/tmp/adbwire-dumper-" + std::string(hash) + ".dex";
+}
+
+// The exec command that starts the dumper. uiautomator.jar supplies UiAutomationShellWrapper
+// and AccessibilityNodeInfoDumper (as /system/bin/uiautomator's CLASSPATH does); the class
+// path is a VM option rather than a CLASSPATH= prefix so no shell variable syntax is needed.
+inline std::string start_command(std::string_view dex_path) {
+  return "app_process -Djava.class.path=" + std::string(dex_path) +
+         ":/system/framework/uiautomator.jar /system/bin " + std::string(kMainClass);
+}
+
+}  // namespace adbwire::agent::helper

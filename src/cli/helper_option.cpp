@@ -1,0 +1,58 @@
+#include "cli/helper_option.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "adbwire/error.hpp"
+
+namespace adbwire::cli {
+
+void add_helper_option(CLI::App& cmd, PageOptions::Helper& mode) {
+  const std::map<std::string, PageOptions::Helper> names{{"auto", PageOptions::Helper::automatic},
+                                                         {"on", PageOptions::Helper::on},
+                                                         {"off", PageOptions::Helper::off}};
+  cmd.add_option(
+         "--helper", mode,
+         "snapshots through adbwire's on-device dumper (experimental, unverified on "
+         "hardware): auto (falls back to uiautomator dump, with a warning), on (its failure "
+         "is the error) or off (default)")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+      ->option_text("auto|on|off");
+}
+
+void check_helper(const GlobalOptions& globals) {
+  std::printf("on-device dumper (experimental, --helper):\n");
+  if (globals.serial.empty()) {
+    std::printf("  name the device to try it on: adbwire -s TARGET doctor --helper\n");
+    return;
+  }
+  PageOptions options;
+  options.helper = PageOptions::Helper::on;
+  std::error_code error;
+  Page page = Page::connect(globals.serial, options, {}, error);
+  if (error) {
+    std::printf("  cannot connect to %s: %s\n", globals.serial.c_str(), error.message().c_str());
+    return;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  page.snapshot(kDefaultDeadline, error);
+  const auto first = std::chrono::steady_clock::now();
+  if (!error) page.snapshot(kDefaultDeadline, error);
+  const auto second = std::chrono::steady_clock::now();
+  if (error) {
+    std::printf(
+        "  NOT working: %s\n  keep --helper off (the default) on this device; please report "
+        "this output with the device model and Android version\n",
+        page.last_error().c_str());
+    return;
+  }
+  auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  std::printf(
+      "  in use: first snapshot %.0f ms (with start-up), next %.1f ms; please report that it "
+      "works with the device model and Android version\n",
+      ms(first - started), ms(second - first));
+}
+
+}  // namespace adbwire::cli

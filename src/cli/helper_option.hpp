@@ -1,0 +1,19 @@
+// The CLI's side of the on-device dumper (PageOptions::helper): the --helper option and the
+// `adbwire doctor --helper` probe.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "adbwire/page.hpp"
+#include "cli/command.hpp"
+
+namespace adbwire::cli {
+
+// Adds `--helper auto|on|off` to cmd, stored into mode.
+void add_helper_option(CLI::App& cmd, PageOptions::Helper& mode);
+
+// Pushes and starts the dumper on globals.serial and takes one snapshot through it (helper
+// on), then prints whether it works, the time it took, or its error and how to report it.
+void check_helper(const GlobalOptions& globals);
+
+}  // namespace adbwire::cli

@@ -1,0 +1,143 @@
+#include "vdevice/dumper_app_process.hpp"
+
+#include <array>
+#include <filesystem>
+
+#include "vdevice/device_context.hpp"
+#include "vdevice/screen_graph.hpp"
+#include "vdevice/shell_parser.hpp"
+
+namespace adbwire::vdevice {
+namespace {
+
+constexpr std::string_view kDumperClass = "com.adbwire.Dumper";
+constexpr std::string_view kClassPathOption = "-Djava.class.path=";
+constexpr std::uint8_t kPing = 'P';
+constexpr std::uint8_t kDump = 'D';
+constexpr std::size_t kDumpRequestSize = 9;  // 'D', u32 quiet ms, u32 max ms
+constexpr std::uint8_t kOk = 0;
+constexpr std::uint8_t kFailed = 1;
+constexpr std::string_view kAlreadyRegistered =
+    "java.lang.IllegalStateException: UiAutomationService "
+    "android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@5d1a6c2 already "
+    "registered!";
+
+void reply(JobIo& io, std::uint8_t status, std::string_view payload) {
+  const auto n = static_cast<std::uint32_t>(payload.size());
+  const std::array<std::uint8_t, 5> header{
+      status, static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
+      static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
+  io.out(header);
+  io.out(payload);
+}
+
+// A dump answered as the real dumper does: uiautomator's failure texts for the screen's
+// UiDumpFault, the XML otherwise. False when the fault kills the process.
+bool answer_dump(JobIo& io) {
+  switch (io.device().screens().take_fault()) {
+    case UiDumpFault::idle_state:
+      reply(io, kFailed, "ERROR: could not get idle state.");
+      return true;
+    case UiDumpFault::null_root:
+      reply(io, kFailed, "ERROR: null root node returned by UiTestAutomationBridge.");
+      return true;
+    case UiDumpFault::already_registered:
+      reply(io, kFailed, kAlreadyRegistered);
+      return true;
+    case UiDumpFault::killed:
+      return false;
+    case UiDumpFault::empty_file:
+      reply(io, kOk, "");
+      return true;
+    case UiDumpFault::none:
+      break;
+  }
+  reply(io, kOk, io.device().screens().dump());
+  return true;
+}
+
+class DumperJob final : public Job {
+ public:
+  explicit DumperJob(std::vector<std::string> argv) : argv_(std::move(argv)) {}
+
+  JobStep step(JobIo& io) override {
+    if (!started_) {
+      started_ = true;
+      io.device().log_event(join_argv(argv_));
+      fault_ = io.device().dumper_fault();
+      fault_after_ = io.device().dumper_fault_after();
+      if (const int code = check_start(io); code != 0) return JobStep::done(code);
+      if (fault_ == DumperFault::already_registered) {
+        reply(io, kFailed, kAlreadyRegistered);
+        return JobStep::done(0);
+      }
+    }
+    std::array<std::uint8_t, 4096> chunk{};
+    while (const std::size_t n = io.read_stdin(chunk))
+      pending_.insert(pending_.end(), chunk.begin(), chunk.begin() + n);
+    while (!pending_.empty()) {
+      const std::uint8_t op = pending_.front();
+      const std::size_t size = op == kDump ? kDumpRequestSize : 1;
+      if (pending_.size() < size) break;
+      pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(size));
+      if (fault_ == DumperFault::never_answer) continue;
+      if (fault_ == DumperFault::garbage) {
+        io.out(
+            "\x7f"
+            "ELF\x02\x01 this is no reply frame");
+        continue;
+      }
+      if (op == kPing) {
+        reply(io, kOk, "adbwire-dumper 1");
+      } else if (op == kDump) {
+        if (fault_ == DumperFault::die_after && dumps_ == fault_after_) return JobStep::done(1);
+        ++dumps_;
+        if (!answer_dump(io)) return JobStep::done(137);
+      } else {
+        reply(io, kFailed, "adbwire-dumper: unknown request");
+      }
+    }
+    return io.stdin_eof() ? JobStep::done(0) : JobStep::wait_input();
+  }
+
+ private:
+  // What app_process does before main(): finds the class on the class path. 0 when found.
+  int check_start(JobIo& io) {
+    std::string class_path;
+    std::string main_class;
+    for (std::size_t i = 1; i < argv_.size(); ++i) {
+      if (argv_[i].starts_with(kClassPathOption)) {
+        class_path = argv_[i].substr(kClassPathOption.size());
+      } else if (!argv_[i].starts_with('-') && !argv_[i].starts_with('/')) {
+        main_class = argv_[i];
+        break;
+      }
+    }
+    const std::string dex = class_path.substr(0, class_path.find(':'));
+    std::error_code error;
+    const std::filesystem::path host =
+        dex.empty() ? std::filesystem::path() : io.device().resolve(dex, error);
+    if (main_class != kDumperClass || dex.empty() || error ||
+        !std::filesystem::is_regular_file(host)) {
+      io.err("Error: Could not find class '" + main_class + "' (class path '" + class_path +
+             "')\n");
+      return 1;
+    }
+    return 0;
+  }
+
+  std::vector<std::string> argv_;
+  bool started_ = false;
+  DumperFault fault_ = DumperFault::none;
+  std::uint32_t fault_after_ = 0;
+  std::uint32_t dumps_ = 0;
+  std::vector<std::uint8_t> pending_;
+};
+
+}  // namespace
+
+std::unique_ptr<Job> make_app_process(std::vector<std::string> argv) {
+  return std::make_unique<DumperJob>(std::move(argv));
+}
+
+}  // namespace adbwire::vdevice
