@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -108,6 +109,10 @@ struct VirtualDeviceOptions {
   // 4619827259835644672), for `screencap -d`; with two displays `screencap` without -d first
   // prints Android 12's multiple-displays warning, which exec: merges into the output.
   std::uint32_t displays = 1;
+  // Called with each input/am/monkey/cmd command line the device runs, as events() records it,
+  // from the device's I/O thread (keep it short; it must not throw). `adbwire vdevice
+  // --print-events` prints them, so a test in another process can see what an agent did.
+  std::function<void(std::string_view)> on_event;
   // When set, start() creates this pcapng file and every host connection records the ADB
   // bytes it receives and sends there (each as its own TCP connection, flushed per message);
   // how captures/ is made from the real adb host. start() fails with io_error if it cannot.

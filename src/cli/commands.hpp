@@ -38,6 +38,7 @@ void add_unroot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_remount_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
@@ -73,6 +74,7 @@ inline constexpr AddCommand kCommands[] = {
     add_remount_command,
     add_tcpip_command,
     add_usb_command,
+    add_mcp_command,
 };
 
 }  // namespace adbwire::cli

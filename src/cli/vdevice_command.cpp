@@ -14,12 +14,19 @@ struct VdeviceArgs {
   VirtualDeviceOptions options;
   std::string auth = "none";
   int port = 0;
+  bool print_events = false;
 };
 
 int run_vdevice(const VdeviceArgs& args) {
   VirtualDeviceOptions options = args.options;
   options.port = static_cast<std::uint16_t>(args.port);
   options.auth_required = args.auth == "required";
+  if (args.print_events) {
+    options.on_event = [](std::string_view line) {
+      std::printf("event: %.*s\n", static_cast<int>(line.size()), line.data());
+      std::fflush(stdout);
+    };
+  }
 
   // Block the signals before the I/O thread starts (it inherits the mask), so only
   // sigwait below receives them.
@@ -61,6 +68,8 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
   cmd->add_option("--features", args->options.features,
                   "CNXN features to offer, comma separated (default: all the virtual device implements)")
       ->delimiter(',');
+  cmd->add_flag("--print-events", args->print_events,
+                "print each input/am/monkey/cmd line the device runs as `event: LINE` on stdout");
   cmd->add_option("--root", args->options.root,
                   "host folder backing the device file system (default: a temporary folder, removed at exit)");
   cmd->callback([&run, &globals, args] {

@@ -74,6 +74,7 @@ std::filesystem::path DeviceContext::resolve(std::string_view device_path, std::
 void DeviceContext::log_event(std::string line) {
   // What a host made the device do shows in its logcat too, as ActivityManager would log it.
   state_.append_log({.tag = "adbwire", .message = line});
+  if (on_event_) on_event_(line);
   std::lock_guard lock(mutex_);
   events_.push_back(std::move(line));
 }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,8 @@ class DeviceContext {
   void log_event(std::string line);
   // A copy of the log, oldest first. Thread safe.
   std::vector<std::string> events() const;
+  // VirtualDeviceOptions::on_event. Set before serving.
+  void set_event_listener(std::function<void(std::string_view)> listener) { on_event_ = std::move(listener); }
 
   // The screen graph uiautomator, screencap and input act on. Thread safe.
   ScreenGraph& screens() noexcept { return *screens_; }
@@ -76,6 +79,7 @@ class DeviceContext {
   std::map<std::string, std::string, std::less<>> properties_;
   mutable std::mutex mutex_;
   std::vector<std::string> events_;  // guarded by mutex_
+  std::function<void(std::string_view)> on_event_;
   std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;

@@ -164,6 +164,7 @@ void VirtualDevice::start(std::error_code& error) {
   d.device->set_drop_after_bytes(d.options.drop_after_bytes);
   d.device->set_property("ro.build.version.sdk", std::to_string(d.options.api_level));
   d.device->set_displays(d.options.displays);
+  d.device->set_event_listener(d.options.on_event);
 
   protocol::SessionOptions& s = d.session_options;
   s.role = protocol::Role::device;

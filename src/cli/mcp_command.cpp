@@ -1,0 +1,76 @@
+// adbwire mcp [TARGET]: the MCP server for agents, JSON-RPC on stdin/stdout (src/mcp).
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/connect.hpp"
+#include "mcp/device_tools.hpp"
+#include "mcp/stdio.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+struct McpArgs {
+  std::string target;
+  mcp::DeviceToolsOptions tools;
+  int settle_ms = 500;
+};
+
+constexpr const char* kInstructions =
+    "Drive an Android device. Start with snapshot: it lists the screen's elements, and those you "
+    "can act on carry [ref=N]. Act with tap / type / scroll / long_press on those refs, or press, "
+    "back, home, launch. After an action that changes the screen, take a new snapshot before "
+    "using refs again (a stale ref is refused, never guessed). Use find to locate an element by "
+    "text or id, wait_for_text after something loads, and screenshot only when appearance "
+    "matters. Every tool takes an optional device; devices lists them.";
+
+int run_mcp(McpArgs& args, const GlobalOptions& globals) {
+  // A client that goes away mid-reply must not kill us with SIGPIPE: the next read sees EOF.
+  std::signal(SIGPIPE, SIG_IGN);
+  mcp::DeviceToolsOptions options = args.tools;
+  options.target = args.target.empty() ? globals.serial : args.target;
+  options.connect.server = server_address(globals);
+  options.connect.record = globals.record;
+  options.settle = std::chrono::milliseconds(args.settle_ms);
+  const auto to_stderr = [](std::string_view message) {
+    std::fprintf(stderr, "adbwire mcp: %.*s\n", static_cast<int>(message.size()), message.data());
+  };
+  options.log = to_stderr;
+  options.page.on_warning = to_stderr;
+  mcp::DeviceTools tools(std::move(options));
+  mcp::ServerInfo info;
+  info.version = ADBWIRE_VERSION;
+  info.instructions = kInstructions;
+  return mcp::serve_stdio(tools, std::move(info));
+}
+
+}  // namespace
+
+void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  auto args = std::make_shared<McpArgs>();
+  auto* cmd = app.add_subcommand(
+      "mcp",
+      "serve agents over the Model Context Protocol (JSON-RPC on stdin/stdout): snapshot, tap, "
+      "type, screenshot … as MCP tools");
+  cmd->add_option("target", args->target,
+                  "default device (tcp:HOST:PORT, HOST:PORT, a serial; default -s or $ANDROID_SERIAL); "
+                  "each tool call may name another");
+  cmd->add_flag("--allow-shell", args->tools.allow_shell,
+                "offer the `shell` tool (runs any command the device's shell user may)");
+  cmd->add_flag("--auto-snapshot", args->tools.auto_snapshot,
+                "actions reply with the snapshot taken after the screen settles");
+  cmd->add_option("--settle-ms", args->settle_ms, "pause before --auto-snapshot's snapshot")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  cmd->add_option("--max-snapshot-chars", args->tools.max_snapshot_chars,
+                  "longer snapshots are saved to a file and summarized (about 4 characters a token)")
+      ->check(CLI::Range(1000, 10000000))
+      ->capture_default_str();
+  cmd->add_option("--snapshot-dir", args->tools.snapshot_dir,
+                  "where oversized snapshots are saved (default: a folder in the temp directory)");
+  cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
+}
+
+}  // namespace adbwire::cli

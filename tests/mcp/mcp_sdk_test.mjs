@@ -1,0 +1,201 @@
+// Drives `adbwire mcp` with the official MCP TypeScript SDK client against the virtual device
+// (`adbwire vdevice` with the demo screens, in its own process): initialize, tools/list,
+// snapshot, find, tap by ref (the device prints the tap it got), screenshot as an image block,
+// tool errors an agent can act on, and malformed JSON-RPC that gets an error while the server
+// lives on. Run by ctest (tests/mcp/CMakeLists.txt) with ADBWIRE_CLI set; the SDK comes from
+// `npm ci` in this folder, which scripts/setup runs.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+const here = dirname(fileURLToPath(import.meta.url));
+if (!existsSync(join(here, "node_modules", "@modelcontextprotocol", "sdk"))) {
+  throw new Error(
+    "the MCP TypeScript SDK is missing: run scripts/setup, or `npm ci` in tests/mcp");
+}
+const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+
+const adbwire = process.env.ADBWIRE_CLI;
+if (!adbwire) throw new Error("ADBWIRE_CLI must name the adbwire binary (ctest sets it)");
+const screens = join(here, "..", "..", "src", "vdevice", "screens", "demo");
+const kStepTimeoutMs = 20000;
+
+// Rejects after ms so that no step can hang the test.
+function within(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// Lines a child prints on stdout, with a way to wait for one that matches.
+class LineWatcher {
+  constructor(stream) {
+    this.lines = [];
+    this.waiters = [];
+    createInterface({ input: stream }).on("line", (line) => {
+      this.lines.push(line);
+      this.waiters = this.waiters.filter(({ test, resolve }) => {
+        if (!test(line)) return true;
+        resolve(line);
+        return false;
+      });
+    });
+  }
+  wait(test, what) {
+    const seen = this.lines.find(test);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return within(new Promise((resolve) => this.waiters.push({ test, resolve })), kStepTimeoutMs, what);
+  }
+}
+
+let home;
+let device;
+let deviceOutput;
+let target;
+let client;
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), "adbwire-mcp-test-"));
+  device = spawn(adbwire, ["vdevice", "--port", "0", "--screens", screens, "--print-events"], {
+    env: { ...process.env, HOME: home },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  deviceOutput = new LineWatcher(device.stdout);
+  const listening = await deviceOutput.wait((l) => l.startsWith("adbwire vdevice listening on "),
+                                            "the virtual device's start");
+  target = listening.slice("adbwire vdevice listening on ".length);
+
+  const transport = new StdioClientTransport({
+    command: adbwire,
+    args: ["mcp", target],
+    env: { ...process.env, HOME: home },
+    stderr: "pipe",
+  });
+  client = new Client({ name: "adbwire-sdk-test", version: "1.0.0" });
+  await within(client.connect(transport), kStepTimeoutMs, "initialize");
+});
+
+after(async () => {
+  if (client) await client.close();
+  if (device) device.kill("SIGTERM");
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+// The text of a tool result's text blocks.
+function textOf(result) {
+  return result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+}
+
+test("initialize negotiates a version and names the server", () => {
+  const info = client.getServerVersion();
+  assert.equal(info.name, "adbwire");
+  assert.ok(client.getServerCapabilities().tools, "the server offers tools");
+  assert.match(client.getInstructions() ?? "", /snapshot/);
+});
+
+test("tools/list describes every tool with a schema; shell only when allowed", async () => {
+  const { tools } = await within(client.listTools(), kStepTimeoutMs, "tools/list");
+  const names = tools.map((t) => t.name);
+  for (const name of ["devices", "connect", "snapshot", "tap", "type", "press", "scroll", "swipe",
+                      "long_press", "launch", "back", "home", "screenshot", "wait_for_text", "find"]) {
+    assert.ok(names.includes(name), `tools/list has ${name}`);
+  }
+  assert.ok(!names.includes("shell"), "shell is off without --allow-shell");
+  for (const tool of tools) {
+    assert.match(tool.name, /^[a-z_]+$/);
+    assert.equal(tool.inputSchema.type, "object", `${tool.name} has an object schema`);
+    assert.ok(tool.description.length > 20, `${tool.name} has a description`);
+    // Every tool that acts on one device may name it; devices and connect act on none.
+    if (!["devices", "connect"].includes(tool.name)) {
+      assert.ok(tool.inputSchema.properties.device, `${tool.name} takes a device`);
+    }
+  }
+  const snapshot = tools.find((t) => t.name === "snapshot");
+  assert.equal(snapshot.annotations.readOnlyHint, true);
+});
+
+test("snapshot, find, then tap by ref reaches the device at the element's centre", async () => {
+  const snapshot = await within(client.callTool({ name: "snapshot", arguments: {} }), kStepTimeoutMs, "snapshot");
+  assert.ok(!snapshot.isError, textOf(snapshot));
+  assert.match(textOf(snapshot), /Button \[ref=\d+\] "Add item"/);
+
+  const found = await within(client.callTool({ name: "find", arguments: { text: "Add item" } }),
+                             kStepTimeoutMs, "find");
+  assert.ok(!found.isError, textOf(found));
+  const ref = Number(/\[ref=(\d+)\]/.exec(textOf(found))?.[1]);
+  const centre = /(\d+),\s*(\d+)/.exec(textOf(found).split("\n").find((l) => l.includes("ref=")) ?? "");
+  assert.ok(ref > 0 && centre, `find names a ref and a centre: ${textOf(found)}`);
+
+  const tapped = await within(client.callTool({ name: "tap", arguments: { ref } }), kStepTimeoutMs, "tap");
+  assert.ok(!tapped.isError, textOf(tapped));
+  await deviceOutput.wait((l) => l === `event: input tap ${centre[1]} ${centre[2]}`,
+                          `the device's log of input tap ${centre[1]} ${centre[2]}`);
+
+  // The demo app moved to its "add item" screen.
+  const after = await within(client.callTool({ name: "snapshot", arguments: {} }), kStepTimeoutMs, "snapshot");
+  assert.match(textOf(after), /"Save"/);
+  const back = await within(client.callTool({ name: "back", arguments: {} }), kStepTimeoutMs, "back");
+  assert.ok(!back.isError, textOf(back));
+  await deviceOutput.wait((l) => l === "event: input keyevent 4", "the device's log of the back key");
+});
+
+test("screenshot returns a PNG image block within the size caps", async () => {
+  const result = await within(client.callTool({ name: "screenshot", arguments: {} }), kStepTimeoutMs, "screenshot");
+  assert.ok(!result.isError, textOf(result));
+  const image = result.content.find((c) => c.type === "image");
+  assert.ok(image, "an image block");
+  assert.equal(image.mimeType, "image/png");
+  const bytes = Buffer.from(image.data, "base64");
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  assert.ok(width > 0 && height > 0 && Math.max(width, height) <= 2000, `${width}x${height}`);
+  assert.ok(image.data.length <= 1024 * 1024, `base64 ${image.data.length} bytes`);
+
+  const jpeg = await within(client.callTool({ name: "screenshot", arguments: { format: "jpeg", max_side: 800 } }),
+                            kStepTimeoutMs, "jpeg screenshot");
+  const jpegImage = jpeg.content.find((c) => c.type === "image");
+  assert.equal(jpegImage.mimeType, "image/jpeg");
+  assert.deepEqual([...Buffer.from(jpegImage.data, "base64").subarray(0, 3)], [0xff, 0xd8, 0xff]);
+});
+
+test("a ref that does not exist is a tool error that says what to do", async () => {
+  await client.callTool({ name: "snapshot", arguments: {} });
+  const result = await within(client.callTool({ name: "tap", arguments: { ref: 999 } }), kStepTimeoutMs, "tap 999");
+  assert.equal(result.isError, true);
+  assert.match(textOf(result), /snapshot/i);
+});
+
+test("an unknown tool is a JSON-RPC error and the server lives on", async () => {
+  await assert.rejects(within(client.callTool({ name: "no_such_tool", arguments: {} }), kStepTimeoutMs, "call"),
+                       (error) => /no_such_tool/.test(String(error.message)));
+  await within(client.ping(), kStepTimeoutMs, "ping after the error");
+});
+
+test("malformed JSON-RPC gets an error reply and the server answers the next request", async () => {
+  const raw = spawn(adbwire, ["mcp", target], { env: { ...process.env, HOME: home }, stdio: ["pipe", "pipe", "ignore"] });
+  const replies = new LineWatcher(raw.stdout);
+  raw.stdin.write("{this is not json\n");
+  raw.stdin.write('{"jsonrpc":"2.0","id":7}\n');
+  raw.stdin.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
+  const parse = JSON.parse(await replies.wait((l) => l.includes("-32700"), "the parse error"));
+  assert.equal(parse.error.code, -32700);
+  assert.equal(parse.id, null);
+  const invalid = JSON.parse(await replies.wait((l) => l.includes('"id":7'), "the invalid request error"));
+  assert.equal(invalid.error.code, -32600);
+  const pong = JSON.parse(await replies.wait((l) => l.includes('"id":8'), "the ping reply"));
+  assert.deepEqual(pong.result, {});
+  raw.stdin.end();
+  const code = await within(new Promise((resolve) => raw.on("exit", resolve)), kStepTimeoutMs, "exit on EOF");
+  assert.equal(code, 0);
+  // Nothing but JSON-RPC on stdout: any other line would break every MCP client.
+  for (const line of replies.lines) assert.equal(JSON.parse(line).jsonrpc, "2.0", line);
+});
