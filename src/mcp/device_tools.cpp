@@ -637,8 +637,17 @@ std::string DeviceTools::save_snapshot(std::string_view text) {
   std::error_code error;
   fs::create_directories(options_.snapshot_dir, error);
   const fs::path path = options_.snapshot_dir / ("snapshot-" + std::to_string(++saved_snapshots_) + ".yml");
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (error || !file.write(text.data(), static_cast<std::streamsize>(text.size()))) {
+  // Written under a temporary name and renamed, so the path in a reply never names half a file.
+  fs::path partial = path;
+  partial += ".partial";
+  bool written = false;
+  if (!error) {
+    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+    written = file.write(text.data(), static_cast<std::streamsize>(text.size())) && (file.close(), !file.fail());
+  }
+  if (written) fs::rename(partial, path, error);
+  if (!written || error) {
+    fs::remove(partial, error);
     throw Error(errc::io_error, "the snapshot is too large for a reply and cannot be saved to " +
                                     path.string() + "; pass --snapshot-dir to a writable folder, or "
                                     "use interactive, compact or max_depth");

@@ -1,0 +1,172 @@
+// The tools behind `adbwire mcp` (src/mcp/device_tools.*) on virtual devices, called as the
+// server's worker calls them: the behaviour the SDK test does not reach (auto-snapshot, the
+// snapshot budget, the shell switch, the device argument, stale refs, timeouts).
+#include "mcp/device_tools.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "adbwire/vdevice.hpp"
+#include "integration/temp_dir.hpp"
+#include "mcp/json_rpc.hpp"
+
+namespace adbwire::mcp {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const fs::path kDemoScreens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+
+VirtualDeviceOptions demo() {
+  VirtualDeviceOptions options;
+  options.screens = kDemoScreens;
+  return options;
+}
+
+std::string text_of(const Json& result) {
+  std::string text;
+  for (const Json& block : result["content"]) {
+    if (block["type"] == "text") text += block["text"].get<std::string>() + "\n";
+  }
+  return text;
+}
+
+// The ref a line of a snapshot gives the element with this text.
+int ref_of(const std::string& snapshot, const std::string& text) {
+  std::smatch match;
+  const std::regex line("\\[ref=(\\d+)\\] \"" + text + "\"");
+  return std::regex_search(snapshot, match, line) ? std::stoi(match[1]) : 0;
+}
+
+class McpTools : public ::testing::Test {
+ protected:
+  McpTools() : device_(demo()) { device_.start(); }
+
+  DeviceToolsOptions options() const {
+    DeviceToolsOptions o;
+    o.target = device_.target();
+    o.connect.keys.android_dir = keys_.path();
+    o.snapshot_dir = work_.path() / "snapshots";
+    o.settle = 0ms;
+    return o;
+  }
+  Json call(DeviceTools& tools, const std::string& name, Json arguments = Json::object()) {
+    return tools.call(name, arguments, cancel_);
+  }
+
+  test::TempDir keys_;
+  test::TempDir work_;
+  VirtualDevice device_;
+  CancelToken cancel_;
+};
+
+TEST_F(McpTools, AutoSnapshotAppendsTheScreenAfterTheAction) {
+  DeviceToolsOptions o = options();
+  o.auto_snapshot = true;
+  DeviceTools tools(o);
+  const int add = ref_of(text_of(call(tools, "snapshot")), "Add item");
+  ASSERT_GT(add, 0);
+  const Json tapped = call(tools, "tap", {{"ref", add}});
+  ASSERT_FALSE(tapped["isError"].get<bool>()) << text_of(tapped);
+  ASSERT_EQ(tapped["content"].size(), 2u);
+  const std::string after = tapped["content"][1]["text"];
+  EXPECT_NE(after.find("refs are current"), std::string::npos) << after;
+  EXPECT_NE(after.find("\"Save\""), std::string::npos) << after;
+  // The refs of that snapshot are the ones the next action uses.
+  EXPECT_FALSE(call(tools, "tap", {{"ref", ref_of(after, "Save")}})["isError"].get<bool>());
+  EXPECT_EQ(device_.events().back().rfind("input tap ", 0), 0u);
+}
+
+TEST_F(McpTools, SnapshotOverTheBudgetIsSavedToAFileAndSummarized) {
+  DeviceToolsOptions o = options();
+  o.max_snapshot_chars = 120;  // the demo list renders to about 350 characters
+  DeviceTools tools(o);
+  const std::string reply = text_of(call(tools, "snapshot"));
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(reply, match, std::regex("saved in full to (\\S+)\\. "))) << reply;
+  const fs::path saved = match[1].str();
+  EXPECT_EQ(saved.parent_path(), o.snapshot_dir);
+  std::ifstream in(saved);
+  const std::string full((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_GT(full.size(), 120u);
+  EXPECT_NE(full.find("\"Add item\""), std::string::npos);
+  EXPECT_NE(full.find("\"6 pieces\""), std::string::npos);
+  // The reply is the summary, not the screen: plain text is left out.
+  EXPECT_EQ(reply.find("6 pieces"), std::string::npos) << reply;
+  // Only the saved file is in the folder: no temporary left beside it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(o.snapshot_dir), fs::directory_iterator()), 1);
+}
+
+TEST_F(McpTools, ShellIsOfferedOnlyWhenAllowed) {
+  DeviceTools closed(options());
+  EXPECT_THROW(call(closed, "shell", {{"command", "echo hi"}}), RpcError);
+  const Json listed = closed.list();
+  EXPECT_TRUE(std::none_of(listed.begin(), listed.end(), [](const Json& t) { return t["name"] == "shell"; }));
+
+  DeviceToolsOptions o = options();
+  o.allow_shell = true;
+  DeviceTools open(o);
+  const Json result = call(open, "shell", {{"command", "echo hi; exit 3"}});
+  EXPECT_NE(text_of(result).find("hi"), std::string::npos) << text_of(result);
+  EXPECT_NE(text_of(result).find('3'), std::string::npos) << text_of(result);
+}
+
+TEST_F(McpTools, TheDeviceArgumentDrivesAnotherDevice) {
+  VirtualDevice other(demo());
+  other.start();
+  DeviceTools tools(options());
+  const Json pressed = call(tools, "press", {{"key", "home"}, {"device", other.target()}});
+  ASSERT_FALSE(pressed["isError"].get<bool>()) << text_of(pressed);
+  ASSERT_FALSE(other.events().empty());
+  EXPECT_EQ(other.events().back(), "input keyevent 3");
+  EXPECT_TRUE(device_.events().empty());
+}
+
+TEST_F(McpTools, StaleOrUnknownRefsAreErrorsThatSayToSnapshotAgain) {
+  DeviceTools tools(options());
+  const int add = ref_of(text_of(call(tools, "snapshot")), "Add item");
+  ASSERT_GT(add, 0);
+  ASSERT_FALSE(call(tools, "tap", {{"ref", add}})["isError"].get<bool>());
+  // The screen changed: the old ref names an element that is gone.
+  const Json stale = call(tools, "tap", {{"ref", add}});
+  EXPECT_TRUE(stale["isError"].get<bool>());
+  EXPECT_NE(text_of(stale).find("snapshot"), std::string::npos) << text_of(stale);
+  const std::size_t taps = device_.events().size();
+  const Json unknown = call(tools, "tap", {{"ref", 999}});
+  EXPECT_TRUE(unknown["isError"].get<bool>());
+  EXPECT_EQ(device_.events().size(), taps);  // nothing was tapped
+}
+
+TEST_F(McpTools, BadArgumentsNameWhatIsExpected) {
+  DeviceTools tools(options());
+  const Json result = call(tools, "tap", {{"reff", 1}});
+  EXPECT_TRUE(result["isError"].get<bool>());
+  EXPECT_NE(text_of(result).find("unknown argument 'reff'"), std::string::npos) << text_of(result);
+}
+
+TEST_F(McpTools, WaitForTextGivesUpAtItsTimeout) {
+  DeviceTools tools(options());
+  const Json found = call(tools, "wait_for_text", {{"text", "Add item"}, {"timeout_ms", 5000}});
+  EXPECT_FALSE(found["isError"].get<bool>()) << text_of(found);
+  const Json missing = call(tools, "wait_for_text", {{"text", "Never shown"}, {"timeout_ms", 400}});
+  EXPECT_TRUE(missing["isError"].get<bool>());
+  EXPECT_NE(text_of(missing).find("Never shown"), std::string::npos) << text_of(missing);
+}
+
+TEST_F(McpTools, ALostDeviceIsReportedAndTheNextCallReconnects) {
+  DeviceTools tools(options());
+  ASSERT_FALSE(call(tools, "snapshot")["isError"].get<bool>());
+  device_.stop();
+  const Json lost = call(tools, "press", {{"key", "back"}});
+  EXPECT_TRUE(lost["isError"].get<bool>());
+  EXPECT_NE(text_of(lost).find("connect"), std::string::npos) << text_of(lost);
+}
+
+}  // namespace
+}  // namespace adbwire::mcp
