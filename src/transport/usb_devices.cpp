@@ -1,5 +1,6 @@
 #include "transport/usb_devices.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -106,7 +107,8 @@ errc usb_status_errc(UsbStatus status) noexcept {
   }
 }
 
-std::vector<UsbDevice> list_adb_devices(UsbBackend& backend, detail::Failure& failure) {
+std::vector<UsbDevice> list_adb_devices(UsbBackend& backend, detail::Failure& failure,
+                                        const std::vector<UsbDevice>& known) {
   std::vector<UsbDeviceRecord> records;
   const UsbStatus status = backend.enumerate(records);
   if (status == UsbStatus::not_supported) {
@@ -122,6 +124,15 @@ std::vector<UsbDevice> list_adb_devices(UsbBackend& backend, detail::Failure& fa
   for (const UsbDeviceRecord& record : records) {
     const auto choice = find_adb_interface(record);
     if (!choice) continue;
+    const auto same = std::find_if(known.begin(), known.end(), [&record](const UsbDevice& device) {
+      return device.access == UsbAccess::ok && device.bus == record.bus && device.address == record.address &&
+             device.port_path == record.port_path && device.vendor_id == record.vendor_id &&
+             device.product_id == record.product_id;
+    });
+    if (same != known.end()) {
+      devices.push_back(*same);
+      continue;
+    }
     std::string serial;
     const UsbStatus probed = backend.probe(record, *choice, serial);
     if (probed == UsbStatus::no_device) continue;
@@ -238,9 +249,10 @@ struct UsbWatcher::Impl {
       wake.wait_for(lock, options.poll_interval, [&] { return stopping || changed; });
       if (stopping) return;
       changed = false;
+      const std::vector<UsbDevice> known = devices;
       lock.unlock();
       detail::Failure failure;
-      std::vector<UsbDevice> now = transport::list_adb_devices(*backend, failure);
+      std::vector<UsbDevice> now = transport::list_adb_devices(*backend, failure, known);
       lock.lock();
       // A failed reading (the bus went away meanwhile) keeps the last list; the next try
       // decides.

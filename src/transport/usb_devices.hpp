@@ -36,8 +36,13 @@ std::string usb_access_advice(UsbStatus status, const std::string& what, const s
 errc usb_status_errc(UsbStatus status) noexcept;
 
 // The device list behind list_usb_devices(): every ADB device with its access state.
-// failure: not_supported (the backend cannot enumerate), io_error.
-std::vector<UsbDevice> list_adb_devices(UsbBackend& backend, detail::Failure& failure);
+// failure: not_supported (the backend cannot enumerate), io_error. A device found accessible
+// in `known` (an earlier reading) at the same bus, port and address is taken from there, not
+// opened again: re-probing would claim the interface every reading, and a phone this process
+// has since connected to would then read as busy. Others (busy, no permission) are probed
+// again, so a freed or newly permitted phone shows up.
+std::vector<UsbDevice> list_adb_devices(UsbBackend& backend, detail::Failure& failure,
+                                        const std::vector<UsbDevice>& known = {});
 
 // libusb, or not_supported with the plain "no USB bus visible" explanation.
 std::shared_ptr<UsbBackend> default_usb_backend(detail::Failure& failure);

@@ -121,6 +121,9 @@ std::size_t InboundFramer::next_read_size() const noexcept {
 
 void InboundFramer::accept(std::span<const std::uint8_t> transfer, std::vector<std::uint8_t>& out) {
   if (!synced_) {
+    // An empty transfer (a timeout slice that got nothing, or a ZLP) changes nothing: a header
+    // begun by whole packets is still completed by what comes next.
+    if (transfer.empty()) return;
     // A candidate header must start a transfer. One cut short by a timeout slice still
     // consists of whole packets; a transfer that ended on a short packet before 24 bytes is
     // not a header.

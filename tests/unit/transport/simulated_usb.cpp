@@ -370,10 +370,23 @@ UsbStatus SimulatedBus::read_serial(const transport::UsbDeviceRecord& record, st
 UsbStatus SimulatedBus::probe(const transport::UsbDeviceRecord& record,
                               const transport::AdbInterfaceChoice&, std::string& serial) {
   std::lock_guard lock(mutex_);
+  ++probes_;
   const SimulatedDevice* device = find(record);
   if (device == nullptr) return UsbStatus::no_device;
   if (device->open_status != UsbStatus::access) serial = device->serial;
   return device->open_status;
+}
+
+void SimulatedBus::set_open_status(std::uint8_t bus, std::uint8_t address, UsbStatus status) {
+  std::lock_guard lock(mutex_);
+  for (SimulatedDevice& device : devices_) {
+    if (device.record.bus == bus && device.record.address == address) device.open_status = status;
+  }
+}
+
+std::size_t SimulatedBus::probes() const {
+  std::lock_guard lock(mutex_);
+  return probes_;
 }
 
 UsbStatus SimulatedBus::open(const transport::UsbDeviceRecord& record,

@@ -160,6 +160,10 @@ class SimulatedBus final : public transport::UsbBackend {
   void unplug(std::uint8_t bus, std::uint8_t address);
   void set_hotplug(bool has_events) { hotplug_ = has_events; }
   void set_enumerate_status(transport::UsbStatus status) { enumerate_status_ = status; }
+  // What opening the device at bus/address answers from now on (busy: another program has it).
+  void set_open_status(std::uint8_t bus, std::uint8_t address, transport::UsbStatus status);
+  // probe() calls so far: each opens the device and claims its interface.
+  std::size_t probes() const;
 
   transport::UsbStatus enumerate(std::vector<transport::UsbDeviceRecord>& out) override;
   transport::UsbStatus read_serial(const transport::UsbDeviceRecord& device,
@@ -179,6 +183,7 @@ class SimulatedBus final : public transport::UsbBackend {
   mutable std::mutex mutex_;
   std::vector<SimulatedDevice> devices_;                        // guarded by mutex_
   std::vector<std::weak_ptr<std::function<void()>>> watchers_;  // guarded by mutex_
+  std::size_t probes_ = 0;                                      // guarded by mutex_
   bool hotplug_ = true;
   transport::UsbStatus enumerate_status_ = transport::UsbStatus::ok;
 };

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -179,6 +181,36 @@ void follow_phones(bool hotplug) {
 
 TEST(UsbWatcher, FollowsPhonesWithHotplugEvents) { follow_phones(true); }
 TEST(UsbWatcher, FollowsPhonesByPollingWhereThereAreNoEvents) { follow_phones(false); }
+
+// Polling must not open and claim phones it already knows as accessible: that is work on
+// every reading, and one this process has since connected to would read as busy (and be
+// reported as gone and back). A busy phone is probed again, so its release is seen.
+TEST(UsbWatcher, PollingLeavesKnownPhonesAloneAndSeesABusyOneFreed) {
+  auto bus = std::make_shared<SimulatedBus>();
+  bus->set_hotplug(false);
+  bus->plug({test::adb_phone_record(1, 5, "1-2"), "MINE", UsbStatus::ok, nullptr});
+  bus->plug({test::adb_phone_record(1, 6, "1-3"), "SERVERS", UsbStatus::busy, nullptr});
+  auto recorder = std::make_shared<Recorder>();
+  detail::Failure failure;
+  UsbWatcher::Options options;
+  options.poll_interval = 10ms;
+  UsbWatcher watcher = UsbWatcherFactory::make(
+      bus, [recorder](UsbWatcher::Change c, const UsbDevice& d) { (*recorder)(c, d); }, options,
+      failure);
+  ASSERT_FALSE(failure) << failure.detail;
+  ASSERT_TRUE(recorder->wait_for(2));
+  // This process connects to MINE: opening it again would now fail as busy.
+  bus->set_open_status(1, 5, UsbStatus::busy);
+  // The adb server lets SERVERS go.
+  bus->set_open_status(1, 6, UsbStatus::ok);
+  ASSERT_TRUE(recorder->wait_for(4));
+  // Let about 20 more readings pass: MINE must stay as it was, and is never opened again.
+  const std::size_t probes = bus->probes();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(bus->probes(), probes);
+  EXPECT_EQ(recorder->events(), (std::vector<std::string>{"+MINE", "+SERVERS", "-SERVERS", "+SERVERS"}));
+  for (const UsbDevice& device : watcher.devices()) EXPECT_EQ(device.access, UsbAccess::ok) << device.describe();
+}
 
 TEST(UsbWatcher, NoBusFailsAtStart) {
   auto bus = std::make_shared<SimulatedBus>();

@@ -119,6 +119,20 @@ TEST(InboundFramer, AsksForExactlyWhatIsMissingInWholePackets) {
   EXPECT_EQ(out, m);
 }
 
+// With 8-byte packets a timeout can cut the very first header after one packet; an empty
+// slice after it must not throw that packet away (it would lose the device's CNXN).
+TEST(InboundFramer, EmptyTimeoutSliceKeepsAHalfReadFirstHeader) {
+  InboundFramer framer(8);
+  const Bytes m = message(protocol::kCommandCnxn, 16);
+  Bytes out;
+  framer.accept(std::span(m).first(8), out);
+  framer.accept({}, out);
+  framer.accept(std::span(m).subspan(8, 16), out);
+  framer.accept(std::span(m).subspan(24), out);
+  EXPECT_EQ(out, m);
+  EXPECT_EQ(framer.discarded_bytes(), 0u);
+}
+
 TEST(InboundFramer, PayloadOfWholePacketsIsReadWithoutAskingForMore) {
   InboundFramer framer(512);
   const Bytes m = message(protocol::kCommandWrte, 1024);
