@@ -99,6 +99,7 @@ struct Session::Impl {
   bool stls_sent = false;
   bool holding_for_tls = false;
   bool tls_running = false;
+  bool tls_requested = false;  // host: the device sent STLS
   std::vector<std::uint8_t> after_stls;
 
   std::unordered_map<std::uint32_t, Stream> streams;
@@ -222,6 +223,9 @@ struct Session::Impl {
 
   void on_auth(Message& m) {
     if (options.role == Role::host) {
+      // Once the device asked for TLS, the TLS client certificate is the authentication: AOSP's
+      // host ignores AUTH from then on (adb.cpp, use_tls), and so do we.
+      if (tls_requested) return;
       if (state != SessionState::handshaking && state != SessionState::awaiting_user) {
         protocol_error("AUTH received while the connection is " +
                        std::string(state == SessionState::online ? "online" : "not started"));
@@ -288,6 +292,7 @@ struct Session::Impl {
       return;
     }
     holding_for_tls = true;
+    tls_requested = true;
     push_event(Event::Type::stls_requested);
   }
 

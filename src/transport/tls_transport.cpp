@@ -3,6 +3,7 @@
 #include <asio/post.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <utility>
 
@@ -76,8 +77,10 @@ int TlsTransport::choose_certificate(SSL* ssl, void* opaque) {
     const int count = sk_X509_NAME_num(names);
     bool found = false;
     for (int i = 0; i < count && !found; ++i) {
-      const auto hash = hash_from_ca_name(sk_X509_NAME_value(names, i));
+      auto hash = hash_from_ca_name(sk_X509_NAME_value(names, i));
       if (!hash) continue;
+      // adbd writes upper-case hex; AOSP's host decodes either case, so we compare in one.
+      std::transform(hash->begin(), hash->end(), hash->begin(), [](unsigned char c) { return std::toupper(c); });
       const auto match = std::find(chooser.hashes.begin(), chooser.hashes.end(), *hash);
       if (match != chooser.hashes.end()) {
         chooser.chosen = static_cast<std::size_t>(match - chooser.hashes.begin());

@@ -28,7 +28,8 @@ class TlsTransport final : public Transport {
   // Takes over `inner` right after the device's STLS: sends `clear` (our STLS answer) in the
   // clear, then the TLS client handshake, feeding it `received` (bytes the device sent after
   // its STLS) first. The client certificate is made from the key the device names in its CA
-  // list, else from keys.front() (AOSP's choice); keys must not be empty. The device's
+  // list, else from keys.front(), our first key (AOSP's host falls back to the key whose
+  // SHA-256 sorts first, an accident of its std::map); keys must not be empty. The device's
   // certificate is not checked (AOSP does not either: the key list is the trust). `target`
   // is for messages. nullptr with failure set (io_error) when OpenSSL cannot start.
   static std::unique_ptr<TlsTransport> start(asio::io_context& io, std::unique_ptr<Transport> inner,

@@ -257,6 +257,25 @@ TEST(Handshake, StlsFromDeviceIsReported) {
   EXPECT_EQ(host.state(), SessionState::handshaking);
 }
 
+// Inside TLS the client certificate authenticates: an AUTH from the device is ignored (as
+// AOSP's host does once use_tls is set), never answered with a signature.
+TEST(Handshake, HostIgnoresAuthAfterStls) {
+  Session host(host_options());
+  host.start();
+  take_bytes(host);
+  ASSERT_FALSE(host.receive(wire(kCommandStls, kStlsVersion, 0)));
+  take_events(host);
+  host.send_stls();
+  take_bytes(host);
+  EXPECT_TRUE(host.bytes_after_stls().empty());
+  ASSERT_FALSE(host.receive(wire(kCommandAuth, kAuthToken, 0, std::vector<std::uint8_t>(kAuthTokenSize, 7))))
+      << host.error_detail();
+  EXPECT_TRUE(take_events(host).empty());
+  EXPECT_TRUE(take_bytes(host).empty());
+  ASSERT_FALSE(host.receive(wire(kCommandCnxn, kVersion, kMaxPayload, bytes("device::"))));
+  EXPECT_EQ(host.state(), SessionState::online);
+}
+
 // The TLS records that follow STLS in the same read must reach the TLS layer, not the parser.
 TEST(Handshake, StlsHandsOverTheBytesAfterIt) {
   SessionOptions device_side = device_options();
