@@ -39,6 +39,8 @@ enum class DumperFault {
   never_answer,        // reads requests and never replies
   garbage,             // answers every request with bytes that are no reply frame
   already_registered,  // connecting UiAutomation fails: "UiAutomationService … already registered"
+  crash_at_start,      // a Java error on stderr and exit 1 before the first reply (an API the
+                       // dumper calls is missing on this Android version)
 };
 
 // How a host connection to the virtual device misbehaves (VirtualDeviceOptions::fault), so every

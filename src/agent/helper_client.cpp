@@ -6,7 +6,9 @@
 #include <array>
 #include <atomic>
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
@@ -37,7 +39,8 @@ bool read_exact(Stream& stream, std::span<std::uint8_t> into, Deadline deadline)
     if (error == errc::timeout) {
       throw Error(errc::timeout,
                   "the on-device dumper did not answer in time (it may be hung, or the device is "
-                  "very slow); the budget is PageOptions::helper_timeout");
+                  "very slow); it was ended. The budget is PageOptions::helper_timeout to start, "
+                  "helper_idle_max plus helper_timeout for a dump");
     }
     throw_if_error(error, "reading from the on-device dumper failed");
     if (n == 0) return false;
@@ -81,7 +84,41 @@ class DexFile {
   fs::path path_;
 };
 
+// How long ending a stuck dumper or reading its log may take.
+constexpr std::chrono::milliseconds kCleanupTimeout{2000};
+constexpr std::size_t kLogBytes = 600;
+
+std::string random_name() {
+  std::random_device random;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
+  return "adbwire-dumper-" + std::string(hex);
+}
+
 }  // namespace
+
+HelperClient::HelperClient() : name_(random_name()) {}
+
+void HelperClient::kill(Device& device) noexcept {
+  std::error_code ignored;
+  device.shell(helper::kill_command(name_), deadline_after(kCleanupTimeout), ignored);
+}
+
+std::string HelperClient::read_log(Device& device, Deadline deadline) noexcept {
+  std::error_code error;
+  Stream log = device.open("exec:cat " + std::string(helper::kLogPath), earliest(deadline, deadline_after(kCleanupTimeout)), error);
+  if (error) return {};
+  std::string text(kLogBytes, '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const std::size_t n = log.read_some({reinterpret_cast<std::uint8_t*>(text.data()) + got, text.size() - got},
+                                        deadline_after(kCleanupTimeout), error);
+    if (error || n == 0) break;
+    got += n;
+  }
+  text.resize(got);
+  return printable(text);
+}
 
 void HelperClient::install(Device& device, Deadline deadline) {
   const std::string remote = helper::device_dex_path(dumper_dex_hash());
@@ -131,8 +168,8 @@ bool HelperClient::exchange(std::span<const std::uint8_t> request, Deadline repl
 
 void HelperClient::start(Device& device, const HelperBudget& budget, Deadline deadline) {
   if (!installed_) install(device, deadline);
-  stream_ = device.open("exec:" + helper::start_command(helper::device_dex_path(dumper_dex_hash())),
-                        deadline);
+  stream_ = device.open(
+      "exec:" + helper::start_command(helper::device_dex_path(dumper_dex_hash()), name_), deadline);
   std::string payload;
   bool failed = false;
   const bool answered =
@@ -143,9 +180,13 @@ void HelperClient::start(Device& device, const HelperBudget& budget, Deadline de
   if (failed && classify_dump_output(payload) == DumpFailure::automation_busy)
     throw dump_error(DumpFailure::automation_busy, payload, 1);
   if (!answered) {
+    // Gone before its first reply: perhaps the dex was removed meanwhile; check it next start.
+    installed_ = false;
+    const std::string log = read_log(device, deadline);
     throw Error(errc::command_failed,
-                "the on-device dumper exited right after it started (app_process could not run it: "
-                "see `adb logcat -s AndroidRuntime`)");
+                "the on-device dumper exited right after it started (app_process could not run it" +
+                    (log.empty() ? std::string(": see `adb logcat -s AndroidRuntime`)")
+                                 : "; its stderr, " + std::string(helper::kLogPath) + ", says: " + log + ")"));
   }
   throw Error(errc::command_failed,
               failed ? "the on-device dumper could not start: " + printable(payload)
@@ -174,8 +215,10 @@ std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadl
       }
     }
   } catch (...) {
-    // A reply that may still arrive must never be taken for the next request's.
+    // A reply that may still arrive must never be taken for the next request's, and a hung or
+    // confused dumper must not keep UiAutomation from the fallback.
     stop();
+    kill(device);
     throw;
   }
 }

@@ -21,6 +21,9 @@ struct HelperBudget {
 // Not thread safe: one per Page. The Device passed to each call must be the same one.
 class HelperClient {
  public:
+  // Picks this helper's process name ("adbwire-dumper-" and 8 random hex digits).
+  HelperClient();
+
   // One dump: the XML, or the failure text the dumper reported (uiautomator's wording, for
   // classify_dump_output). Throws adbwire::Error when the helper itself failed: busy (another
   // tool holds UiAutomation), timeout (no reply within the budget), protocol_error (a reply
@@ -31,8 +34,10 @@ class HelperClient {
 
   // True while a started helper's stream is open.
   bool running() const noexcept { return stream_.is_open(); }
-  // Closes the stream; the dumper exits when its stdin ends. Never blocks.
+  // Closes the stream; a working dumper exits when its stdin ends. Never blocks.
   void stop() noexcept { stream_.close(); }
+  // The process name it runs under on the device (what `ps -A` shows).
+  const std::string& process_name() const noexcept { return name_; }
 
  private:
   void install(Device& device, Deadline deadline);
@@ -41,6 +46,14 @@ class HelperClient {
   bool exchange(std::span<const std::uint8_t> request, Deadline reply_deadline,
                 std::string& payload, bool& failed);
 
+  // Ends the process on the device, however stuck (best effort, a short deadline of its own):
+  // a hung dumper keeps the device's only UiAutomation connection, and the fallback to
+  // `uiautomator dump` would fail "already registered" while it lives.
+  void kill(Device& device) noexcept;
+  // The start of the dumper's stderr log, printable, for an error message ("" when empty).
+  std::string read_log(Device& device, Deadline deadline) noexcept;
+
+  std::string name_;
   Stream stream_;
   bool installed_ = false;
 };

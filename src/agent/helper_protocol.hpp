@@ -54,12 +54,33 @@ inline std::string device_dex_path(std::string_view hash) {
   return "/data/local/tmp/adbwire-dumper-" + std::string(hash) + ".dex";
 }
 
-// The exec command that starts the dumper. uiautomator.jar supplies UiAutomationShellWrapper
-// and AccessibilityNodeInfoDumper (as /system/bin/uiautomator's CLASSPATH does); the class
-// path is a VM option rather than a CLASSPATH= prefix so no shell variable syntax is needed.
-inline std::string start_command(std::string_view dex_path) {
+// Where the dumper's stderr goes: exec: merges stderr into the stream, where a warning or a
+// stack trace would break the reply framing; the file keeps it for error messages instead.
+inline constexpr std::string_view kLogPath = "/data/local/tmp/adbwire-dumper.log";
+
+// The exec command that starts the dumper as process `name` (app_process --nice-name, so that
+// kill_command finds exactly this one). uiautomator.jar supplies UiAutomationShellWrapper and
+// AccessibilityNodeInfoDumper (as /system/bin/uiautomator's CLASSPATH does); the class path
+// is a VM option rather than a CLASSPATH= prefix so no shell variable syntax is needed.
+// app_process takes VM options, then the parent folder, then --nice-name, then the class
+// (AOSP frameworks/base/cmds/app_process/app_main.cpp).
+inline std::string start_command(std::string_view dex_path, std::string_view name) {
   return "app_process -Djava.class.path=" + std::string(dex_path) +
-         ":/system/framework/uiautomator.jar /system/bin " + std::string(kMainClass);
+         ":/system/framework/uiautomator.jar /system/bin --nice-name=" + std::string(name) + " " +
+         std::string(kMainClass) + " 2>" + std::string(kLogPath);
+}
+
+// Ends the dumper named `name` however stuck it is (a dumper hung in a binder call keeps the
+// device's only UiAutomation connection, so `uiautomator dump` would fail until it goes). The
+// last character is written as a class ("abc[d]") so the pattern does not match the shell
+// that runs pkill, whose own command line contains it.
+inline std::string kill_command(std::string_view name) {
+  if (name.empty()) return {};
+  std::string pattern(name.substr(0, name.size() - 1));
+  pattern += '[';
+  pattern += name.back();
+  pattern += ']';
+  return "pkill -9 -f '" + pattern + "'";
 }
 
 }  // namespace adbwire::agent::helper

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/helper_option.hpp"
 #include "mcp/device_tools.hpp"
 #include "mcp/stdio.hpp"
 
@@ -68,6 +69,7 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                   "longer snapshots are saved to a file and summarized (about 4 characters a token)")
       ->check(CLI::Range(1000, 10000000))
       ->capture_default_str();
+  add_helper_option(*cmd, args->tools.page.helper);
   cmd->add_option("--snapshot-dir", args->tools.snapshot_dir,
                   "where oversized snapshots are saved (default: a folder in the temp directory)");
   cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
 
 namespace adbwire::cli {
@@ -11,6 +12,7 @@ namespace {
 struct OpenArgs {
   std::string target;
   int idle = 1800;
+  PageOptions::Helper helper = PageOptions::Helper::off;
 };
 
 }  // namespace
@@ -23,10 +25,11 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_option("--idle", args->idle, "end the session after this many seconds without a command")
       ->check(CLI::Range(1, 7 * 24 * 3600))
       ->capture_default_str();
+  add_helper_option(*cmd, args->helper);
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const std::string target = args->target.empty() ? globals.serial : args->target;
-      open_session(target, std::chrono::seconds(args->idle));
+      open_session(target, std::chrono::seconds(args->idle), args->helper);
       std::printf("session open (%s)\n", session_socket_path().c_str());
       return std::fflush(stdout) == 0 ? 0 : 1;
     };

@@ -43,8 +43,8 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
   if (args.xml.empty() && globals.serial.empty()) {
     if (args.helper != PageOptions::Helper::off) {
       throw Error(errc::invalid_argument,
-                  "--helper works with -s TARGET only for now (the `adbwire open` session does not "
-                  "take it yet)");
+                  "--helper belongs to the session: `adbwire open --helper auto [TARGET]` (or use "
+                  "-s TARGET for a one-off snapshot)");
     }
     return run_in_session("snapshot", {{"json", args.json},
                                        {"print", args.print},

@@ -84,6 +84,26 @@ std::vector<std::string> DeviceContext::events() const {
   return events_;
 }
 
+void DeviceContext::add_process(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  processes_.insert(name);
+}
+
+void DeviceContext::remove_process(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  if (const auto it = processes_.find(name); it != processes_.end()) processes_.erase(it);
+}
+
+std::size_t DeviceContext::kill_processes(std::string_view literal) {
+  std::lock_guard lock(mutex_);
+  return std::erase_if(processes_, [&](const std::string& name) { return name.find(literal) != std::string::npos; });
+}
+
+bool DeviceContext::ui_automation_held() const {
+  std::lock_guard lock(mutex_);
+  return !processes_.empty();
+}
+
 DeviceContext::~DeviceContext() = default;
 
 std::optional<std::string> DeviceContext::setting(const std::string& space, const std::string& key) const {

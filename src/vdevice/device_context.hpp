@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -66,6 +67,17 @@ class DeviceContext {
   std::uint32_t displays() const noexcept { return displays_; }
   void set_displays(std::uint32_t count) noexcept { displays_ = count; }
 
+  // Emulated long-lived processes (the on-device dumper run by app_process), by name: a
+  // process holds the device's single UiAutomation connection until it exits or is killed,
+  // even when the stream that started it is gone (a process hung in a binder call does not
+  // notice its stdin closing). Thread safe.
+  void add_process(const std::string& name);
+  void remove_process(const std::string& name);
+  // `pkill -f`: ends the processes whose name contains literal; how many.
+  std::size_t kill_processes(std::string_view literal);
+  // True while a process holds UiAutomation (`uiautomator dump` then fails as on a phone).
+  bool ui_automation_held() const;
+
   // Test-only: how the emulated dumper misbehaves (VirtualDevice::set_dumper_fault). Thread safe.
   void set_dumper_fault(DumperFault fault, std::uint32_t after_requests) noexcept {
     dumper_fault_after_ = after_requests;
@@ -80,6 +92,7 @@ class DeviceContext {
   mutable std::mutex mutex_;
   std::vector<std::string> events_;  // guarded by mutex_
   std::function<void(std::string_view)> on_event_;
+  std::multiset<std::string> processes_;  // guarded by mutex_
   std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;

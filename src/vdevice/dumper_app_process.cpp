@@ -12,6 +12,7 @@ namespace {
 
 constexpr std::string_view kDumperClass = "com.adbwire.Dumper";
 constexpr std::string_view kClassPathOption = "-Djava.class.path=";
+constexpr std::string_view kNiceNameOption = "--nice-name=";
 constexpr std::uint8_t kPing = 'P';
 constexpr std::uint8_t kDump = 'D';
 constexpr std::size_t kDumpRequestSize = 9;  // 'D', u32 quiet ms, u32 max ms
@@ -60,6 +61,12 @@ class DumperJob final : public Job {
  public:
   explicit DumperJob(std::vector<std::string> argv) : argv_(std::move(argv)) {}
 
+  // The stream is gone. A dumper that answers exits with its stdin; a hung one (never_answer)
+  // keeps UiAutomation until something kills it, as a process stuck in a binder call would.
+  ~DumperJob() override {
+    if (device_ != nullptr && fault_ != DumperFault::never_answer) device_->remove_process(name_);
+  }
+
   JobStep step(JobIo& io) override {
     if (!started_) {
       started_ = true;
@@ -67,10 +74,17 @@ class DumperJob final : public Job {
       fault_ = io.device().dumper_fault();
       fault_after_ = io.device().dumper_fault_after();
       if (const int code = check_start(io); code != 0) return JobStep::done(code);
-      if (fault_ == DumperFault::already_registered) {
+      if (fault_ == DumperFault::crash_at_start) {
+        io.err("java.lang.NoSuchMethodError: No static method getRealDisplay(I)Landroid/view/Display; in class "
+               "Landroid/hardware/display/DisplayManagerGlobal;\n\tat com.adbwire.Dumper.main(Dumper.java)\n");
+        return JobStep::done(1);
+      }
+      if (fault_ == DumperFault::already_registered || io.device().ui_automation_held()) {
         reply(io, kFailed, kAlreadyRegistered);
         return JobStep::done(0);
       }
+      device_ = &io.device();
+      device_->add_process(name_);
     }
     std::array<std::uint8_t, 4096> chunk{};
     while (const std::size_t n = io.read_stdin(chunk))
@@ -101,13 +115,17 @@ class DumperJob final : public Job {
   }
 
  private:
-  // What app_process does before main(): finds the class on the class path. 0 when found.
+  // What app_process does before main(): takes its name (--nice-name, after the parent
+  // folder) and finds the class on the class path. 0 when found.
   int check_start(JobIo& io) {
     std::string class_path;
     std::string main_class;
+    name_ = "app_process";
     for (std::size_t i = 1; i < argv_.size(); ++i) {
       if (argv_[i].starts_with(kClassPathOption)) {
         class_path = argv_[i].substr(kClassPathOption.size());
+      } else if (argv_[i].starts_with(kNiceNameOption)) {
+        name_ = argv_[i].substr(kNiceNameOption.size());
       } else if (!argv_[i].starts_with('-') && !argv_[i].starts_with('/')) {
         main_class = argv_[i];
         break;
@@ -127,6 +145,8 @@ class DumperJob final : public Job {
   }
 
   std::vector<std::string> argv_;
+  std::string name_;                  // the process name, what pkill -f matches
+  DeviceContext* device_ = nullptr;   // set once it holds UiAutomation
   bool started_ = false;
   DumperFault fault_ = DumperFault::none;
   std::uint32_t fault_after_ = 0;

@@ -109,7 +109,10 @@ int run_uiautomator(const Argv& argv, JobIo& io) {
   for (std::size_t i = 2; i < argv.size(); ++i) {
     if (!argv[i].starts_with("--")) path = argv[i];
   }
-  const UiDumpFault fault = io.device().screens().take_fault();
+  // One UiAutomation connection per device: while the on-device dumper (or another tool)
+  // holds it, uiautomator fails as it does on a phone.
+  const UiDumpFault fault =
+      io.device().ui_automation_held() ? UiDumpFault::already_registered : io.device().screens().take_fault();
   int exit_code = 0;
   if (report_dump_fault(fault, exit_code, io)) return exit_code;
   const std::string xml = fault == UiDumpFault::empty_file ? std::string() : io.device().screens().dump();

@@ -1,6 +1,10 @@
-// System commands of the virtual device shell that agents use: settings, date and the
-// `dumpsys activity` line naming the resumed activity (from the screen graph).
+// System commands of the virtual device shell that agents use: settings, date, the
+// `dumpsys activity` line naming the resumed activity (from the screen graph), and pkill for
+// the emulated on-device dumper.
+#include <cctype>
 #include <ctime>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -65,9 +69,47 @@ int run_dumpsys(const Argv& argv, JobIo& io) {
   return 0;
 }
 
+// A pkill pattern as a literal: hosts write one character as "[x]" so that the pattern does
+// not match the shell running pkill (whose command line contains the pattern itself). Only
+// literal characters and one-character classes are understood; nullopt for anything else.
+std::optional<std::string> literal_pattern(std::string_view pattern) {
+  std::string literal;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '[' && i + 2 < pattern.size() && pattern[i + 2] == ']' && pattern[i + 1] != '^') {
+      literal += pattern[i + 1];
+      i += 2;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '/') {
+      literal += c;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (literal.empty()) return std::nullopt;
+  return literal;
+}
+
+// `pkill [-f] [-SIGNAL] PATTERN` (toybox): ends the emulated processes (the on-device dumper)
+// whose command line matches. Exit 1 when none matched, as pkill does.
+int run_pkill(const Argv& argv, JobIo& io) {
+  std::string pattern;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i].starts_with('-')) continue;  // -f, -9, -KILL: every match is ended at once
+    pattern = argv[i];
+  }
+  const auto literal = literal_pattern(pattern);
+  if (!literal) {
+    io.err("pkill: the adbwire virtual device understands literal patterns and [x] classes only\n");
+    return 2;
+  }
+  io.device().log_event(join_argv(argv));
+  return io.device().kill_processes(*literal) > 0 ? 0 : 1;
+}
+
 constexpr Builtin kSystemBuiltins[] = {
     {"date", instant<run_date>},
     {"dumpsys", instant<run_dumpsys>},
+    {"pkill", instant<run_pkill>},
     {"settings", instant<run_settings>},
 };
 

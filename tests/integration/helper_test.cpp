@@ -130,13 +130,19 @@ TEST_F(HelperTest, DyingAgainFallsBackToUiautomatorWhenAutomatic) {
   EXPECT_NE(warnings_[0].find("--helper off"), std::string::npos) << warnings_[0];
 }
 
-TEST_F(HelperTest, AHungHelperTimesOutAndFallsBack) {
+// A hung dumper outlives its stream and keeps UiAutomation (the virtual device models both),
+// so the fallback works only because the host kills it by its process name.
+TEST_F(HelperTest, AHungHelperTimesOutIsKilledAndFallsBack) {
   vd_.set_dumper_fault(DumperFault::never_answer);
   Page fast = page(PageOptions::Helper::automatic);
   EXPECT_FALSE(fast.snapshot().to_text().empty());
   ASSERT_EQ(warnings_.size(), 1U);
   EXPECT_NE(warnings_[0].find("did not answer in time"), std::string::npos) << warnings_[0];
   EXPECT_EQ(fast.helper_status().last_error.empty(), false);
+  const auto events = vd_.events();
+  const auto kill = std::find_if(events.begin(), events.end(), [](const std::string& e) { return e.starts_with("pkill "); });
+  ASSERT_NE(kill, events.end());
+  EXPECT_NE(kill->find("adbwire-dumper-"), std::string::npos) << *kill;
 
   Page strict = page(PageOptions::Helper::on);
   std::error_code error;
@@ -180,6 +186,9 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
   Device device = Device::connect(vd_.target());
   EXPECT_NE(device.open(command).read_all().find("Could not find class"), std::string::npos);
 
+  // uiautomator's dump first: while the dumper runs it holds the only UiAutomation connection.
+  std::string xml = device.exec("uiautomator dump /dev/tty");
+  xml.erase(xml.find("UI hierchary dumped to:"));
   fs::create_directories(vd_.root() / "data/local/tmp");
   std::ofstream(vd_.root() / "data/local/tmp/adbwire-dumper-test.dex") << "dex\n";
   Stream stream = device.open(command);
@@ -187,8 +196,6 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
   stream.write(requests);
   std::string replies;
   std::array<std::uint8_t, 4096> buffer{};
-  std::string xml = device.exec("uiautomator dump /dev/tty");
-  xml.erase(xml.find("UI hierchary dumped to:"));
   while (replies.find("</hierarchy>") == std::string::npos) {
     const std::size_t n = stream.read_some(buffer, deadline_after(5s));
     ASSERT_GT(n, 0U) << replies;
@@ -220,6 +227,24 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
   EXPECT_EQ(more.substr(36), std::string("\0\0\0\0\x10"
                                          "adbwire-dumper 1",
                                          21));
+}
+
+TEST_F(HelperTest, ADumperThatCannotStartIsExplainedWithItsStderr) {
+  // app_process runs, the dumper dies before its first reply with a Java error on stderr,
+  // which the start command sends to a file rather than into the reply stream.
+  vd_.set_dumper_fault(DumperFault::crash_at_start);
+  Page strict = page(PageOptions::Helper::on);
+  std::error_code error;
+  strict.snapshot(kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::command_failed);
+  EXPECT_NE(strict.last_error().find("NoSuchMethodError"), std::string::npos) << strict.last_error();
+  EXPECT_NE(strict.last_error().find("adbwire-dumper.log"), std::string::npos) << strict.last_error();
+  // After a failed start the dex is checked again: one removed meanwhile is pushed back.
+  fs::remove(pushed_dex(vd_));
+  vd_.set_dumper_fault(DumperFault::none);
+  strict.snapshot(kDefaultDeadline, error);
+  EXPECT_FALSE(error) << strict.last_error();
+  EXPECT_TRUE(fs::exists(pushed_dex(vd_)));
 }
 
 TEST_F(HelperTest, AnEmptyAnswerFallsBackAndTheDumpPathAnswers) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -135,6 +136,35 @@ TEST(SessionCli, CommandsReuseOneConnectionAndWriteFilesUnderDotAdbwire) {
   EXPECT_EQ(vd.connections_accepted(), 1U);
   EXPECT_EQ(dir.run({"close"}).exit_code, 0);
   EXPECT_FALSE(fs::exists(dir.socket()));
+}
+
+// The session is where the on-device dumper pays off: one process serves every snapshot. A
+// fallback is said once, on the CLI's stderr.
+TEST(SessionCli, HelperServesEverySnapshotAndAFallbackIsSaidOnce) {
+  VirtualDevice vd;
+  vd.start();
+  SessionDir dir;
+  ASSERT_EQ(dir.run({"open", vd.target(), "--helper", "auto"}).exit_code, 0);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(dir.run({"snapshot", "--print"}).exit_code, 0);
+  const auto dumper_starts = [&vd] {
+    const auto events = vd.events();
+    return std::count_if(events.begin(), events.end(),
+                         [](const std::string& e) { return e.starts_with("app_process "); });
+  };
+  EXPECT_EQ(dumper_starts(), 1);
+  // The running dumper dies at its next dump (killed), and its replacement at its first
+  // (die_after 0): automatic mode falls back to uiautomator dump.
+  vd.set_dumper_fault(DumperFault::die_after, 0);
+  vd.set_ui_dump_fault(UiDumpFault::killed, 1);
+  const CliResult fell_back = dir.run({"snapshot", "--print"});
+  EXPECT_EQ(fell_back.exit_code, 0) << fell_back.out;
+  EXPECT_NE(fell_back.out.find("adbwire: "), std::string::npos) << fell_back.out;
+  EXPECT_NE(fell_back.out.find("--helper"), std::string::npos) << fell_back.out;  // how to turn it off
+  const CliResult after = dir.run({"snapshot", "--print"});
+  EXPECT_EQ(after.exit_code, 0);
+  EXPECT_EQ(after.out.find("adbwire: "), std::string::npos) << after.out;  // said once
+  EXPECT_EQ(dir.run({"close"}).exit_code, 0);
+  EXPECT_EQ(vd.connections_accepted(), 1U);
 }
 
 TEST(SessionCli, EndsItselfAfterTheIdleTime) {

@@ -9,7 +9,8 @@
 //
 // Wire format: the client sends one JSON object on one line, {"cmd":"tap","args":{…},
 // "dir":"/abs/.adbwire"}, and reads one line back: {"ok":true,"out":"…"} or
-// {"ok":false,"code":N,"message":"…"} (N an adbwire::errc value).
+// {"ok":false,"code":N,"message":"…"} (N an adbwire::errc value), either with "warning":"…"
+// when the session has something to say once (the on-device dumper fell back).
 #pragma once
 
 #include <chrono>
@@ -18,15 +19,18 @@
 #include <string>
 #include <string_view>
 
+#include "adbwire/page.hpp"
+
 namespace adbwire::cli {
 
 // Where the session socket is (see above). Creates its folder 0700 when missing.
 // Throws Error(io_error) when the folder cannot be made private.
 std::filesystem::path session_socket_path();
 
-// Starts a daemon connected to target ("" = $ANDROID_SERIAL), replacing a running session.
-// Returns once it is connected and listening. Throws the daemon's connect error.
-void open_session(const std::string& target, std::chrono::seconds idle);
+// Starts a daemon connected to target ("" = $ANDROID_SERIAL), replacing a running session;
+// its snapshots use the on-device dumper as helper says (PageOptions::helper). Returns once
+// it is connected and listening. Throws the daemon's connect error.
+void open_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper);
 
 // Sends one request to the running session and returns its "out". Throws
 // Error(not_found) when no session is running (the message says to run `adbwire open`),

@@ -112,6 +112,9 @@ std::string call_session(std::string_view cmd, const nlohmann::json& args) {
     throw Error(errc::protocol_error,
                 "the session answered something that is not JSON; run `adbwire open` again");
   }
+  if (const std::string warning = reply.value("warning", std::string()); !warning.empty()) {
+    std::fprintf(stderr, "adbwire: %s\n", warning.c_str());
+  }
   if (!reply.value("ok", false)) {
     throw Error(make_error_code(
                     static_cast<errc>(reply.value("code", static_cast<int>(errc::command_failed)))),
@@ -129,7 +132,7 @@ int run_in_session(std::string_view cmd, const nlohmann::json& args) {
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
-void open_session(const std::string& target, std::chrono::seconds idle) {
+void open_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper) {
   const fs::path path = session_socket_path();
   if (const int fd = connect_socket(path); fd >= 0) {
     ::close(fd);
@@ -151,7 +154,7 @@ void open_session(const std::string& target, std::chrono::seconds idle) {
     ::dup2(null, STDOUT_FILENO);
     ::dup2(null, STDERR_FILENO);
     if (null > STDERR_FILENO) ::close(null);
-    ::_exit(serve_session(target, idle, path, ready[1]));
+    ::_exit(serve_session(target, idle, helper, path, ready[1]));
   }
   ::close(ready[1]);
   int status = 0;

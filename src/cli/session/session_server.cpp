@@ -168,11 +168,15 @@ void report(int ready_fd, const std::string& line) {
 
 }  // namespace
 
-int serve_session(const std::string& target, std::chrono::seconds idle, const fs::path& socket,
-                  int ready_fd) {
+int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper,
+                  const fs::path& socket, int ready_fd) {
   std::optional<Server> server;
+  std::string warning;  // said once, with the next reply
   try {
-    server.emplace(Page::connect(target));
+    PageOptions options;
+    options.helper = helper;
+    options.on_warning = [&warning](std::string_view message) { warning = message; };
+    server.emplace(Page::connect(target, options));
   } catch (const Error& e) {
     report(ready_fd, "error " + std::to_string(e.code().value()) + " " + detail_of(e));
     return 1;
@@ -222,6 +226,7 @@ int serve_session(const std::string& target, std::chrono::seconds idle, const fs
                  {"message", e.what()}};
       }
     }
+    if (!warning.empty()) reply["warning"] = std::exchange(warning, {});
     // On close the socket goes before the reply: a client that then checks, or opens a new
     // session on the same path, never meets (or loses its socket to) this ending daemon.
     if (done) ::unlink(socket.c_str());

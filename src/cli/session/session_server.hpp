@@ -5,12 +5,15 @@
 #include <filesystem>
 #include <string>
 
+#include "adbwire/page.hpp"
+
 namespace adbwire::cli {
 
-// Connects a Page to target, listens on socket, writes "ok\n" (or "error CODE MESSAGE\n")
-// to ready_fd and closes it, then serves requests until `close` or `idle` without one.
-// Returns the process exit code. Runs in the daemon process only.
-int serve_session(const std::string& target, std::chrono::seconds idle,
+// Connects a Page to target (snapshots through the on-device dumper as `helper` says),
+// listens on socket, writes "ok\n" (or "error CODE MESSAGE\n") to ready_fd and closes it,
+// then serves requests until `close` or `idle` without one. Returns the process exit code.
+// Runs in the daemon process only.
+int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper,
                   const std::filesystem::path& socket, int ready_fd);
 
 }  // namespace adbwire::cli

@@ -145,10 +145,17 @@ TEST(HelperProtocol, ReplyHeadersOutsideTheFramingAreRefused) {
   EXPECT_TRUE(helper::decode_reply_header(longest));
 }
 
-TEST(HelperProtocol, StartCommandPutsTheDexBeforeUiautomatorJar) {
-  EXPECT_EQ(helper::start_command("/data/local/tmp/x.dex"),
+TEST(HelperProtocol, StartCommandPutsTheDexBeforeUiautomatorJarAndNamesTheProcess) {
+  EXPECT_EQ(helper::start_command("/data/local/tmp/x.dex", "adbwire-dumper-1f"),
             "app_process -Djava.class.path=/data/local/tmp/x.dex:/system/framework/uiautomator.jar "
-            "/system/bin com.adbwire.Dumper");
+            "/system/bin --nice-name=adbwire-dumper-1f com.adbwire.Dumper 2>/data/local/tmp/adbwire-dumper.log");
+}
+
+TEST(HelperProtocol, KillCommandDoesNotMatchItsOwnShell) {
+  const std::string command = helper::kill_command("adbwire-dumper-1f");
+  EXPECT_EQ(command, "pkill -9 -f 'adbwire-dumper-1[f]'");
+  // The shell running it has the pattern in its command line, but not the name itself.
+  EXPECT_EQ(command.find("adbwire-dumper-1f"), std::string::npos);
 }
 
 }  // namespace
