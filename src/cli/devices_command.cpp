@@ -1,5 +1,6 @@
 // adbwire devices [-l] [TARGET…]: every device adbwire can reach, in one table: those the
-// adb server lists, and each direct TCP target named (as arguments or with -s).
+// adb server lists, the phones on this machine's USB bus, and each direct TCP target named
+// (as arguments or with -s).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/target.hpp"
+#include "adbwire/usb.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
 
@@ -77,6 +79,28 @@ Row probe(const Target& target) {
   return row;
 }
 
+// A phone on the USB bus, as far as opening it shows (connecting, which could raise the
+// phone's authorization prompt, is left to the user): available, no permissions, busy.
+Row usb_row(const UsbDevice& device) {
+  Row row{device.serial.empty() ? "(serial unknown)" : device.serial, "available",
+          "usb " + (device.port_path.empty() ? std::to_string(device.bus) : device.port_path), {}};
+  switch (device.access) {
+    case UsbAccess::ok:
+      break;
+    case UsbAccess::permission_denied:
+      row.state = "no permissions";
+      break;
+    case UsbAccess::busy:
+      row.state = "busy";
+      break;
+    case UsbAccess::error:
+      row.state = "offline";
+      break;
+  }
+  row.details = device.describe() + (device.problem.empty() ? "" : ": " + device.problem);
+  return row;
+}
+
 void print(const std::vector<Row>& rows, bool long_format) {
   std::size_t serial_width = 6, state_width = 5, via_width = 3;
   for (const Row& row : rows) {
@@ -102,7 +126,8 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
   auto args = std::make_shared<DevicesArgs>();
   auto* cmd = app.add_subcommand(
       "devices",
-      "list devices from every source: the adb server (-H/-P) and the direct TCP targets named");
+      "list devices from every source: the adb server (-H/-P), the USB bus and the direct TCP "
+      "targets named");
   cmd->add_flag("-l", args->long_format, "also show devpath, product, model, device, transport id");
   cmd->add_option("targets", args->targets,
                   "direct targets to probe: tcp:HOST[:PORT] or HOST:PORT");
@@ -133,9 +158,18 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         server_answered = false;
         std::fprintf(stderr, "adbwire: %s\n", e.what());
       }
+      // Phones an adb server holds show here as busy too: both rows say how each is reached.
+      std::vector<UsbDevice> usb;
+      try {
+        usb = list_usb_devices();
+      } catch (const Error& e) {
+        // No bus in containers and VMs is normal: said with -l only.
+        if (args->long_format) std::fprintf(stderr, "adbwire: USB devices not listed: %s\n", e.what());
+      }
+      for (const UsbDevice& device : usb) rows.push_back(usb_row(device));
       for (const Target& target : direct) rows.push_back(probe(target));
       print(rows, args->long_format);
-      return !server_answered && direct.empty() ? 1 : 0;
+      return !server_answered && direct.empty() && usb.empty() ? 1 : 0;
     };
   });
 }

@@ -360,6 +360,10 @@ TEST_F(AdbServerTest, CliDevicesListsServerAndDirectTargets) {
       << run.out;
   EXPECT_NE(run.out.find("direct tcp"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("model:adbwire_virtual"), std::string::npos) << run.out;
+  // The USB bus is the third source: its phones are rows, or -l says why there are none.
+  EXPECT_TRUE(run.out.find("  usb ") != std::string::npos ||
+              run.err.find("USB devices not listed: no USB bus visible") != std::string::npos)
+      << run.out << run.err;
 }
 
 TEST_F(AdbServerTest, KillEndsTheServer) {
