@@ -209,9 +209,11 @@ std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadl
         return payload;
       stop();
       if (attempt == 1) {
+        const std::string log = read_log(device, deadline);
         throw Error(errc::command_failed,
-                    "the on-device dumper died during a dump twice in a row (restarted once); see "
-                    "`adb logcat -s AndroidRuntime` for its crash");
+                    "the on-device dumper died during a dump twice in a row (restarted once); " +
+                        (log.empty() ? std::string("see `adb logcat -s AndroidRuntime` for its crash")
+                                     : "its stderr, " + std::string(helper::kLogPath) + ", says: " + log));
       }
     }
   } catch (...) {

@@ -171,7 +171,9 @@
     :try_dump_start
     invoke-static {v1, v2, v3, v4}, Lcom/adbwire/Dumper;->dump(Ljava/io/DataOutputStream;Landroid/app/UiAutomation;II)V
     :try_dump_end
-    .catch Ljava/lang/Exception; {:try_dump_start .. :try_dump_end} :dump_failed
+    # Throwable, not Exception: an API that differs on this Android version fails with a
+    # LinkageError (NoSuchMethodError), which must become a failed reply, not a dead process.
+    .catch Ljava/lang/Throwable; {:try_dump_start .. :try_dump_end} :dump_failed
     goto :next
     :dump_failed
     move-exception v3
