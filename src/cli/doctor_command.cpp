@@ -13,36 +13,16 @@
 #include "adbwire/usb.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/doctor_usb.hpp"
 #include "cli/helper_option.hpp"
 
 namespace adbwire::cli {
 namespace {
 
 void check_usb() {
-  std::printf("USB devices with an ADB interface:\n");
   std::error_code error;
   const std::vector<UsbDevice> devices = list_usb_devices(error);
-  if (error == errc::not_supported) {
-    std::printf("  no USB bus visible (container/VM?): USB devices cannot be listed here\n");
-    return;
-  }
-  if (error) {
-    std::printf("  cannot list USB devices: %s\n", error.message().c_str());
-    return;
-  }
-  if (devices.empty()) {
-    std::printf(
-        "  none: plug a phone in, unlock it and turn on USB debugging (Developer options)\n");
-    return;
-  }
-  for (const UsbDevice& device : devices) {
-    if (device.access == UsbAccess::ok) {
-      std::printf("  %s: accessible, use -s %s\n", device.describe().c_str(),
-                  device.target().c_str());
-    } else {
-      std::printf("  %s: NOT accessible: %s\n", device.describe().c_str(), device.problem.c_str());
-    }
-  }
+  std::fputs(usb_report(devices, error).c_str(), stdout);
 }
 
 void check_server(const GlobalOptions& globals) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -117,6 +118,72 @@ TEST(Page, LongPressScrollAndKeysSendTheirInputCommands) {
   EXPECT_EQ(error, errc::invalid_argument);
   EXPECT_NE(page.last_error().find("unknown key"), std::string::npos) << page.last_error();
   EXPECT_EQ(vd.events().size(), before);
+}
+
+// The swipe of one scroll: "input swipe X1 Y1 X2 Y2 MS" read back into its two points.
+struct Swipe {
+  ui::Point from;
+  ui::Point to;
+};
+
+Swipe parse_swipe(const std::string& event) {
+  Swipe s;
+  int ms = 0;
+  EXPECT_EQ(std::sscanf(event.c_str(), "input swipe %d %d %d %d %d", &s.from.x, &s.from.y, &s.to.x,
+                        &s.to.y, &ms),
+            5)
+      << event;
+  return s;
+}
+
+// Each direction drags the finger the opposite way (content moves with the finger), and both
+// ends stay inside the element: a swipe leaving it would start or end on another view.
+TEST(Page, ScrollInEachDirectionSwipesAgainstItInsideTheElement) {
+  VirtualDevice vd;
+  vd.start();
+  Page page = Page::connect(vd.target());
+  const ui::Snapshot& snapshot = page.snapshot();
+  const std::uint32_t list = ref_by_id(snapshot, "items");
+  const ui::Bounds bounds = snapshot.ref(list)->bounds;
+  ASSERT_EQ(bounds, (ui::Bounds{0, 832, 1080, 2337}));
+
+  struct Case {
+    Direction direction;
+    std::string expected;  // centre (540,1584); a third of 1505 px is 501, of 1080 px 360
+    int dx_sign;           // where the finger goes
+    int dy_sign;
+  };
+  const Case cases[] = {
+      {Direction::up, "input swipe 540 1584 540 2085 300", 0, +1},
+      {Direction::down, "input swipe 540 1584 540 1083 300", 0, -1},
+      {Direction::left, "input swipe 540 1584 900 1584 300", +1, 0},
+      {Direction::right, "input swipe 540 1584 180 1584 300", -1, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.expected);
+    page.scroll(list, c.direction);
+    const std::string event = last_event(vd);
+    EXPECT_EQ(event, c.expected);
+    const Swipe swipe = parse_swipe(event);
+    EXPECT_TRUE(bounds.contains(swipe.from)) << event;
+    EXPECT_TRUE(bounds.contains(swipe.to)) << event;
+    const auto sign = [](int v) { return (v > 0) - (v < 0); };
+    EXPECT_EQ(sign(swipe.to.x - swipe.from.x), c.dx_sign) << event;
+    EXPECT_EQ(sign(swipe.to.y - swipe.from.y), c.dy_sign) << event;
+  }
+}
+
+// home() and recent() are named keys, not raw numbers the caller has to know: they must reach
+// the device as KEYCODE_HOME (3) and KEYCODE_APP_SWITCH (187).
+TEST(Page, HomeAndRecentSendTheirKeycodes) {
+  VirtualDevice vd;
+  vd.start();
+  Page page = Page::connect(vd.target());
+  page.home();
+  EXPECT_EQ(last_event(vd), "input keyevent 3");
+  page.recent();
+  EXPECT_EQ(last_event(vd), "input keyevent 187");
+  EXPECT_EQ(vd.events().size(), 2U);
 }
 
 TEST(Page, CoordinateActionsScaleNormalizedPointsAndRefuseOffScreenOnes) {
@@ -467,6 +534,72 @@ TEST(Page, CapabilitiesComeFromOneProbeAndUnsupportedIsNotSupported) {
   page.clipboard_set("hello", kDefaultDeadline, error);
   EXPECT_EQ(error, errc::not_supported);
   EXPECT_NE(page.last_error().find("clipboard"), std::string::npos) << page.last_error();
+}
+
+// The APK stand-in the virtual device understands: it reads the "package=" and "versionCode="
+// markers instead of a binary manifest (src/vdevice/install_commands.hpp).
+fs::path write_apk(const fs::path& dir, const std::string& package) {
+  const fs::path path = dir / (package + ".apk");
+  std::string bytes = "PK\x03\x04 package=" + package + " versionCode=1\n";
+  bytes.resize(64 * 1024, 'x');
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+// Page::install/uninstall go through the package manager: the package appears in and then
+// leaves `pm list packages`, and the device saw a streamed install and a plain uninstall.
+TEST(Page, InstallAndUninstallChangeTheDevicesPackages) {
+  TempDir dir;
+  VirtualDevice vd;
+  vd.start();
+  Page page = Page::connect(vd.target());
+  const fs::path apk = write_apk(dir.path(), "com.example.page");
+  page.install(apk);
+  const auto installed = page.packages();
+  EXPECT_NE(std::find(installed.begin(), installed.end(), "com.example.page"), installed.end());
+  const auto events = vd.events();
+  EXPECT_NE(std::find(events.begin(), events.end(),
+                      "cmd package install -S " + std::to_string(fs::file_size(apk)) + " -r"),
+            events.end());
+
+  page.uninstall("com.example.page");
+  EXPECT_EQ(last_event(vd), "pm uninstall com.example.page");
+  const auto left = page.packages();
+  EXPECT_EQ(std::find(left.begin(), left.end(), "com.example.page"), left.end());
+
+  // Failures reach the caller typed, with the package manager's words.
+  std::error_code error;
+  page.uninstall("com.example.page", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::command_failed);
+  EXPECT_NE(page.last_error().find("DELETE_FAILED"), std::string::npos) << page.last_error();
+  page.install(dir.path() / "missing.apk", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::not_found);
+}
+
+// Capabilities follow the API level: before Android 8 (API 26) there is no
+// `cmd statusbar expand-notifications`, so open_notifications() is refused up front instead of
+// running a command that does nothing, and wake() uses MENU instead of `wm dismiss-keyguard`.
+TEST(Page, NotificationsAreNotSupportedBeforeApi26) {
+  VirtualDeviceOptions options;
+  options.api_level = 25;
+  VirtualDevice vd(options);
+  vd.start();
+  Page page = Page::connect(vd.target());
+  const Capabilities& caps = page.capabilities();
+  EXPECT_EQ(caps.sdk, 25U);
+  EXPECT_FALSE(caps.has(Capability::notifications));
+  EXPECT_FALSE(caps.has(Capability::dismiss_keyguard));
+  EXPECT_TRUE(caps.has(Capability::install));
+
+  const std::size_t before = vd.events().size();
+  std::error_code error;
+  page.open_notifications(kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::not_supported);
+  EXPECT_NE(page.last_error().find("API 25"), std::string::npos) << page.last_error();
+  EXPECT_EQ(vd.events().size(), before);
+
+  page.wake();
+  EXPECT_EQ(last_event(vd), "input keyevent 82");
 }
 
 TEST(Page, DragUsesDragAndDropBetweenTheTwoRefs) {

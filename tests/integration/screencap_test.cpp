@@ -9,6 +9,10 @@
 #include <turbojpeg.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +20,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/vdevice.hpp"
+#include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
@@ -219,6 +224,110 @@ TEST(ScreencapDisplays, WarningBeforeTheImageIsDropped) {
   const RawImage raw = screencap_raw(two.device);
   EXPECT_EQ(raw.width, 1080U);
   EXPECT_EQ(decode_png(image.bytes).rgba, raw.pixels);
+}
+
+// ---- a screen graph whose screens have PNGs of their own
+
+namespace fs = std::filesystem;
+
+// A solid-colour RGBA image encoded by libspng, not by the code under test.
+std::string encode_solid_png(std::uint32_t width, std::uint32_t height, std::uint8_t r,
+                             std::uint8_t g, std::uint8_t b) {
+  std::vector<std::uint8_t> rgba;
+  for (std::uint32_t i = 0; i < width * height; ++i) rgba.insert(rgba.end(), {r, g, b, 0xff});
+  std::unique_ptr<spng_ctx, decltype(&spng_ctx_free)> ctx(spng_ctx_new(SPNG_CTX_ENCODER),
+                                                          spng_ctx_free);
+  spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
+  spng_ihdr ihdr{};
+  ihdr.width = width;
+  ihdr.height = height;
+  ihdr.bit_depth = 8;
+  ihdr.color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
+  spng_set_ihdr(ctx.get(), &ihdr);
+  EXPECT_EQ(spng_encode_image(ctx.get(), rgba.data(), rgba.size(), SPNG_FMT_PNG,
+                              SPNG_ENCODE_FINALIZE),
+            0);
+  std::size_t size = 0;
+  int error = 0;
+  std::unique_ptr<void, decltype(&std::free)> buffer(spng_get_png_buffer(ctx.get(), &size, &error),
+                                                     std::free);
+  EXPECT_EQ(error, 0);
+  const char* bytes = static_cast<const char*>(buffer.get());
+  return bytes == nullptr ? std::string() : std::string(bytes, size);
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A one-node uiautomator dump showing `text` over the whole screen.
+std::string one_node_dump(const std::string& text) {
+  return "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+         "<node index=\"0\" text=\"" + text + "\" resource-id=\"\" class=\"android.widget.FrameLayout\" "
+         "package=\"com.example.png\" content-desc=\"\" checkable=\"false\" checked=\"false\" "
+         "clickable=\"true\" enabled=\"true\" focusable=\"false\" focused=\"false\" "
+         "scrollable=\"false\" long-clickable=\"false\" password=\"false\" selected=\"false\" "
+         "bounds=\"[0,0][1080,2400]\" /></hierarchy>";
+}
+
+// Two screens, "first" (a red 4x6 PNG) and "second" (a blue 6x4 PNG); a tap anywhere on the
+// first goes to the second, back returns. Sizes differ too, so a mix-up shows in the header.
+struct TwoPngScreens {
+  TwoPngScreens() {
+    first_png = encode_solid_png(4, 6, 0xff, 0, 0);
+    second_png = encode_solid_png(6, 4, 0, 0, 0xff);
+    write_file(dir.path() / "first.png", first_png);
+    write_file(dir.path() / "second.png", second_png);
+    write_file(dir.path() / "first.xml", one_node_dump("First"));
+    write_file(dir.path() / "second.xml", one_node_dump("Second"));
+    write_file(dir.path() / "screens.xml",
+               "<screens start=\"first\">\n"
+               "  <screen name=\"first\" dump=\"first.xml\" png=\"first.png\">\n"
+               "    <tap bounds=\"[0,0][1080,2400]\" goto=\"second\"/>\n"
+               "  </screen>\n"
+               "  <screen name=\"second\" dump=\"second.xml\" png=\"second.png\"/>\n"
+               "</screens>\n");
+  }
+  test::TempDir dir;
+  std::string first_png;
+  std::string second_png;
+};
+
+std::string streamed_png(Device& device) {
+  std::string out;
+  screencap_png(device, [&](std::span<const std::uint8_t> chunk) {
+    out.append(reinterpret_cast<const char*>(chunk.data()), chunk.size());
+  });
+  return out;
+}
+
+TEST(ScreencapScreenGraph, EachScreenShowsItsOwnPng) {
+  TwoPngScreens screens;
+  ASSERT_FALSE(screens.first_png.empty());
+  VirtualDeviceOptions options;
+  options.screens = screens.dir.path();
+  Configured configured(options);
+  Device& device = configured.device;
+
+  // The device's PNG is the screen's file, byte for byte, and raw screencap decodes it.
+  EXPECT_EQ(device.exec("screencap -p"), screens.first_png);
+  EXPECT_EQ(streamed_png(device), screens.first_png);
+  RawImage raw = screencap_raw(device);
+  EXPECT_EQ(raw.width, 4U);
+  EXPECT_EQ(raw.height, 6U);
+  EXPECT_EQ(raw.pixels, decode_png({screens.first_png.begin(), screens.first_png.end()}).rgba);
+
+  device.shell("input tap 540 1200");
+  EXPECT_EQ(device.exec("screencap -p"), screens.second_png);
+  EXPECT_EQ(streamed_png(device), screens.second_png);
+  raw = screencap_raw(device);
+  EXPECT_EQ(raw.width, 6U);
+  EXPECT_EQ(raw.height, 4U);
+  EXPECT_EQ(raw.pixels, decode_png({screens.second_png.begin(), screens.second_png.end()}).rgba);
+
+  // Back returns to the first screen, and to its picture.
+  device.shell("input keyevent 4");
+  EXPECT_EQ(device.exec("screencap -p"), screens.first_png);
 }
 
 }  // namespace

@@ -138,6 +138,38 @@ TEST(SessionCli, CommandsReuseOneConnectionAndWriteFilesUnderDotAdbwire) {
   EXPECT_FALSE(fs::exists(dir.socket()));
 }
 
+// The ref the printed snapshot gives the first element with this label ("List"), "" if none.
+std::string ref_of(const std::string& snapshot, const std::string& label) {
+  const std::size_t at = snapshot.find("- " + label + " [ref=");
+  if (at == std::string::npos) return {};
+  const std::size_t start = at + label.size() + 8;
+  return snapshot.substr(start, snapshot.find(']', start) - start);
+}
+
+// scroll goes through the session like tap and press: the daemon's Page swipes inside the
+// list (sample screen: [0,832][1080,2337], centre (540,1584)) with the finger moving up, so
+// content below comes into view.
+TEST(SessionCli, ScrollDownSwipesUpInsideTheList) {
+  VirtualDevice vd;
+  vd.start();
+  SessionDir dir;
+  ASSERT_EQ(dir.run({"open", vd.target()}).exit_code, 0);
+  const CliResult shown = dir.run({"snapshot", "--print"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  const std::string list = ref_of(shown.out, "List");
+  ASSERT_FALSE(list.empty()) << shown.out;
+
+  const CliResult scrolled = dir.run({"scroll", list, "down"});
+  EXPECT_EQ(scrolled.exit_code, 0) << scrolled.out;
+  ASSERT_FALSE(vd.events().empty());
+  EXPECT_EQ(vd.events().back(), "input swipe 540 1584 540 1083 300");
+
+  const CliResult bad = dir.run({"scroll", list, "sideways"});
+  EXPECT_NE(bad.exit_code, 0) << bad.out;
+  EXPECT_EQ(vd.events().back(), "input swipe 540 1584 540 1083 300");  // nothing more sent
+  EXPECT_EQ(vd.connections_accepted(), 1U);
+}
+
 // The session is where the on-device dumper pays off: one process serves every snapshot. A
 // fallback is said once, on the CLI's stderr.
 TEST(SessionCli, HelperServesEverySnapshotAndAFallbackIsSaidOnce) {
