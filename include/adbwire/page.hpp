@@ -85,6 +85,18 @@ struct PageOptions {
   // falls back to `uiautomator dump`: why, and how to turn the helper off. Empty: no call
   // (Page::helper_status() keeps the message either way).
   std::function<void(std::string_view)> on_warning;
+  // The content of debuggable WebViews inside the snapshot (webview.hpp: debug builds, apps
+  // that call WebView.setWebContentsDebuggingEnabled(true), Chrome), read over the Chrome
+  // DevTools Protocol through ADB: the page's elements appear under the WebView's line, with
+  // refs like native ones (class "web.<AX role>"). Costs a few round trips per snapshot, and
+  // only when a WebView is on the screen. A WebView whose page cannot be read keeps its native
+  // content; web_status() says why. false: native content only (the CLI's --no-web).
+  bool web = true;
+  // How tap() reaches a web element. screen: `input tap` at its box (mapped from CSS pixels to
+  // the screen through the WebView's bounds and the page's viewport), as for native elements;
+  // works where a page blocks script input. cdp: a left click dispatched through CDP
+  // (Input.dispatchMouseEvent) at the element's box as the page reports it at that moment.
+  enum class WebInput { screen, cdp } web_input = WebInput::screen;
   // Budget of a call made with kDefaultDeadline, all its device round trips included.
   std::chrono::milliseconds timeout{30000};
   // Record every action with its arguments, result, timing and the snapshots around it
@@ -166,6 +178,14 @@ struct HelperStatus {
   std::string last_error;  // why it last failed, "" when it never did
 };
 
+// What the last snapshot's WebView bridge did (PageOptions::web).
+struct WebStatus {
+  std::uint32_t webviews = 0;   // WebView nodes on the screen
+  std::uint32_t pages = 0;      // of them, shown from a debuggable page
+  std::uint32_t web_nodes = 0;  // elements added from those pages
+  std::string problem;          // why a WebView kept its native content only ("" when none did)
+};
+
 // Package and activity in the foreground ("com.android.settings", ".Settings").
 struct ForegroundActivity {
   std::string package;
@@ -206,10 +226,13 @@ class Page {
   const ui::Snapshot& snapshot(Deadline deadline, std::error_code& error);
   // The snapshot the refs refer to (empty before the first snapshot()).
   const ui::Snapshot& last_snapshot() const noexcept;
-  // The XML of the last dump, as the device sent it.
+  // The XML of the last dump, as the device sent it plus the web elements PageOptions::web
+  // added under WebView nodes.
   const std::string& last_dump() const noexcept;
   // The on-device dumper's state for this Page.
   const HelperStatus& helper_status() const noexcept;
+  // The WebView bridge's report on the last snapshot.
+  const WebStatus& web_status() const noexcept;
 
   // ---- Actions on refs of the last snapshot. Errors also: not_found (no such ref, or no
   // snapshot yet), stale_ref (see the top of this file).

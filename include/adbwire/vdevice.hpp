@@ -65,6 +65,17 @@ struct ConnectionFaultPlan {
   std::uint32_t connections = 1;
 };
 
+// A debuggable WebView or browser of the virtual device: its DevTools socket
+// `localabstract:NAME` is served by a DevTools endpoint on the host's loopback (a headless
+// Chromium started with --remote-debugging-port, say), and the device lists it as a real one
+// does, in /proc/net/unix, with /proc/PID/cmdline naming the app's package.
+struct DevtoolsSocket {
+  std::string name;     // "webview_devtools_remote_4321", "chrome_devtools_remote", …
+  std::uint16_t port = 0;  // 127.0.0.1:port serves it
+  std::uint32_t pid = 0;
+  std::string package;  // what /proc/PID/cmdline says
+};
+
 struct VirtualDeviceOptions {
   // Where to listen: an IPv4 or IPv6 address literal. port 0 picks a free port; port()
   // says which.
@@ -115,6 +126,9 @@ struct VirtualDeviceOptions {
   // from the device's I/O thread (keep it short; it must not throw). `adbwire vdevice
   // --print-events` prints them, so a test in another process can see what an agent did.
   std::function<void(std::string_view)> on_event;
+  // DevTools sockets of debuggable WebViews (see DevtoolsSocket); /proc/net/unix and
+  // /proc/PID/cmdline are written under root at start().
+  std::vector<DevtoolsSocket> devtools;
   // When set, start() creates this pcapng file and every host connection records the ADB
   // bytes it receives and sends there (each as its own TCP connection, flushed per message);
   // how captures/ is made from the real adb host. start() fails with io_error if it cannot.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <atomic>
 #include <cctype>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "adbwire/trajectory.hpp"
 #include "agent/dump.hpp"
 #include "agent/helper_client.hpp"
+#include "agent/web/web_snapshot.hpp"
 #include "agent/input_commands.hpp"
 
 namespace adbwire {
@@ -152,7 +154,15 @@ struct ActionTarget {
   ui::ElementInfo info;
   std::string label;
   std::string text;
+  std::string web_node;  // "<socket>|<page id>|<backend node id>" of a web element, else ""
 };
+
+std::string web_node_of(const ui::Snapshot& snapshot, ui::NodeIndex node) {
+  for (const ui::Attribute& a : snapshot.extra_attributes(node)) {
+    if (a.name == agent::web::kWebNodeAttribute) return std::string(a.value);
+  }
+  return {};
+}
 
 struct Page::State {
   State(Device d, PageOptions o) : device(std::move(d)), options(std::move(o)) {
@@ -172,6 +182,7 @@ struct Page::State {
   PageOptions::DumpMethod method;
   agent::HelperClient helper;
   HelperStatus helper_status;
+  WebStatus web_status;
 
   Deadline resolve(Deadline deadline) const {
     return deadline == kDefaultDeadline ? deadline_after(options.timeout) : deadline;
@@ -286,8 +297,53 @@ struct Page::State {
     }
   }
 
-  const ui::Snapshot& take_snapshot(Deadline deadline) {
+  // A dump with the content of debuggable WebViews added under their nodes (PageOptions::web).
+  std::string take_dump_with_web(Deadline deadline) {
     std::string output = take_dump(deadline);
+    if (!options.web) return output;
+    agent::web::MergeReport report;
+    output = agent::web::merge_webviews(device, std::move(output), deadline, report);
+    web_status = {report.webviews, report.pages, report.web_nodes, std::move(report.problem)};
+    return output;
+  }
+
+  // A left click through CDP on a web element, at its box as the page reports it now.
+  void cdp_click(const std::string& web_node, Deadline deadline) {
+    const std::size_t first = web_node.find('|');
+    const std::size_t second = web_node.find('|', first + 1);
+    if (first == std::string::npos || second == std::string::npos) {
+      throw Error(errc::invalid_argument, "not a web element: " + web_node);
+    }
+    const std::string socket = web_node.substr(0, first);
+    const std::string page_id = web_node.substr(first + 1, second - first - 1);
+    long long backend_id = 0;
+    const std::string id_text = web_node.substr(second + 1);
+    const auto [end, parsed] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), backend_id);
+    if (parsed != std::errc() || end != id_text.data() + id_text.size()) {
+      throw Error(errc::invalid_argument, "not a web element: " + web_node);
+    }
+    agent::web::CdpSession session = agent::web::CdpSession::connect(device, socket, page_id, deadline);
+    session.call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", backend_id}}, deadline);
+    const agent::web::Json box = session.call("DOM.getBoxModel", {{"backendNodeId", backend_id}}, deadline);
+    const auto model = box.find("model");
+    const agent::web::Json* quad = nullptr;
+    if (model != box.end() && model->is_object() && model->contains("content")) quad = &(*model)["content"];
+    const bool usable = quad != nullptr && quad->is_array() && quad->size() >= 8 &&
+                        std::all_of(quad->begin(), quad->begin() + 8, [](const auto& v) { return v.is_number(); });
+    if (!usable) throw Error(errc::protocol_error, "DOM.getBoxModel gave no box: " + box.dump().substr(0, 200));
+    double x = 0, y = 0;
+    for (std::size_t i = 0; i < 8; i += 2) {
+      x += (*quad)[i].get<double>() / 4;
+      y += (*quad)[i + 1].get<double>() / 4;
+    }
+    for (const char* type : {"mousePressed", "mouseReleased"}) {
+      session.call("Input.dispatchMouseEvent",
+                   {{"type", type}, {"x", x}, {"y", y}, {"button", "left"}, {"clickCount", 1}}, deadline);
+    }
+  }
+
+  const ui::Snapshot& take_snapshot(Deadline deadline) {
+    std::string output = take_dump_with_web(deadline);
     ui::Snapshot fresh = ui::parse_dump(output, options.snapshot);
     snapshot = std::move(fresh);
     dump = std::move(output);
@@ -315,8 +371,9 @@ struct Page::State {
     const bool check = options.ref_check == RefCheck::always ||
                        (options.ref_check == RefCheck::when_changed && changed);
     if (!check)
-      return {snapshot.info(info->node), info->label, std::string(snapshot.node(info->node).text)};
-    std::string output = take_dump(deadline);
+      return {snapshot.info(info->node), info->label, std::string(snapshot.node(info->node).text),
+              web_node_of(snapshot, info->node)};
+    std::string output = take_dump_with_web(deadline);
     ui::Snapshot current = ui::parse_dump(output, options.snapshot);
     std::error_code error;
     const ui::NodeIndex node = ui::resolve(*info, current, error);
@@ -327,7 +384,7 @@ struct Page::State {
               ") is not on the screen any more, or not uniquely: the screen changed since the last "
               "snapshot; nothing was sent. Take a new snapshot and use its refs");
     }
-    return {current.info(node), info->label, std::string(current.node(node).text)};
+    return {current.info(node), info->label, std::string(current.node(node).text), web_node_of(current, node)};
   }
 
   // The ref's label, with the first text inside it when the element shows none itself
@@ -558,6 +615,7 @@ const std::string& Page::last_error() const noexcept { return state_->last_error
 const ui::Snapshot& Page::last_snapshot() const noexcept { return state_->snapshot; }
 const std::string& Page::last_dump() const noexcept { return state_->dump; }
 const HelperStatus& Page::helper_status() const noexcept { return state_->helper_status; }
+const WebStatus& Page::web_status() const noexcept { return state_->web_status; }
 
 // ---- snapshot
 
@@ -579,6 +637,10 @@ void Page::tap(std::uint32_t ref, Deadline deadline) {
   const Deadline d = s.resolve(deadline);
   s.perform("tap", {{"ref", std::to_string(ref)}}, true, [&] {
     const ActionTarget t = s.target(ref, d);
+    if (!t.web_node.empty() && s.options.web_input == PageOptions::WebInput::cdp) {
+      s.cdp_click(t.web_node, d);
+      return;
+    }
     s.run("input tap " + std::to_string(t.info.tap_point.x) + " " +
               std::to_string(t.info.tap_point.y),
           d);

@@ -39,6 +39,7 @@ void add_remount_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
@@ -75,6 +76,7 @@ inline constexpr AddCommand kCommands[] = {
     add_tcpip_command,
     add_usb_command,
     add_mcp_command,
+    add_webviews_command,
 };
 
 }  // namespace adbwire::cli

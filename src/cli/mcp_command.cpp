@@ -17,6 +17,7 @@ struct McpArgs {
   std::string target;
   mcp::DeviceToolsOptions tools;
   int settle_ms = 500;
+  bool no_web = false;
 };
 
 constexpr const char* kInstructions =
@@ -35,6 +36,7 @@ int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   options.connect.server = server_address(globals);
   options.connect.record = globals.record;
   options.settle = std::chrono::milliseconds(args.settle_ms);
+  options.page.web = !args.no_web;
   const auto to_stderr = [](std::string_view message) {
     std::fprintf(stderr, "adbwire mcp: %.*s\n", static_cast<int>(message.size()), message.data());
   };
@@ -70,6 +72,8 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       ->check(CLI::Range(1000, 10000000))
       ->capture_default_str();
   add_helper_option(*cmd, args->tools.page.helper);
+  cmd->add_flag("--no-web", args->no_web,
+                "show WebViews as the device reports them, without reading debuggable pages over CDP");
   cmd->add_option("--snapshot-dir", args->tools.snapshot_dir,
                   "where oversized snapshots are saved (default: a folder in the temp directory)");
   cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });

@@ -13,6 +13,7 @@ struct OpenArgs {
   std::string target;
   int idle = 1800;
   PageOptions::Helper helper = PageOptions::Helper::off;
+  bool no_web = false;
 };
 
 }  // namespace
@@ -26,10 +27,15 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       ->check(CLI::Range(1, 7 * 24 * 3600))
       ->capture_default_str();
   add_helper_option(*cmd, args->helper);
+  cmd->add_flag("--no-web", args->no_web,
+                "show WebViews as the device reports them, without reading debuggable pages over CDP");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const std::string target = args->target.empty() ? globals.serial : args->target;
-      open_session(target, std::chrono::seconds(args->idle), args->helper);
+      PageOptions options;
+      options.helper = args->helper;
+      options.web = !args->no_web;
+      open_session(target, std::chrono::seconds(args->idle), options);
       std::printf("session open (%s)\n", session_socket_path().c_str());
       return std::fflush(stdout) == 0 ? 0 : 1;
     };

@@ -22,6 +22,7 @@ struct SnapshotArgs {
   bool print = false;
   ui::SnapshotOptions options;
   PageOptions::Helper helper = PageOptions::Helper::off;
+  bool no_web = false;
 };
 
 std::string read_dump(const std::string& path) {
@@ -41,10 +42,11 @@ std::string read_dump(const std::string& path) {
 
 int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
   if (args.xml.empty() && globals.serial.empty()) {
-    if (args.helper != PageOptions::Helper::off) {
+    if (args.helper != PageOptions::Helper::off || args.no_web) {
       throw Error(errc::invalid_argument,
-                  "--helper belongs to the session: `adbwire open --helper auto [TARGET]` (or use "
-                  "-s TARGET for a one-off snapshot)");
+                  std::string(args.no_web ? "--no-web" : "--helper") +
+                      " belongs to the session: `adbwire open " + (args.no_web ? "--no-web" : "--helper auto") +
+                      " [TARGET]` (or use -s TARGET for a one-off snapshot)");
     }
     return run_in_session("snapshot", {{"json", args.json},
                                        {"print", args.print},
@@ -56,6 +58,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
   if (args.xml.empty()) {
     PageOptions options;
     options.helper = args.helper;
+    options.web = !args.no_web;
     options.on_warning = [](std::string_view message) {
       std::fprintf(stderr, "adbwire: %.*s\n", static_cast<int>(message.size()), message.data());
     };
@@ -90,6 +93,9 @@ void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run)
   cmd->add_flag("--compact", args->options.compact,
                 "for very large screens: skip unlabeled groups and cut long text");
   add_helper_option(*cmd, args->helper);
+  cmd->add_flag("--no-web", args->no_web,
+                "with -s: show WebViews as the device reports them, without reading debuggable pages "
+                "over CDP (in a session: `adbwire open --no-web`)");
   cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_snapshot(*args, globals); }; });
 }
 

@@ -16,6 +16,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/screencap.hpp"
 #include "adbwire/ui.hpp"
+#include "adbwire/webview.hpp"
 #include "mcp/base64.hpp"
 #include "mcp/tool_catalog.hpp"
 
@@ -240,6 +241,7 @@ class DeviceTools::Call {
     if (name == "screenshot") return take_screenshot();
     if (name == "wait_for_text") return wait_for_text();
     if (name == "find") return find();
+    if (name == "webviews") return webviews();
     if (name == "shell") return shell();
     throw RpcError(kInvalidParams, "unknown tool '" + name + "'");
   }
@@ -297,7 +299,27 @@ class DeviceTools::Call {
                              .compact = args_.flag("compact")};
     Page& current = page();
     current.snapshot();
-    return text_result(fit(current, render(current, view)));
+    std::string text = fit(current, render(current, view));
+    // Say why a WebView shows no page content, so the agent knows what it is not seeing.
+    const WebStatus& web = current.web_status();
+    if (web.webviews > web.pages && !web.problem.empty()) text += "\n(WebView content not shown: " + web.problem + ")";
+    return text_result(std::move(text));
+  }
+
+  Json webviews() {
+    const std::vector<WebViewPage> pages = list_webviews(page().device());
+    if (pages.empty()) {
+      return text_result(
+          "No debuggable WebView or browser tab: WebView content is readable only in debug builds, in apps that "
+          "call WebView.setWebContentsDebuggingEnabled(true), and in Chrome.");
+    }
+    std::string text;
+    for (const WebViewPage& p : pages) {
+      text += "- " + p.type + " " + in_quotes(p.title) + " " + p.url + " (app " + (p.package.empty() ? "?" : p.package) +
+              ", socket @" + p.socket + (p.has_screen_rect ? (p.visible ? ", visible" : ", not visible") : "") + ")\n";
+    }
+    text += "Visible pages appear inside snapshot under their WebView, with refs.";
+    return text_result(std::move(text));
   }
 
   // An action on a ref or a point (tap, long_press).

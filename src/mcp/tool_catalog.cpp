@@ -189,6 +189,12 @@ Json tool_definitions(bool allow_shell) {
        {"desc", string("Content description (accessibility label).")},
        {"exact", boolean("Match whole values only.")}},
       {}, kReadOnly));
+  tools.push_back(tool(
+      "webviews", "List web pages",
+      "List the debuggable WebViews and browser tabs on the device (debug builds, apps that enable "
+      "WebView debugging, Chrome): type, title, URL and app. The visible ones already appear inside "
+      "snapshot, under their WebView, with refs you can tap and type into.",
+      Json::object(), {}, kReadOnly));
   if (allow_shell) {
     tools.push_back(tool(
         "shell", "Run a shell command",

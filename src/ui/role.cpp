@@ -40,6 +40,20 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kRoles{{
     {"TabItem", "Tab"},
 }};
 
+// Nodes adbwire adds from a WebView's accessibility tree (PageOptions::web) have the class
+// "web.<CDP AX role>"; their role names follow the native ones where there is one.
+constexpr std::string_view kWebPrefix = "web.";
+constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kWebRoles{{
+    {"button", "Button"},       {"link", "Link"},           {"textbox", "TextInput"},
+    {"searchbox", "TextInput"}, {"spinbutton", "TextInput"}, {"combobox", "Select"},
+    {"listbox", "Select"},      {"option", "Option"},       {"checkbox", "CheckBox"},
+    {"radio", "Radio"},         {"switch", "Switch"},       {"slider", "Slider"},
+    {"menuitem", "MenuItem"},   {"tab", "Tab"},             {"tablist", "TabList"},
+    {"heading", "Heading"},     {"image", "Image"},         {"img", "Image"},
+    {"StaticText", "Text"},     {"list", "List"},           {"listitem", "ListItem"},
+    {"progressbar", "Progress"}, {"dialog", "Dialog"},      {"RootWebArea", "WebPage"},
+}};
+
 bool ends_with(std::string_view s, std::string_view suffix) noexcept {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -49,6 +63,10 @@ bool ends_with(std::string_view s, std::string_view suffix) noexcept {
 bool is_editable_class(std::string_view class_name) noexcept {
   // EditText subclasses keep the name as a suffix (AppCompatEditText, TextInputEditText);
   // AutoCompleteTextView and SearchView's field derive from EditText under other names.
+  if (class_name.starts_with(kWebPrefix)) {
+    const auto role = class_name.substr(kWebPrefix.size());
+    return role == "textbox" || role == "searchbox" || role == "spinbutton";
+  }
   const auto name = last_segment(class_name);
   return ends_with(name, "EditText") || ends_with(name, "AutoCompleteTextView") ||
          ends_with(name, "$SearchAutoComplete");
@@ -56,6 +74,13 @@ bool is_editable_class(std::string_view class_name) noexcept {
 
 std::string_view role_for_class(std::string_view class_name, bool editable) noexcept {
   if (editable) return "TextInput";
+  if (class_name.starts_with(kWebPrefix)) {
+    const auto role = class_name.substr(kWebPrefix.size());
+    for (const auto& [ax, name] : kWebRoles) {
+      if (role == ax) return name;
+    }
+    return "Group";
+  }
   const auto name = last_segment(class_name);
   if (name.empty()) return "View";
   for (const auto& [cls, role] : kRoles) {

@@ -104,6 +104,13 @@ bool DeviceContext::ui_automation_held() const {
   return !processes_.empty();
 }
 
+std::uint16_t DeviceContext::devtools_port(std::string_view name) const {
+  for (const DevtoolsSocket& socket : devtools_) {
+    if (socket.name == name) return socket.port;
+  }
+  return 0;
+}
+
 DeviceContext::~DeviceContext() = default;
 
 std::optional<std::string> DeviceContext::setting(const std::string& space, const std::string& key) const {

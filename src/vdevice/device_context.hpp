@@ -67,6 +67,11 @@ class DeviceContext {
   std::uint32_t displays() const noexcept { return displays_; }
   void set_displays(std::uint32_t count) noexcept { displays_ = count; }
 
+  // The loopback port serving DevTools socket `name` (VirtualDeviceOptions::devtools); 0 when
+  // the device has no such socket. Set before serving.
+  std::uint16_t devtools_port(std::string_view name) const;
+  void set_devtools(std::vector<DevtoolsSocket> sockets) { devtools_ = std::move(sockets); }
+
   // Emulated long-lived processes (the on-device dumper run by app_process), by name: a
   // process holds the device's single UiAutomation connection until it exits or is killed,
   // even when the stream that started it is gone (a process hung in a binder call does not
@@ -93,6 +98,7 @@ class DeviceContext {
   std::vector<std::string> events_;  // guarded by mutex_
   std::function<void(std::string_view)> on_event_;
   std::multiset<std::string> processes_;  // guarded by mutex_
+  std::vector<DevtoolsSocket> devtools_;
   std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;

@@ -1,14 +1,35 @@
 // tcp:PORT[:HOST]: what `adb forward tcp:X tcp:PORT` opens on a device. The virtual device's
 // own network is the host's loopback, so it connects to 127.0.0.1:PORT; like adbd it
-// refuses the OPEN when nothing listens there.
+// refuses the OPEN when nothing listens there. localabstract:NAME reaches a DevTools socket
+// of VirtualDeviceOptions::devtools the same way, through the loopback port serving it.
 #include <charconv>
 
+#include "vdevice/device_context.hpp"
 #include "vdevice/forward_bridge.hpp"
 
 namespace adbwire::vdevice {
 
+namespace {
+
+// A bridge to 127.0.0.1:port, or nullptr (the OPEN is refused) when nothing listens there.
+std::shared_ptr<Service> bridge_to(unsigned port, ServiceHost& host, std::uint32_t stream) {
+  asio::ip::tcp::socket socket(host.executor());
+  std::error_code error;
+  // A loopback connect answers at once (accepted or refused), so the I/O thread never waits.
+  socket.connect({asio::ip::address_v4::loopback(), static_cast<std::uint16_t>(port)}, error);
+  if (error) return nullptr;
+  socket.set_option(asio::ip::tcp::no_delay(true), error);
+  return std::make_shared<ForwardBridge>(host, stream, std::move(socket), false);
+}
+
+}  // namespace
+
 std::shared_ptr<Service> make_forward_service(std::string_view destination, ServiceHost& host,
                                               std::uint32_t stream) {
+  if (destination.starts_with("localabstract:")) {
+    const std::uint16_t port = host.device().devtools_port(destination.substr(14));
+    return port == 0 ? nullptr : bridge_to(port, host, stream);
+  }
   if (!destination.starts_with("tcp:")) return nullptr;
   std::string_view rest = destination.substr(4);
   const std::size_t colon = rest.find(':');
@@ -20,13 +41,7 @@ std::shared_ptr<Service> make_forward_service(std::string_view destination, Serv
   unsigned port = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535) return nullptr;
-  asio::ip::tcp::socket socket(host.executor());
-  std::error_code error;
-  // A loopback connect answers at once (accepted or refused), so the I/O thread never waits.
-  socket.connect({asio::ip::address_v4::loopback(), static_cast<std::uint16_t>(port)}, error);
-  if (error) return nullptr;
-  socket.set_option(asio::ip::tcp::no_delay(true), error);
-  return std::make_shared<ForwardBridge>(host, stream, std::move(socket), false);
+  return bridge_to(port, host, stream);
 }
 
 }  // namespace adbwire::vdevice

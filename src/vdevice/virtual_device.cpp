@@ -8,6 +8,7 @@
 #include <cctype>
 #include <future>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <thread>
 #include <unistd.h>
@@ -30,6 +31,26 @@ std::vector<std::string> implemented_features() { return {"shell_v2", "cmd", "st
 
 // The folders every Android device has and hosts write to.
 constexpr const char* kStandardFolders[] = {"sdcard", "data/local/tmp"};
+
+// /proc/net/unix as the kernel prints it (the columns adb's and Chrome's DevTools discovery
+// read: the last is the path, '@' for the abstract namespace) and /proc/PID/cmdline (the
+// process name, NUL-terminated) for each DevTools socket.
+void write_proc_files(const fs::path& root, const std::vector<DevtoolsSocket>& sockets, std::error_code& error) {
+  fs::create_directories(root / "proc/net", error);
+  if (error) return;
+  std::ofstream unix_sockets(root / "proc/net/unix", std::ios::trunc);
+  unix_sockets << "Num       RefCount Protocol Flags    Type St Inode Path\n"
+               << "0000000000000000: 00000002 00000000 00010000 0001 01 10240 /dev/socket/logdw\n";
+  std::uint32_t inode = 20480;
+  for (const DevtoolsSocket& socket : sockets) {
+    unix_sockets << "0000000000000000: 00000002 00000000 00010000 0001 01 " << inode++ << " @" << socket.name << "\n";
+    fs::create_directories(root / "proc" / std::to_string(socket.pid), error);
+    if (error) return;
+    std::ofstream(root / "proc" / std::to_string(socket.pid) / "cmdline", std::ios::trunc)
+        << socket.package << '\0';
+  }
+  if (!unix_sockets.flush()) error = make_error_code(std::errc::io_error);
+}
 
 fs::path make_temp_root(std::error_code& error) {
   std::string pattern = (fs::temp_directory_path(error) / "adbwire-vdevice-XXXXXX").string();
@@ -165,6 +186,12 @@ void VirtualDevice::start(std::error_code& error) {
   d.device->set_property("ro.build.version.sdk", std::to_string(d.options.api_level));
   d.device->set_displays(d.options.displays);
   d.device->set_event_listener(d.options.on_event);
+  d.device->set_devtools(d.options.devtools);
+  write_proc_files(d.root, d.options.devtools, error);
+  if (error) {
+    error = make_error_code(errc::io_error);
+    return;
+  }
 
   protocol::SessionOptions& s = d.session_options;
   s.role = protocol::Role::device;

@@ -143,6 +143,13 @@ TEST_F(McpTools, StaleOrUnknownRefsAreErrorsThatSayToSnapshotAgain) {
   EXPECT_EQ(device_.events().size(), taps);  // nothing was tapped
 }
 
+TEST_F(McpTools, WebviewsSaysWhenNothingIsDebuggable) {
+  DeviceTools tools(options());
+  const Json result = call(tools, "webviews");
+  EXPECT_FALSE(result["isError"].get<bool>()) << text_of(result);
+  EXPECT_NE(text_of(result).find("No debuggable WebView"), std::string::npos) << text_of(result);
+}
+
 TEST_F(McpTools, BadArgumentsNameWhatIsExpected) {
   DeviceTools tools(options());
   const Json result = call(tools, "tap", {{"reff", 1}});

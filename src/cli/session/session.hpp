@@ -27,10 +27,10 @@ namespace adbwire::cli {
 // Throws Error(io_error) when the folder cannot be made private.
 std::filesystem::path session_socket_path();
 
-// Starts a daemon connected to target ("" = $ANDROID_SERIAL), replacing a running session;
-// its snapshots use the on-device dumper as helper says (PageOptions::helper). Returns once
-// it is connected and listening. Throws the daemon's connect error.
-void open_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper);
+// Starts a daemon connected to target ("" = $ANDROID_SERIAL) with a Page made with options
+// (helper, web …; its on_warning is the session's own), replacing a running session. Returns
+// once it is connected and listening. Throws the daemon's connect error.
+void open_session(const std::string& target, std::chrono::seconds idle, const PageOptions& options);
 
 // Sends one request to the running session and returns its "out". Throws
 // Error(not_found) when no session is running (the message says to run `adbwire open`),

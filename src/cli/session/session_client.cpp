@@ -132,7 +132,7 @@ int run_in_session(std::string_view cmd, const nlohmann::json& args) {
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
-void open_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper) {
+void open_session(const std::string& target, std::chrono::seconds idle, const PageOptions& options) {
   const fs::path path = session_socket_path();
   if (const int fd = connect_socket(path); fd >= 0) {
     ::close(fd);
@@ -154,7 +154,7 @@ void open_session(const std::string& target, std::chrono::seconds idle, PageOpti
     ::dup2(null, STDOUT_FILENO);
     ::dup2(null, STDERR_FILENO);
     if (null > STDERR_FILENO) ::close(null);
-    ::_exit(serve_session(target, idle, helper, path, ready[1]));
+    ::_exit(serve_session(target, idle, options, path, ready[1]));
   }
   ::close(ready[1]);
   int status = 0;

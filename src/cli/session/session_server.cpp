@@ -168,13 +168,11 @@ void report(int ready_fd, const std::string& line) {
 
 }  // namespace
 
-int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper,
+int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions options,
                   const fs::path& socket, int ready_fd) {
   std::optional<Server> server;
   std::string warning;  // said once, with the next reply
   try {
-    PageOptions options;
-    options.helper = helper;
     options.on_warning = [&warning](std::string_view message) { warning = message; };
     server.emplace(Page::connect(target, options));
   } catch (const Error& e) {

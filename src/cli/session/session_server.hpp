@@ -9,11 +9,11 @@
 
 namespace adbwire::cli {
 
-// Connects a Page to target (snapshots through the on-device dumper as `helper` says),
-// listens on socket, writes "ok\n" (or "error CODE MESSAGE\n") to ready_fd and closes it,
-// then serves requests until `close` or `idle` without one. Returns the process exit code.
-// Runs in the daemon process only.
-int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions::Helper helper,
+// Connects a Page made with options to target (on_warning is replaced: a warning goes out with
+// the next reply), listens on socket, writes "ok\n" (or "error CODE MESSAGE\n") to ready_fd
+// and closes it, then serves requests until `close` or `idle` without one. Returns the
+// process exit code. Runs in the daemon process only.
+int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions options,
                   const std::filesystem::path& socket, int ready_fd);
 
 }  // namespace adbwire::cli
