@@ -7,6 +7,11 @@
 // adbwire's child connects and pulls (its pull time alone is reported too); adb's client
 // process is measured the same way and its server's VmHWM is read from /proc. The virtual
 // device runs in a third process, forked before this one starts any thread.
+//
+// Then sync v2 compression: the same size of text-like content (log lines) pulled plain and
+// with each algorithm (zstd, lz4, brotli) on an open connection, beside `adb pull` of that
+// file (Debian's adb 29 knows no compression), with the bytes that crossed the wire. The
+// first part pulls plain (-Z), so its ratio compares like with like.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -155,6 +160,23 @@ int run(std::size_t mib, int runs) {
   fs::create_directories(temp / "out");
   const std::uint64_t size = mib * 1024 * 1024;
   {
+    std::mt19937_64 bits(2);
+    std::ofstream file(temp / "root/sdcard/text.log", std::ios::binary);
+    std::string text;
+    for (std::uint64_t written = 0; written < size; written += text.size()) {
+      text.clear();
+      while (text.size() < 1024 * 1024) {
+        text += "12-24 10:00:0" + std::to_string(bits() % 10) + "." +
+                std::to_string(bits() % 1000) + "  " + std::to_string(bits() % 30000) + "  " +
+                std::to_string(bits() % 30000) + " I ActivityManager: Start proc " +
+                std::to_string(bits() % 100000) + ":com.example.app/u0a" +
+                std::to_string(bits() % 300) + " for activity\n";
+      }
+      text.resize(std::min<std::uint64_t>(text.size(), size - written));
+      file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    }
+  }
+  {
     std::mt19937_64 bits(1);
     std::ofstream file(temp / "root/sdcard/big.bin", std::ios::binary);
     std::vector<std::uint64_t> block(1 << 16);
@@ -181,17 +203,24 @@ int run(std::size_t mib, int runs) {
     return device.exec("true").empty();
   });
   // The child's own pull time (after connecting) comes back through shared memory.
-  auto* pull_seconds = static_cast<double*>(
-      mmap(nullptr, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  if (pull_seconds == MAP_FAILED) return 1;
+  struct Shared {
+    double seconds;
+    std::uint64_t wire_bytes;
+  };
+  auto* shared = static_cast<Shared*>(
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  if (shared == MAP_FAILED) return 1;
+  double* pull_seconds = &shared->seconds;
   std::vector<double> adbwire_seconds;
   std::vector<double> adbwire_process_seconds;
   long adbwire_rss = 0;
   for (int i = 0; i < runs; ++i) {
     const Sample s = in_child([&] {
       adbwire::Device device = adbwire::Device::connect(target);
+      adbwire::PullOptions plain;
+      plain.compression = adbwire::SyncCompression::none;
       const auto start = Clock::now();
-      adbwire::pull(device, "/sdcard/big.bin", temp / "out/adbwire.bin");
+      adbwire::pull(device, "/sdcard/big.bin", temp / "out/adbwire.bin", plain);
       *pull_seconds = std::chrono::duration<double>(Clock::now() - start).count();
       return true;
     });
@@ -203,11 +232,44 @@ int run(std::size_t mib, int runs) {
     adbwire_process_seconds.push_back(s.seconds);
     adbwire_rss = std::max(adbwire_rss, s.max_rss_kib);
   }
-  munmap(pull_seconds, sizeof(double));
   if (fs::file_size(temp / "out/adbwire.bin") != size) {
     std::fprintf(stderr, "sync_bench: adbwire pulled a file of the wrong size\n");
     return 1;
   }
+
+  // Compressed pulls of the text-like file, each on an open connection.
+  struct Variant {
+    adbwire::SyncCompression compression;
+    std::vector<double> seconds;
+    std::uint64_t wire_bytes = 0;
+  };
+  std::vector<Variant> variants = {{adbwire::SyncCompression::none, {}, 0},
+                                   {adbwire::SyncCompression::zstd, {}, 0},
+                                   {adbwire::SyncCompression::lz4, {}, 0},
+                                   {adbwire::SyncCompression::brotli, {}, 0}};
+  for (Variant& variant : variants) {
+    for (int i = 0; i < runs; ++i) {
+      const Sample s = in_child([&] {
+        adbwire::Device device = adbwire::Device::connect(target);
+        adbwire::PullOptions options;
+        options.compression = variant.compression;
+        const auto start = Clock::now();
+        const adbwire::TransferStats stats =
+            adbwire::pull(device, "/sdcard/text.log", temp / "out/text.log", options);
+        shared->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        shared->wire_bytes = stats.wire_bytes;
+        return stats.compression == variant.compression && stats.bytes == size;
+      });
+      if (!s.ok) {
+        std::fprintf(stderr, "sync_bench: adbwire pull -z %s failed\n",
+                     std::string(adbwire::to_string(variant.compression)).c_str());
+        return 1;
+      }
+      variant.seconds.push_back(shared->seconds);
+      variant.wire_bytes = shared->wire_bytes;
+    }
+  }
+  munmap(shared, sizeof(Shared));
 
   // The real adb: a private server (our child, by PID), connected once before timing.
   std::vector<std::string> env;
@@ -248,6 +310,14 @@ int run(std::size_t mib, int runs) {
     adb_seconds.push_back(s.seconds);
     adb_rss = std::max(adb_rss, s.max_rss_kib);
   }
+  std::vector<double> adb_text_seconds;
+  for (int i = 0; adb_ok && i < runs; ++i) {
+    const Sample s = spawn_measured({kAdb, "-P", adb_port, "-s", serial, "pull", "/sdcard/text.log",
+                                     (temp / "out/adb.log").string()},
+                                    env);
+    adb_ok = s.ok;
+    adb_text_seconds.push_back(s.seconds);
+  }
   const long server_hwm = server > 0 ? vm_hwm_kib(server) : -1;
   run_quiet({kAdb, "-P", adb_port, "kill-server"}, env);
   if (server > 0) {
@@ -278,6 +348,20 @@ int run(std::size_t mib, int runs) {
               adbwire_rate / adb_rate, adbwire_process_rate / adb_rate);
   std::printf("ratio peak RSS adbwire/adb client: %.2fx\n",
               static_cast<double>(adbwire_rss) / static_cast<double>(adb_rss));
+
+  std::printf(
+      "\npull of %zu MiB of text-like content (log lines), open connection, median of %d runs\n",
+      mib, runs);
+  for (const Variant& variant : variants) {
+    const double rate = mb / median(variant.seconds);
+    std::printf(
+        "  adbwire pull -z %-6s  %8.1f MB/s   %11llu bytes on the wire (%5.1f%% of the file)\n",
+        std::string(adbwire::to_string(variant.compression)).c_str(), rate,
+        static_cast<unsigned long long>(variant.wire_bytes),
+        100.0 * static_cast<double>(variant.wire_bytes) / static_cast<double>(size));
+  }
+  std::printf("  adb pull (process, no compression in adb 29)  %8.1f MB/s\n",
+              mb / median(adb_text_seconds));
   return 0;
 }
 

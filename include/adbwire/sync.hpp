@@ -5,6 +5,11 @@
 // (".NAME.adbwire-XXXXXX") and renames it over NAME only once every byte arrived, so a
 // failed or interrupted pull leaves no file under the final name (and no temporary file).
 // A refusal by the device (sync FAIL) is errc::command_failed with the device's words.
+//
+// Compression: with sync v2 (feature sendrecv_v2), file content can travel as one brotli,
+// LZ4-frame or zstd stream per file, as AOSP's adb does, when the device lists the matching
+// sendrecv_v2_<algorithm> feature. By default the best both sides offer is used (zstd, then
+// lz4, then brotli); otherwise transfers are plain.
 #pragma once
 
 #include <chrono>
@@ -64,6 +69,20 @@ struct SyncProgress {
 // failure, and the exception propagates.
 using SyncProgressHandler = std::function<void(const SyncProgress&)>;
 
+// How file content travels (PullOptions/PushOptions::compression), adb's -z/-Z.
+enum class SyncCompression {
+  any,     // the best the device offers: zstd, then lz4, then brotli; plain if none
+  none,    // plain (adb -Z)
+  brotli,  // each of these only when the device offers it, plain otherwise
+  lz4,
+  zstd,
+};
+
+// "any", "none", "brotli", "lz4", "zstd".
+std::string_view to_string(SyncCompression compression) noexcept;
+// The inverse of to_string (exact, lower case); false for anything else.
+bool parse_sync_compression(std::string_view text, SyncCompression& out) noexcept;
+
 struct PullOptions {
   // Give pulled files (and folders) the device's permission bits and mtime. Otherwise files
   // get mode 0644 and the current time, as `adb pull` without -a.
@@ -73,18 +92,25 @@ struct PullOptions {
   // for the device by ConnectOptions::command_timeout, so a long transfer that keeps moving
   // never times out but a stalled one does.
   Deadline deadline = kDefaultDeadline;
+  // Asked of the device for each file (RCV2 flags). Corrupt compressed data from the device
+  // is errc::protocol_error naming the algorithm, and leaves no file under the final name.
+  SyncCompression compression = SyncCompression::any;
 };
 
 struct PushOptions {
   SyncProgressHandler progress;
   Deadline deadline = kDefaultDeadline;  // as PullOptions::deadline
+  // How the host sends each file (SND2 flags); as PullOptions::compression.
+  SyncCompression compression = SyncCompression::any;
 };
 
 // What a pull or push moved.
 struct TransferStats {
   std::size_t files = 0;
   std::size_t skipped = 0;     // neither regular files, folders nor links to files (devices, FIFOs)
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;     // file content moved
+  std::uint64_t wire_bytes = 0;  // of which on the wire: the DATA payloads, compressed or not
+  SyncCompression compression = SyncCompression::none;  // what was used (none: plain)
   std::chrono::nanoseconds elapsed{0};
 };
 

@@ -101,7 +101,10 @@ struct VirtualDeviceOptions {
   // Empty: a fresh temporary folder, removed by stop().
   std::filesystem::path root;
   // CNXN features. Empty: what the virtual device implements (shell_v2, cmd, stat_v2, ls_v2,
-  // sendrecv_v2). Leaving out stat_v2/ls_v2/sendrecv_v2 makes hosts use sync v1.
+  // sendrecv_v2, sendrecv_v2_brotli, sendrecv_v2_lz4, sendrecv_v2_zstd). Leaving out
+  // stat_v2/ls_v2/sendrecv_v2 makes hosts use sync v1; a sync transfer asking for a
+  // compression whose sendrecv_v2_<algorithm> is left out gets a FAIL, so tests can check
+  // that hosts fall back to plain.
   std::vector<std::string> features;
   // Largest payload accepted and sent; the connection uses min(this, host's).
   std::uint32_t max_payload = protocol::kMaxPayload;
@@ -113,6 +116,9 @@ struct VirtualDeviceOptions {
   // file content drops its whole connection at once, as a pulled cable would; what was not
   // yet on the socket is lost. Each sync stream counts from 0. 0: never.
   std::uint64_t drop_after_bytes = 0;
+  // Test-only fault: a compressed pull (RCV2 with a compression flag) gets garbage instead of
+  // the compressed stream (every byte 0xA5, as many as the real stream has), then DONE.
+  bool corrupt_compressed_sync = false;
   // Test-only: a misbehaving connection (see ConnectionFault).
   ConnectionFaultPlan fault;
   // Android API level (ro.build.version.sdk). Raw `screencap` writes a 12-byte header below 29

@@ -80,8 +80,8 @@ std::string format_banner(const Banner& banner) {
   return out;
 }
 
-// The sync compression features (sendrecv_v2_brotli/lz4/zstd, dry_run_send) stay out until the
-// sync client implements them: a banner promises only what adbwire does.
+// A banner promises only what adbwire does: the sync client compresses (sendrecv_v2_brotli/
+// lz4/zstd, in AOSP's order) but has no dry-run push, so sendrecv_v2_dry_run_send stays out.
 std::vector<std::string> host_features() {
   return {"shell_v2",
           "cmd",
@@ -94,7 +94,10 @@ std::vector<std::string> host_features() {
           "abb_exec",
           "remount_shell",
           "track_app",
-          "sendrecv_v2"};
+          "sendrecv_v2",
+          "sendrecv_v2_brotli",
+          "sendrecv_v2_lz4",
+          "sendrecv_v2_zstd"};
 }
 
 }  // namespace adbwire::protocol

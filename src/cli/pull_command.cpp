@@ -16,6 +16,8 @@ struct PullArgs {
   bool keep_attributes = false;
   bool quiet = false;
   double timeout = 0;
+  std::string compression = "any";  // -z
+  bool no_compression = false;      // -Z
 };
 
 }  // namespace
@@ -26,6 +28,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_option("paths", args->paths, "REMOTE… then LOCAL (default: the current folder)")->required();
   cmd->add_flag("-a", args->keep_attributes, "keep the device's file modes and mtimes");
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
+  add_compression_options(*cmd, args->compression, args->no_compression);
   cmd->add_option("-t,--timeout", args->timeout,
                   "give up after this many seconds in all (default: only when the device stalls)");
   cmd->callback([args, &globals, &run] {
@@ -38,6 +41,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       }
       Device device = connect_device(globals);
       PullOptions options;
+      options.compression = compression_choice(args->compression, args->no_compression);
       options.keep_attributes = args->keep_attributes;
       options.progress = progress_bar(args->quiet);
       if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);

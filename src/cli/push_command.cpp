@@ -16,6 +16,8 @@ struct PushArgs {
   std::vector<std::string> paths;  // LOCAL… REMOTE
   bool quiet = false;
   double timeout = 0;
+  std::string compression = "any";  // -z
+  bool no_compression = false;      // -Z
 };
 
 }  // namespace
@@ -26,6 +28,7 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                                          "push LOCAL… REMOTE");
   cmd->add_option("paths", args->paths, "LOCAL… then REMOTE")->required()->expected(2, -1);
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
+  add_compression_options(*cmd, args->compression, args->no_compression);
   cmd->add_option("-t,--timeout", args->timeout,
                   "give up after this many seconds in all (default: only when the device stalls)");
   cmd->callback([args, &globals, &run] {
@@ -34,6 +37,7 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       const std::vector<std::filesystem::path> locals(args->paths.begin(), args->paths.end() - 1);
       Device device = connect_device(globals);
       PushOptions options;
+      options.compression = compression_choice(args->compression, args->no_compression);
       options.progress = progress_bar(args->quiet);
       if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);
       SyncClient sync(device, options.deadline);

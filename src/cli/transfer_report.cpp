@@ -14,6 +14,23 @@ constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
 
 }  // namespace
 
+void add_compression_options(CLI::App& command, std::string& algorithm, bool& none) {
+  command
+      .add_option("-z", algorithm,
+                  "compression when the device offers it: any (the best both sides have), none, "
+                  "brotli, lz4, zstd")
+      ->check(CLI::IsMember({"any", "none", "brotli", "lz4", "zstd"}))
+      ->default_val("any");
+  command.add_flag("-Z", none, "no compression (as -z none)");
+}
+
+SyncCompression compression_choice(const std::string& algorithm, bool none) {
+  if (none) return SyncCompression::none;
+  SyncCompression choice = SyncCompression::any;
+  parse_sync_compression(algorithm, choice);  // checked by the option's IsMember
+  return choice;
+}
+
 SyncProgressHandler progress_bar(bool quiet) {
   if (quiet || ::isatty(STDERR_FILENO) != 1) return {};
   auto last = std::make_shared<Clock::time_point>();

@@ -2,11 +2,17 @@
 // one-line summary on stdout.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <string>
 #include <string_view>
 
 #include "adbwire/sync.hpp"
 
 namespace adbwire::cli {
+
+// adb's -z ALGORITHM (any|none|brotli|lz4|zstd; default any) and -Z (no compression).
+void add_compression_options(CLI::App& command, std::string& algorithm, bool& none);
+SyncCompression compression_choice(const std::string& algorithm, bool none);
 
 // A progress handler drawing "[ 42%] REMOTE" on stderr at most ten times a second, or an
 // empty handler when stderr is not a terminal or quiet is set.

@@ -3,7 +3,11 @@
 // Throughput: requests and file content are packed into writes of up to one negotiated
 // payload (16 DATA chunks of 64 KiB make one 1 MiB WRTE), and a push of many files keeps
 // up to kMaxDeferred acknowledgements outstanding instead of waiting for each, as AOSP does.
-// Memory: one read buffer and one write buffer, whatever the file sizes.
+// Memory: one read buffer and one write buffer, whatever the file sizes (plus, for a
+// compressed transfer, one codec with its bounded buffers: services/sync_compression.hpp).
+//
+// Compression (SND2/RCV2 flags) is chosen per call from PullOptions/PushOptions::compression
+// and the device's sendrecv_v2_<algorithm> features; each file is one compressed stream.
 #include "adbwire/sync.hpp"
 
 #include <fcntl.h>
@@ -13,10 +17,14 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <memory>
+#include <optional>
+#include <span>
 #include <utility>
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/sync.hpp"
+#include "services/sync_compression.hpp"
 #include "transport/failure.hpp"
 
 namespace adbwire {
@@ -24,6 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using detail::Failure;
+using detail::SyncCodec;
 using protocol::SyncId;
 using protocol::SyncParse;
 using protocol::SyncReply;
@@ -50,6 +59,30 @@ RemoteStat from_sync_stat(const protocol::SyncStat& s) {
 }
 
 std::string errno_text(int error) { return std::strerror(error); }
+
+// Writes all of bytes to fd; false with errno set on failure.
+bool write_all(int fd, std::span<const std::uint8_t> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    bytes = bytes.subspan(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+SyncCompression to_public(std::optional<SyncCodec> codec) {
+  if (!codec) return SyncCompression::none;
+  switch (*codec) {
+    case SyncCodec::brotli:
+      return SyncCompression::brotli;
+    case SyncCodec::lz4:
+      return SyncCompression::lz4;
+    case SyncCodec::zstd:
+      return SyncCompression::zstd;
+  }
+  return SyncCompression::none;
+}
 
 // "/a/b/" → "b"; "/" → "".
 std::string remote_basename(std::string_view path) {
@@ -150,6 +183,33 @@ class TempFile {
 
 }  // namespace
 
+std::string_view to_string(SyncCompression compression) noexcept {
+  switch (compression) {
+    case SyncCompression::any:
+      return "any";
+    case SyncCompression::none:
+      return "none";
+    case SyncCompression::brotli:
+      return "brotli";
+    case SyncCompression::lz4:
+      return "lz4";
+    case SyncCompression::zstd:
+      return "zstd";
+  }
+  return "?";
+}
+
+bool parse_sync_compression(std::string_view text, SyncCompression& out) noexcept {
+  for (SyncCompression c : {SyncCompression::any, SyncCompression::none, SyncCompression::brotli,
+                            SyncCompression::lz4, SyncCompression::zstd}) {
+    if (text == to_string(c)) {
+      out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool RemoteStat::is_directory() const noexcept { return S_ISDIR(mode); }
 bool RemoteStat::is_regular() const noexcept { return S_ISREG(mode); }
 bool RemoteStat::is_symlink() const noexcept { return S_ISLNK(mode); }
@@ -170,6 +230,10 @@ struct SyncClient::Impl {
     stat_v2 = d.has_feature("stat_v2");
     ls_v2 = d.has_feature("ls_v2");
     sendrecv_v2 = d.has_feature("sendrecv_v2");
+    for (SyncCodec codec : {SyncCodec::brotli, SyncCodec::lz4, SyncCodec::zstd}) {
+      offered[static_cast<std::size_t>(codec)] =
+          sendrecv_v2 && d.has_feature(detail::sync_codec_feature(codec));
+    }
     const std::size_t payload = d.connection_info().max_payload;
     write_limit = std::max<std::size_t>(payload, 2 * protocol::kSyncHeaderSize + protocol::kSyncDataMax);
     in.resize(kReadBufferSize);
@@ -238,6 +302,28 @@ struct SyncClient::Impl {
     }
     reader.expect(id);
     return true;
+  }
+
+  // The codec a transfer uses: only with sendrecv_v2 and the device's sendrecv_v2_<algo>;
+  // "any" prefers zstd, then lz4, then brotli, as AOSP does.
+  std::optional<SyncCodec> choose(SyncCompression wanted) const {
+    const auto has = [&](SyncCodec c) { return offered[static_cast<std::size_t>(c)]; };
+    switch (wanted) {
+      case SyncCompression::none:
+        return std::nullopt;
+      case SyncCompression::any:
+        for (SyncCodec c : {SyncCodec::zstd, SyncCodec::lz4, SyncCodec::brotli}) {
+          if (has(c)) return c;
+        }
+        return std::nullopt;
+      case SyncCompression::brotli:
+        return has(SyncCodec::brotli) ? std::optional(SyncCodec::brotli) : std::nullopt;
+      case SyncCompression::lz4:
+        return has(SyncCodec::lz4) ? std::optional(SyncCodec::lz4) : std::nullopt;
+      case SyncCompression::zstd:
+        return has(SyncCodec::zstd) ? std::optional(SyncCodec::zstd) : std::nullopt;
+    }
+    return std::nullopt;
   }
 
   // ---- stat / list
@@ -318,12 +404,16 @@ struct SyncClient::Impl {
     return true;
   }
 
-  bool pull_file(const PullItem& item, const PullOptions& options, SyncProgress& progress, Failure& failure) {
+  bool pull_file(const PullItem& item, const PullOptions& options, std::optional<SyncCodec> codec,
+                 SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
     if (!ensure(options.deadline, failure)) return false;
     TempFile temp;
     if (!temp.create(item.local, failure)) return false;
+    std::unique_ptr<detail::SyncDecompressor> decoder;
+    if (codec) decoder = detail::SyncDecompressor::make(*codec);
     if (sendrecv_v2) {
-      if (protocol::append_sync_recv_v2(out, item.remote, protocol::kSyncFlagNone)) {
+      const std::uint32_t flags = codec ? detail::sync_codec_flag(*codec) : protocol::kSyncFlagNone;
+      if (protocol::append_sync_recv_v2(out, item.remote, flags)) {
         failure.set(errc::invalid_argument, "device path longer than 1024 bytes: " + item.remote);
         return false;
       }
@@ -344,24 +434,36 @@ struct SyncClient::Impl {
                          std::to_string(progress.file_bytes) + " bytes; nothing was written to " + local_text + ")";
         return false;
       }
-      if (reply.type == SyncReply::Type::done) break;
+      if (reply.type == SyncReply::Type::done) {
+        if (decoder && !decoder->finish()) {
+          failure.set(errc::protocol_error, corrupt_detail(item, *decoder, progress, local_text));
+          return false;
+        }
+        break;
+      }
       if (reply.type == SyncReply::Type::fail) {
         failure.set(errc::command_failed, "pulling " + item.remote + ": " + reply.message);
         return false;
       }
-      std::size_t written = 0;
-      while (written < reply.data.size()) {
-        const ssize_t n = ::write(temp.fd(), reply.data.data() + written, reply.data.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
+      wire_bytes += reply.data.size();
+      bool disk_failed = false;
+      const auto store = [&](std::span<const std::uint8_t> bytes) {
+        if (!write_all(temp.fd(), bytes)) {
           failure.set(errc::io_error, "writing " + local_text + ": " + errno_text(errno));
-          broken = true;  // the rest of this file is still on its way
+          disk_failed = true;
           return false;
         }
-        written += static_cast<std::size_t>(n);
+        progress.file_bytes += bytes.size();
+        progress.total_bytes += bytes.size();
+        return true;
+      };
+      const bool stored = decoder ? decoder->write(reply.data, store) : store(reply.data);
+      if (!stored) {
+        if (!disk_failed)
+          failure.set(errc::protocol_error, corrupt_detail(item, *decoder, progress, local_text));
+        broken = true;  // the rest of this file is still on its way
+        return false;
       }
-      progress.file_bytes += reply.data.size();
-      progress.total_bytes += reply.data.size();
       if (options.progress) call_progress(options.progress, progress);
     }
     if (options.keep_attributes) {
@@ -375,6 +477,15 @@ struct SyncClient::Impl {
     ++progress.files_done;
     if (options.progress) call_progress(options.progress, progress);
     return true;
+  }
+
+  static std::string corrupt_detail(const PullItem& item, const detail::SyncDecompressor& decoder,
+                                    const SyncProgress& progress, const std::string& local_text) {
+    return "pulling " + item.remote + ": the device sent corrupt " +
+           std::string(detail::sync_codec_name(decoder.codec())) +
+           "-compressed data: " + decoder.error() + " (after " +
+           std::to_string(progress.file_bytes) + " bytes; nothing was written to " + local_text +
+           ")";
   }
 
   // A throwing handler must not leave the stream mid-file for the next call.
@@ -409,6 +520,8 @@ struct SyncClient::Impl {
     SyncProgress progress;
     progress.files_total = files.size();
     for (const PullItem& file : files) progress.total_size += file.stat.size;
+    const std::optional<SyncCodec> codec = choose(options.compression);
+    stats.compression = to_public(codec);
 
     for (const PullItem& folder : folders) {
       std::error_code error;
@@ -426,7 +539,7 @@ struct SyncClient::Impl {
         failure.set(errc::io_error, "cannot create folder " + parent.string() + ": " + error.message());
         return stats;
       }
-      if (!pull_file(file, options, progress, failure)) break;
+      if (!pull_file(file, options, codec, progress, stats.wire_bytes, failure)) break;
       ++stats.files;
       stats.bytes += progress.file_bytes;
     }
@@ -497,8 +610,12 @@ struct SyncClient::Impl {
     if (reason.code == errc::command_failed) failure = std::move(reason);
   }
 
-  bool push_file(const PushItem& item, std::deque<const PushItem*>& waiting, const PushOptions& options,
-                 SyncProgress& progress, Failure& failure) {
+  bool push_file(const PushItem& item, std::deque<const PushItem*>& waiting,
+                 const PushOptions& options, std::optional<SyncCodec> wanted,
+                 SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
+    // A link's target goes plain, as AOSP sends small files.
+    const bool compressed = wanted.has_value() && !S_ISLNK(item.mode);
+    const SyncCodec codec = wanted.value_or(SyncCodec::zstd);
     const int fd = S_ISLNK(item.mode) ? -1 : ::open(item.local.c_str(), O_RDONLY | O_CLOEXEC);
     if (!S_ISLNK(item.mode) && fd < 0) {
       failure.set(errc::io_error, "cannot read " + item.local.string() + ": " + errno_text(errno));
@@ -511,9 +628,11 @@ struct SyncClient::Impl {
       }
     } closer{fd};
 
-    const std::error_code too_long = sendrecv_v2
-                                         ? protocol::append_sync_send_v2(out, item.remote, item.mode, protocol::kSyncFlagNone)
-                                         : protocol::append_sync_send_v1(out, item.remote, item.mode);
+    const std::uint32_t flags =
+        compressed ? detail::sync_codec_flag(codec) : protocol::kSyncFlagNone;
+    const std::error_code too_long =
+        sendrecv_v2 ? protocol::append_sync_send_v2(out, item.remote, item.mode, flags)
+                    : protocol::append_sync_send_v1(out, item.remote, item.mode);
     if (too_long) {
       failure.set(errc::invalid_argument, "device path longer than 1024 bytes: " + item.remote);
       return false;
@@ -536,6 +655,10 @@ struct SyncClient::Impl {
       }
       target.push_back('\0');
       protocol::append_sync_data(out, {reinterpret_cast<const std::uint8_t*>(target.data()), target.size()});
+      wire_bytes += target.size();
+    } else if (compressed) {
+      if (!push_compressed(fd, item, codec, waiting, options, progress, wire_bytes, failure))
+        return false;
     } else {
       for (;;) {
         if (out.size() + protocol::kSyncHeaderSize + protocol::kSyncDataMax > write_limit &&
@@ -565,6 +688,7 @@ struct SyncClient::Impl {
                                     SyncId::data, static_cast<std::uint32_t>(n));
         progress.file_bytes += static_cast<std::uint64_t>(n);
         progress.total_bytes += static_cast<std::uint64_t>(n);
+        wire_bytes += static_cast<std::uint64_t>(n);
         if (options.progress) call_progress(options.progress, progress);
       }
     }
@@ -578,6 +702,51 @@ struct SyncClient::Impl {
     }
     ++progress.files_done;
     return true;
+  }
+
+  // The file's content as one compressed stream in full DATA chunks.
+  bool push_compressed(int fd, const PushItem& item, SyncCodec codec,
+                       std::deque<const PushItem*>& waiting, const PushOptions& options,
+                       SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
+    const std::unique_ptr<detail::SyncCompressor> encoder = detail::SyncCompressor::make(codec);
+    bool send_failed = false;
+    const auto send = [&](std::span<const std::uint8_t> chunk) {
+      if (out.size() + protocol::kSyncHeaderSize + chunk.size() > write_limit &&
+          !flush(options.deadline, failure)) {
+        explain_write_failure(waiting, options.deadline, failure);
+        send_failed = true;
+        return false;
+      }
+      protocol::append_sync_data(out, chunk);
+      wire_bytes += chunk.size();
+      return true;
+    };
+    const auto encoder_failed = [&] {
+      if (!send_failed) {
+        failure.set(errc::io_error, "compressing " + item.local.string() + ": " + encoder->error());
+        broken = true;  // closing the stream makes the device drop the partial file
+      }
+      return false;
+    };
+    file_buffer.resize(kReadBufferSize);
+    for (;;) {
+      ssize_t n;
+      do {
+        n = ::read(fd, file_buffer.data(), file_buffer.size());
+      } while (n < 0 && errno == EINTR);
+      if (n < 0) {
+        failure.set(errc::io_error, "reading " + item.local.string() + ": " + errno_text(errno));
+        broken = true;
+        return false;
+      }
+      if (n == 0) break;
+      if (!encoder->write({file_buffer.data(), static_cast<std::size_t>(n)}, send))
+        return encoder_failed();
+      progress.file_bytes += static_cast<std::uint64_t>(n);
+      progress.total_bytes += static_cast<std::uint64_t>(n);
+      if (options.progress) call_progress(options.progress, progress);
+    }
+    return encoder->finish(send) || encoder_failed();
   }
 
   TransferStats push(const std::vector<fs::path>& locals, std::string_view remote, const PushOptions& options,
@@ -612,10 +781,13 @@ struct SyncClient::Impl {
     for (const PushItem& file : files) progress.total_size += file.size;
 
     if (!ensure(options.deadline, failure)) return stats;
+    const std::optional<SyncCodec> codec = choose(options.compression);
+    stats.compression = to_public(codec);
     std::deque<const PushItem*> waiting;
     std::size_t sent = 0;
+    std::uint64_t wire_bytes = 0;
     for (const PushItem& file : files) {
-      if (!push_file(file, waiting, options, progress, failure)) break;
+      if (!push_file(file, waiting, options, codec, progress, wire_bytes, failure)) break;
       ++sent;
     }
     if (!failure && !flush(options.deadline, failure)) explain_write_failure(waiting, options.deadline, failure);
@@ -623,6 +795,7 @@ struct SyncClient::Impl {
     if (!failure) {
       stats.files = sent;
       stats.bytes = progress.total_bytes;
+      stats.wire_bytes = wire_bytes;
     }
     if (!failure && options.progress) {
       progress.files_done = files.size();
@@ -663,10 +836,12 @@ struct SyncClient::Impl {
   std::vector<std::uint8_t> in;
   std::span<const std::uint8_t> pending;
   std::vector<std::uint8_t> out;
+  std::vector<std::uint8_t> file_buffer;  // a push's file content before compression
   std::size_t write_limit = 0;
   bool stat_v2 = false;
   bool ls_v2 = false;
   bool sendrecv_v2 = false;
+  bool offered[3] = {};  // by SyncCodec: the device lists sendrecv_v2_<algorithm>
   bool broken = false;  // mid-reply or after a FAIL: the next call opens a new stream
   std::string last_error;
 };

@@ -61,6 +61,14 @@ class DeviceContext {
   // Test-only fault, VirtualDeviceOptions::drop_after_bytes (0: none). Set before serving.
   std::uint64_t drop_after_bytes() const noexcept { return drop_after_bytes_; }
   void set_drop_after_bytes(std::uint64_t bytes) noexcept { drop_after_bytes_ = bytes; }
+  // SND2/RCV2 compression flags served (from the sendrecv_v2_<algorithm> features offered)
+  // and the test-only fault VirtualDeviceOptions::corrupt_compressed_sync. Set before serving.
+  std::uint32_t sync_compression_flags() const noexcept { return sync_compression_flags_; }
+  bool corrupt_compressed_sync() const noexcept { return corrupt_compressed_sync_; }
+  void set_sync_compression(std::uint32_t flags, bool corrupt) noexcept {
+    sync_compression_flags_ = flags;
+    corrupt_compressed_sync_ = corrupt;
+  }
 
   // VirtualDeviceOptions::api_level and ::displays (screencap). Set before serving.
   void set_property(std::string key, std::string value) { properties_[std::move(key)] = std::move(value); }
@@ -102,6 +110,8 @@ class DeviceContext {
   std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;
+  std::uint32_t sync_compression_flags_ = 0;
+  bool corrupt_compressed_sync_ = false;
   std::uint32_t displays_ = 1;
   std::atomic<DumperFault> dumper_fault_{DumperFault::none};
   std::atomic<std::uint32_t> dumper_fault_after_{0};

@@ -1,5 +1,7 @@
 // sync: the file sync protocol (protocol/sync.md) served from the device's root folder:
-// STAT/LST2/STA2, LIST/LIS2, SEND/SND2 (modes and mtimes kept), RECV/RCV2, QUIT.
+// STAT/LST2/STA2, LIST/LIS2, SEND/SND2 (modes and mtimes kept), RECV/RCV2, QUIT. SND2/RCV2
+// with a compression flag (brotli/lz4/zstd, when offered) carry one compressed stream per
+// file: received DATA is decompressed before it is written, sent DATA compressed.
 //
 // Bounded memory: host bytes are acknowledged only once parsed, so at most one receive
 // window waits here; file content and listings are produced while the stream has room
@@ -12,17 +14,21 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/sync.hpp"
+#include "services/sync_compression.hpp"
 #include "vdevice/service.hpp"
 
 namespace adbwire::vdevice {
 namespace {
 
 namespace fs = std::filesystem;
+using detail::SyncCodec;
 using protocol::SyncId;
 using protocol::SyncParse;
 using protocol::SyncRequest;
@@ -144,6 +150,8 @@ class SyncService final : public Service {
   void abandon() {
     if (file_ >= 0) ::close(file_);
     file_ = -1;
+    encoder_.reset();
+    decoder_.reset();
     if (dir_) ::closedir(dir_);
     dir_ = nullptr;
     if (pushing_ && !push_target_.empty()) {
@@ -248,8 +256,20 @@ class SyncService final : public Service {
   }
 
   // ---- RECV / RCV2
+  // The codec asked for by SND2/RCV2 flags; false for flags this device does not serve (an
+  // unknown bit, a dry run outside a push, a compression whose feature it does not offer).
+  bool codec_for(std::uint32_t flags, bool dry_run_allowed, std::optional<SyncCodec>& codec) const {
+    if (!dry_run_allowed && (flags & protocol::kSyncFlagDryRun) != 0) return false;
+    bool unknown = false;
+    codec = detail::sync_codec_from_flags(flags, unknown);
+    if (unknown) return false;
+    return !codec ||
+           (host_.device().sync_compression_flags() & detail::sync_codec_flag(*codec)) != 0;
+  }
+
   void start_recv(const SyncRequest& request) {
-    if (request.flags != protocol::kSyncFlagNone) {
+    std::optional<SyncCodec> codec;
+    if (!codec_for(request.flags, false, codec)) {
       fail("unknown flags: " + std::to_string(request.flags));
       return;
     }
@@ -264,7 +284,21 @@ class SyncService final : public Service {
       fail("open failed: " + errno_text());
       return;
     }
+    if (codec) encoder_ = detail::SyncCompressor::make(*codec);
     task_ = Task::recv;
+  }
+
+  // Sends one DATA chunk of a file's (compressed) content; false once the test fault dropped
+  // the connection.
+  bool send_data(std::span<const std::uint8_t> chunk) {
+    out_.clear();
+    if (encoder_ && host_.device().corrupt_compressed_sync()) {
+      garbage_.assign(chunk.size(), 0xA5);
+      chunk = garbage_;
+    }
+    protocol::append_sync_data(out_, chunk);
+    send(out_);
+    return !count_and_maybe_drop(chunk.size());
   }
 
   bool continue_recv() {
@@ -275,18 +309,26 @@ class SyncService final : public Service {
         fail("read failed: " + errno_text());
         return true;
       }
-      out_.clear();
+      const auto sink = [this](std::span<const std::uint8_t> bytes) { return send_data(bytes); };
       if (n == 0) {
+        if (encoder_ && !encoder_->finish(sink)) {
+          if (!ended_) fail("compress failed: " + encoder_->error());
+          return true;
+        }
         ::close(file_);
         file_ = -1;
+        encoder_.reset();
         task_ = Task::none;
+        out_.clear();
         protocol::append_sync_done(out_, 0);
         send(out_);
         return true;
       }
-      protocol::append_sync_data(out_, {chunk_.data(), static_cast<std::size_t>(n)});
-      send(out_);
-      if (count_and_maybe_drop(static_cast<std::size_t>(n))) return true;
+      const std::span<const std::uint8_t> content(chunk_.data(), static_cast<std::size_t>(n));
+      if (!(encoder_ ? encoder_->write(content, sink) : sink(content))) {
+        if (!ended_) fail("compress failed: " + encoder_->error());
+        return true;
+      }
     }
     return false;
   }
@@ -303,10 +345,12 @@ class SyncService final : public Service {
     push_mode_ = request.mode;
     push_link_.clear();
     dry_run_ = (request.flags & protocol::kSyncFlagDryRun) != 0;
-    if ((request.flags & ~protocol::kSyncFlagDryRun) != 0) {
+    std::optional<SyncCodec> codec;
+    if (!codec_for(request.flags, true, codec)) {
       push_error("unknown flags: " + std::to_string(request.flags));
       return;
     }
+    if (codec) decoder_ = detail::SyncDecompressor::make(*codec);
     std::error_code resolve_error;
     const fs::path path = host_.device().resolve(request.path, resolve_error);
     if (resolve_error) {
@@ -353,14 +397,28 @@ class SyncService final : public Service {
 
   void push_data(std::span<const std::uint8_t> data) {
     if (count_and_maybe_drop(data.size())) return;
-    if (push_failed_ || dry_run_) return;
+    if (push_failed_) return;
+    if (!decoder_) {
+      store(data);
+      return;
+    }
+    if (!decoder_->write(data,
+                         [this](std::span<const std::uint8_t> bytes) { return store(bytes); }) &&
+        !push_failed_) {
+      push_error("decompress failed: " + decoder_->error());
+    }
+  }
+
+  // Plain content of the pushed file (or link target); false after a push_error.
+  bool store(std::span<const std::uint8_t> data) {
+    if (dry_run_) return true;
     if (S_ISLNK(push_mode_)) {
       if (push_link_.size() + data.size() > 4096) {
         push_error("oversize data message");
-        return;
+        return false;
       }
       push_link_.append(reinterpret_cast<const char*>(data.data()), data.size());
-      return;
+      return true;
     }
     std::size_t written = 0;
     while (written < data.size()) {
@@ -368,10 +426,11 @@ class SyncService final : public Service {
       if (n < 0) {
         if (errno == EINTR) continue;
         push_error("write failed: " + errno_text());
-        return;
+        return false;
       }
       written += static_cast<std::size_t>(n);
     }
+    return true;
   }
 
   void push_done(std::uint32_t mtime) {
@@ -379,6 +438,11 @@ class SyncService final : public Service {
       end();
       return;
     }
+    if (decoder_ && !decoder_->finish()) {
+      fail("decompress failed: " + decoder_->error());  // removes the partial file
+      return;
+    }
+    decoder_.reset();
     if (!dry_run_ && S_ISLNK(push_mode_)) {
       // The host sends the target with its terminating NUL.
       const std::string target = push_link_.substr(0, push_link_.find('\0'));
@@ -413,6 +477,9 @@ class SyncService final : public Service {
   std::size_t unacknowledged_ = 0;
   std::vector<std::uint8_t> out_;
   std::vector<std::uint8_t> chunk_;
+  std::vector<std::uint8_t> garbage_;                  // the corrupt_compressed_sync fault's DATA
+  std::unique_ptr<detail::SyncCompressor> encoder_;    // a compressed RECV in progress
+  std::unique_ptr<detail::SyncDecompressor> decoder_;  // a compressed SEND in progress
   bool ended_ = false;
   bool dropped_ = false;
   Task task_ = Task::none;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/sync.hpp"
 #include "capture/capture_recorder.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
@@ -27,7 +28,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // The features the virtual device implements (AOSP names).
-std::vector<std::string> implemented_features() { return {"shell_v2", "cmd", "stat_v2", "ls_v2", "sendrecv_v2"}; }
+std::vector<std::string> implemented_features() {
+  return {"shell_v2",        "cmd",
+          "stat_v2",         "ls_v2",
+          "sendrecv_v2",     "sendrecv_v2_brotli",
+          "sendrecv_v2_lz4", "sendrecv_v2_zstd"};
+}
 
 // The folders every Android device has and hosts write to.
 constexpr const char* kStandardFolders[] = {"sdcard", "data/local/tmp"};
@@ -207,6 +213,13 @@ void VirtualDevice::start(std::error_code& error) {
     // Our window is one max payload: a host can't make us buffer more than that per stream.
     if (feature == "delayed_ack") s.delayed_ack_window = d.options.max_payload;
   }
+  std::uint32_t compression_flags = 0;
+  for (const std::string& feature : s.banner.features) {
+    if (feature == "sendrecv_v2_brotli") compression_flags |= protocol::kSyncFlagBrotli;
+    if (feature == "sendrecv_v2_lz4") compression_flags |= protocol::kSyncFlagLz4;
+    if (feature == "sendrecv_v2_zstd") compression_flags |= protocol::kSyncFlagZstd;
+  }
+  d.device->set_sync_compression(compression_flags, d.options.corrupt_compressed_sync);
 
   asio::ip::tcp::endpoint endpoint(address, d.options.port);
   d.acceptor.emplace(d.io);

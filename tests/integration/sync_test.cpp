@@ -286,6 +286,179 @@ TEST_F(SyncTest, CliPullAndPushPrintAdbsSummary) {
   EXPECT_NE(failed.err.find("/sdcard/nothing"), std::string::npos) << failed.err;
 }
 
+// ---- compressed transfers (SND2/RCV2 with brotli / lz4 / zstd)
+
+// Text-like content (log lines) that compresses several times over.
+void write_text_file(const fs::path& path, std::size_t size, std::uint64_t seed, mode_t mode,
+                     std::time_t mtime) {
+  std::mt19937_64 random(seed);
+  std::string text;
+  while (text.size() < size) {
+    text += "12-24 10:0" + std::to_string(random() % 10) + " I/ActivityManager(" +
+            std::to_string(random() % 4000) + "): Displayed com.example/.Main: +" +
+            std::to_string(random() % 900) + "ms\n";
+  }
+  text.resize(size);
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary)
+      .write(text.data(), static_cast<std::streamsize>(text.size()));
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+  const timespec times[2] = {{mtime, 0}, {mtime, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
+std::vector<std::string> features_without(const std::string& left_out) {
+  std::vector<std::string> features = {"shell_v2",        "cmd",
+                                       "stat_v2",         "ls_v2",
+                                       "sendrecv_v2",     "sendrecv_v2_brotli",
+                                       "sendrecv_v2_lz4", "sendrecv_v2_zstd"};
+  std::erase(features, left_out);
+  return features;
+}
+
+TEST_F(SyncTest, EachCompressionMovesFilesAndTreesByteForByte) {
+  start();
+  ASSERT_TRUE(device_->has_feature("sendrecv_v2_zstd"));
+  ASSERT_TRUE(device_->has_feature("sendrecv_v2_lz4"));
+  ASSERT_TRUE(device_->has_feature("sendrecv_v2_brotli"));
+  write_text_file(local_.path() / "text.log", 3 * 1024 * 1024, 21, 0640, 1650000000);
+  write_random_file(local_.path() / "noise.bin", 3 * 1024 * 1024 + 1, 22, 0600, 1650000100);
+  make_tree(local_.path() / "tree", 500);
+  const auto original = tree_facts(local_.path());
+  for (SyncCompression algorithm :
+       {SyncCompression::brotli, SyncCompression::lz4, SyncCompression::zstd}) {
+    const std::string name(to_string(algorithm));
+    SCOPED_TRACE(name);
+    SyncClient sync(*device_);
+    PushOptions push_options;
+    push_options.compression = algorithm;
+    PullOptions pull_options;
+    pull_options.compression = algorithm;
+
+    const TransferStats pushed =
+        sync.push(local_.path() / "text.log", "/sdcard/" + name + "/text.log", push_options);
+    EXPECT_EQ(pushed.compression, algorithm);
+    EXPECT_EQ(pushed.bytes, 3u * 1024 * 1024);
+    EXPECT_LT(pushed.wire_bytes, pushed.bytes / 3) << "text did not shrink on the wire";
+    sync.push(local_.path() / "noise.bin", "/sdcard/" + name + "/noise.bin", push_options);
+    sync.push(local_.path() / "tree", "/sdcard/" + name + "/tree", push_options);
+    EXPECT_TRUE(tree_facts(device_root_.path() / "sdcard" / name) == original)
+        << "pushed files differ";
+
+    const fs::path back = local_.path() / ("back_" + name);
+    const TransferStats pulled = sync.pull("/sdcard/" + name, back, pull_options);
+    EXPECT_EQ(pulled.compression, algorithm);
+    EXPECT_EQ(pulled.files, 502u);
+    EXPECT_LT(pulled.wire_bytes, pulled.bytes);
+    EXPECT_TRUE(tree_facts(back) == original) << "pulled files differ";
+  }
+}
+
+TEST_F(SyncTest, AnyPicksZstdAndNoneIsPlain) {
+  start();
+  write_text_file(device_root_.path() / "sdcard/text.log", 1024 * 1024, 23, 0644, 1650000000);
+  SyncClient sync(*device_);
+  const TransferStats best = sync.pull("/sdcard/text.log", local_.path() / "a.log");
+  EXPECT_EQ(best.compression, SyncCompression::zstd);
+  EXPECT_LT(best.wire_bytes, best.bytes / 3);
+  PullOptions plain;
+  plain.compression = SyncCompression::none;
+  const TransferStats none = sync.pull("/sdcard/text.log", local_.path() / "b.log", plain);
+  EXPECT_EQ(none.compression, SyncCompression::none);
+  EXPECT_EQ(none.wire_bytes, none.bytes);
+  EXPECT_EQ(read_file(local_.path() / "a.log"), read_file(device_root_.path() / "sdcard/text.log"));
+  EXPECT_EQ(read_file(local_.path() / "b.log"), read_file(device_root_.path() / "sdcard/text.log"));
+}
+
+// The virtual device FAILs a flag whose feature it does not list, so success here shows the
+// client did not send it.
+TEST_F(SyncTest, AnAlgorithmTheDeviceDoesNotOfferFallsBackToPlain) {
+  VirtualDeviceOptions options;
+  options.features = features_without("sendrecv_v2_zstd");
+  start(options);
+  write_text_file(local_.path() / "text.log", 1024 * 1024 + 3, 24, 0644, 1650000000);
+  SyncClient sync(*device_);
+  PushOptions zstd_push;
+  zstd_push.compression = SyncCompression::zstd;
+  const TransferStats pushed = sync.push(local_.path() / "text.log", "/sdcard/text.log", zstd_push);
+  EXPECT_EQ(pushed.compression, SyncCompression::none);
+  EXPECT_EQ(pushed.wire_bytes, pushed.bytes);
+  PullOptions zstd_pull;
+  zstd_pull.compression = SyncCompression::zstd;
+  const TransferStats pulled = sync.pull("/sdcard/text.log", local_.path() / "back.log", zstd_pull);
+  EXPECT_EQ(pulled.compression, SyncCompression::none);
+  EXPECT_EQ(read_file(local_.path() / "back.log"), read_file(local_.path() / "text.log"));
+  // "any" takes the next best the device has.
+  EXPECT_EQ(sync.pull("/sdcard/text.log", local_.path() / "any.log").compression,
+            SyncCompression::lz4);
+
+  // Without sendrecv_v2 there is no compression at all (sync v1).
+  device_.reset();
+  vd_.reset();
+  VirtualDeviceOptions v1;
+  v1.features = {"shell_v2", "cmd", "sendrecv_v2_zstd"};
+  start(v1);
+  const TransferStats old = SyncClient(*device_).pull("/sdcard/text.log", local_.path() / "v1.log");
+  EXPECT_EQ(old.compression, SyncCompression::none);
+  EXPECT_EQ(read_file(local_.path() / "v1.log"), read_file(local_.path() / "text.log"));
+}
+
+TEST_F(SyncTest, CorruptCompressedDataIsAProtocolErrorAndLeavesNoFile) {
+  VirtualDeviceOptions options;
+  options.corrupt_compressed_sync = true;
+  start(options);
+  write_text_file(device_root_.path() / "sdcard/text.log", 3 * 1024 * 1024, 25, 0644, 1650000000);
+  for (SyncCompression algorithm :
+       {SyncCompression::brotli, SyncCompression::lz4, SyncCompression::zstd}) {
+    const std::string name(to_string(algorithm));
+    SCOPED_TRACE(name);
+    PullOptions pull_options;
+    pull_options.compression = algorithm;
+    try {
+      pull(*device_, "/sdcard/text.log", local_.path() / "text.log", pull_options);
+      ADD_FAILURE() << "a corrupt stream was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), errc::protocol_error) << e.what();
+      EXPECT_NE(std::string(e.what()).find("corrupt " + name + "-compressed data"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_TRUE(fs::is_empty(local_.path())) << "a file or temporary file was left behind";
+  }
+  // Plain transfers on the same device are fine.
+  PullOptions plain;
+  plain.compression = SyncCompression::none;
+  EXPECT_EQ(pull(*device_, "/sdcard/text.log", local_.path() / "text.log", plain).files, 1u);
+}
+
+TEST_F(SyncTest, CliTakesAdbsCompressionFlags) {
+  start();
+  write_text_file(local_.path() / "f.log", 200000, 26, 0644, 1500000000);
+  const std::string target = vd_->target();
+  for (std::vector<std::string> flags :
+       {std::vector<std::string>{"-z", "brotli"}, {"-z", "lz4"}, {"-Z"}, {"-z", "any"}}) {
+    std::vector<std::string> push_args = {ADBWIRE_CLI_PATH, "-s", target, "push"};
+    push_args.insert(push_args.end(), flags.begin(), flags.end());
+    push_args.insert(push_args.end(), {(local_.path() / "f.log").string(), "/sdcard/f.log"});
+    auto pushed = test::run_process(push_args, {}, {});
+    EXPECT_EQ(pushed.exit_code, 0) << pushed.err;
+    EXPECT_EQ(read_file(device_root_.path() / "sdcard/f.log"), read_file(local_.path() / "f.log"));
+
+    std::vector<std::string> pull_args = {ADBWIRE_CLI_PATH, "-s", target, "pull"};
+    pull_args.insert(pull_args.end(), flags.begin(), flags.end());
+    pull_args.insert(pull_args.end(), {"/sdcard/f.log", (local_.path() / "g.log").string()});
+    auto pulled = test::run_process(pull_args, {}, {});
+    EXPECT_EQ(pulled.exit_code, 0) << pulled.err;
+    EXPECT_TRUE(pulled.out.starts_with("/sdcard/f.log: 1 file pulled, 0 skipped. ")) << pulled.out;
+    EXPECT_EQ(read_file(local_.path() / "g.log"), read_file(local_.path() / "f.log"));
+  }
+  auto bad = test::run_process({ADBWIRE_CLI_PATH, "-s", target, "pull", "-z", "gzip",
+                                "/sdcard/f.log", (local_.path() / "h.log").string()},
+                               {}, {});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("gzip"), std::string::npos) << bad.err;
+}
+
 // ---- the real AOSP adb on the same virtual device
 
 class SyncRealAdbTest : public SyncTest {

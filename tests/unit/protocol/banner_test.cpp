@@ -70,9 +70,10 @@ TEST(Banner, FormatsLikeAosp) {
 
 TEST(Banner, HostFeaturesAreExactlyWhatAdbwireImplements) {
   EXPECT_EQ(host_features(),
-            (std::vector<std::string>{"shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir",
-                                      "apex", "abb", "fixed_push_symlink_timestamp", "abb_exec",
-                                      "remount_shell", "track_app", "sendrecv_v2"}));
+            (std::vector<std::string>{
+                "shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir", "apex", "abb",
+                "fixed_push_symlink_timestamp", "abb_exec", "remount_shell", "track_app",
+                "sendrecv_v2", "sendrecv_v2_brotli", "sendrecv_v2_lz4", "sendrecv_v2_zstd"}));
   Banner host;
   host.system_type = "host";
   host.features = host_features();

@@ -114,7 +114,8 @@ TEST(Handshake, HostCnxnIsChecksummedAndCarriesOurBanner) {
   EXPECT_EQ(messages[0].arg1, kMaxPayload);
   EXPECT_EQ(text(messages[0].payload),
             "host::features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,"
-            "fixed_push_symlink_timestamp,abb_exec,remount_shell,track_app,sendrecv_v2");
+            "fixed_push_symlink_timestamp,abb_exec,remount_shell,track_app,sendrecv_v2,"
+            "sendrecv_v2_brotli,sendrecv_v2_lz4,sendrecv_v2_zstd");
   EXPECT_EQ(headers(out)[0].data_check, payload_checksum(messages[0].payload));
 }
 
@@ -123,7 +124,7 @@ TEST(Handshake, SessionAddsOrRemovesDelayedAckByWindow) {
   with.delayed_ack_window = 1 << 20;
   Session a(with);
   a.start();
-  EXPECT_TRUE(text(take_output(a)[0].payload).ends_with(",sendrecv_v2,delayed_ack"));
+  EXPECT_TRUE(text(take_output(a)[0].payload).ends_with(",sendrecv_v2_zstd,delayed_ack"));
 
   SessionOptions without = host_options();
   without.banner.features.push_back("delayed_ack");
