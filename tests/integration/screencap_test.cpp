@@ -21,27 +21,13 @@
 #include "adbwire/error.hpp"
 #include "adbwire/vdevice.hpp"
 #include "integration/temp_dir.hpp"
+#include "integration/image_decode.hpp"
 
 namespace adbwire {
 namespace {
 
-struct Decoded {
-  std::uint32_t width = 0;
-  std::uint32_t height = 0;
-  std::vector<std::uint8_t> rgba;
-};
-
-Decoded decode_png(const std::vector<std::uint8_t>& png) {
-  std::unique_ptr<spng_ctx, decltype(&spng_ctx_free)> ctx(spng_ctx_new(0), spng_ctx_free);
-  spng_set_png_buffer(ctx.get(), png.data(), png.size());
-  spng_ihdr ihdr{};
-  EXPECT_EQ(spng_get_ihdr(ctx.get(), &ihdr), 0);
-  std::size_t size = 0;
-  spng_decoded_image_size(ctx.get(), SPNG_FMT_RGBA8, &size);
-  Decoded d{ihdr.width, ihdr.height, std::vector<std::uint8_t>(size)};
-  EXPECT_EQ(spng_decode_image(ctx.get(), d.rgba.data(), size, SPNG_FMT_RGBA8, 0), 0);
-  return d;
-}
+using test::Decoded;
+using test::decode_png;
 
 class Screencap : public ::testing::Test {
  protected:
