@@ -97,6 +97,9 @@ struct PageOptions {
   // works where a page blocks script input. cdp: a left click dispatched through CDP
   // (Input.dispatchMouseEvent) at the element's box as the page reports it at that moment.
   enum class WebInput { screen, cdp } web_input = WebInput::screen;
+  // Longest the WebView part of one snapshot may take (all its DevTools round trips): a page
+  // that hangs costs this, then the snapshot goes on with the native content.
+  std::chrono::milliseconds web_timeout{5000};
   // Budget of a call made with kDefaultDeadline, all its device round trips included.
   std::chrono::milliseconds timeout{30000};
   // Record every action with its arguments, result, timing and the snapshots around it

@@ -302,7 +302,8 @@ struct Page::State {
     std::string output = take_dump(deadline);
     if (!options.web) return output;
     agent::web::MergeReport report;
-    output = agent::web::merge_webviews(device, std::move(output), deadline, report);
+    output = agent::web::merge_webviews(device, std::move(output),
+                                        std::min(deadline, deadline_after(options.web_timeout)), report);
     web_status = {report.webviews, report.pages, report.web_nodes, std::move(report.problem)};
     return output;
   }

@@ -268,7 +268,13 @@ TEST_F(WebViewTest, WithoutWebTheSnapshotIsNativeOnly) {
 
 // ---- DevTools endpoints that misbehave: the native snapshot must survive each.
 
-enum class Misbehaviour { not_debuggable, hang_up_during_http, hang_up_during_handshake, malformed_cdp_reply };
+enum class Misbehaviour {
+  not_debuggable,
+  hang_up_during_http,
+  hang_up_during_handshake,
+  malformed_cdp_reply,
+  never_answers,
+};
 
 // Serves one misbehaviour on a loopback port until destroyed.
 class BrokenDevtools {
@@ -296,6 +302,10 @@ class BrokenDevtools {
       http::request<http::string_body> request;
       http::read(socket, buffer, request, ec);
       if (ec || mode_ == Misbehaviour::hang_up_during_http) continue;  // closes the socket
+      if (mode_ == Misbehaviour::never_answers) {
+        while (!stopping_) std::this_thread::sleep_for(10ms);
+        return;
+      }
       if (!websocket::is_upgrade(request)) {
         http::response<http::string_body> list{http::status::ok, 11};
         list.set(http::field::content_type, "application/json");
@@ -338,8 +348,13 @@ TEST_P(WebViewFailure, LeavesTheNativeSnapshotAndSaysWhy) {
   }
   VirtualDevice vd(options);
   vd.start();
-  Page page = Page::connect(vd.target());
+  PageOptions page_options;
+  page_options.web_timeout = 500ms;  // what a hung endpoint may cost the snapshot
+  Page page = Page::connect(vd.target(), page_options);
+  const auto started = std::chrono::steady_clock::now();
   const std::string text = page.snapshot().to_text();
+  // Generous bound: only that the snapshot does not wait for its whole 30 s deadline.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
   EXPECT_NE(text.find("\"Shop\""), std::string::npos) << text;
   EXPECT_NE(text.find("WebView"), std::string::npos) << text;
   EXPECT_NE(text.find("Button [ref="), std::string::npos) << text;  // the native Back button
@@ -354,13 +369,15 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::pair{Misbehaviour::not_debuggable, "debuggable"},
                       std::pair{Misbehaviour::hang_up_during_http, "GET /json/list"},
                       std::pair{Misbehaviour::hang_up_during_handshake, "handshake"},
-                      std::pair{Misbehaviour::malformed_cdp_reply, "not a CDP message"}),
+                      std::pair{Misbehaviour::malformed_cdp_reply, "not a CDP message"},
+                      std::pair{Misbehaviour::never_answers, "timed out"}),
     [](const auto& info) {
       switch (info.param.first) {
         case Misbehaviour::not_debuggable: return std::string("not_debuggable");
         case Misbehaviour::hang_up_during_http: return std::string("hang_up_during_http");
         case Misbehaviour::hang_up_during_handshake: return std::string("hang_up_during_handshake");
         case Misbehaviour::malformed_cdp_reply: return std::string("malformed_cdp_reply");
+        case Misbehaviour::never_answers: return std::string("never_answers");
       }
       return std::string();
     });
