@@ -131,9 +131,10 @@ enum class Orientation { portrait = 0, landscape = 1, reverse_portrait = 2, reve
 enum class Capability : std::uint32_t {
   snapshot,          // uiautomator dump
   input,             // input tap/swipe/keyevent/text (ASCII text)
-  unicode_text,      // non-ASCII type(): ADBKeyBoard is the active input method
-  clipboard,         // clipboard_set/get: stock Android has no shell command for it, so
-                     // this is off until an on-device helper provides one
+  unicode_text,      // non-ASCII type(): ADBKeyBoard is the active input method, or the
+                     // clipboard (below) and KEYCODE_PASTE
+  clipboard,         // clipboard_set/get: stock Android has no shell command for it; adbwire's
+                     // on-device dumper calls the clipboard service (PageOptions::helper on)
   drag_and_drop,     // input draganddrop (Android 12, API 31+); else drag() uses a slow swipe
   screenshot,        // screencap -p
   install,           // streamed install (cmd package install -S, API 24+)
@@ -311,7 +312,10 @@ class Page {
   // adbwire::screenshot(device(), options). parse_error when the device prints no image.
   std::vector<std::uint8_t> screenshot(Deadline deadline = kDefaultDeadline);
   std::vector<std::uint8_t> screenshot(Deadline deadline, std::error_code& error);
-  // not_supported unless Capability::clipboard (the message names the alternatives).
+  // The clipboard's text, through the on-device dumper (EXPERIMENTAL like it). Errors:
+  // not_supported unless Capability::clipboard (the message says how to turn it on),
+  // command_failed when the clipboard service refuses (Android 10+ lets only the focused app
+  // or the input method read the clipboard), and the helper's errors (see snapshot()).
   void clipboard_set(std::string_view text, Deadline deadline = kDefaultDeadline);
   void clipboard_set(std::string_view text, Deadline deadline, std::error_code& error);
   std::string clipboard_get(Deadline deadline = kDefaultDeadline);

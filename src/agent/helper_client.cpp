@@ -195,23 +195,20 @@ void HelperClient::start(Device& device, const HelperBudget& budget, Deadline de
                            printable(payload) + "\")");
 }
 
-std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadline deadline) {
-  const auto quiet = static_cast<std::uint32_t>(budget.idle_quiet.count());
-  const auto max = static_cast<std::uint32_t>(budget.idle_max.count());
+std::string HelperClient::request(Device& device, std::string_view what, std::span<const std::uint8_t> request,
+                                  std::chrono::milliseconds reply_budget, const HelperBudget& budget,
+                                  Deadline deadline, bool& failed) {
   try {
     for (int attempt = 0;; ++attempt) {
       if (!running()) start(device, budget, deadline);
       std::string payload;
-      bool failed = false;
-      const Deadline reply_deadline =
-          earliest(deadline, deadline_after(budget.idle_max + budget.reply_timeout));
-      if (exchange(helper::encode_dump(quiet, max), reply_deadline, payload, failed))
-        return payload;
+      failed = false;
+      if (exchange(request, earliest(deadline, deadline_after(reply_budget)), payload, failed)) return payload;
       stop();
       if (attempt == 1) {
         const std::string log = read_log(device, deadline);
         throw Error(errc::command_failed,
-                    "the on-device dumper died during a dump twice in a row (restarted once); " +
+                    "the on-device dumper died during " + std::string(what) + " twice in a row (restarted once); " +
                         (log.empty() ? std::string("see `adb logcat -s AndroidRuntime` for its crash")
                                      : "its stderr, " + std::string(helper::kLogPath) + ", says: " + log));
       }
@@ -223,6 +220,41 @@ std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadl
     kill(device);
     throw;
   }
+}
+
+std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadline deadline) {
+  const auto quiet = static_cast<std::uint32_t>(budget.idle_quiet.count());
+  const auto max = static_cast<std::uint32_t>(budget.idle_max.count());
+  bool failed = false;
+  // A failed dump's text is uiautomator's wording; the caller classifies it.
+  return request(device, "a dump", helper::encode_dump(quiet, max), budget.idle_max + budget.reply_timeout, budget,
+                 deadline, failed);
+}
+
+void HelperClient::set_clipboard(Device& device, std::string_view text, const HelperBudget& budget,
+                                 Deadline deadline) {
+  if (text.size() > helper::kMaxClip) {
+    throw Error(errc::invalid_argument, "clipboard text of " + std::to_string(text.size()) + " bytes; at most " +
+                                            std::to_string(helper::kMaxClip) + " fit a binder call");
+  }
+  const std::string encoded = helper::encode_set_clip(text);
+  bool failed = false;
+  const std::string reply =
+      request(device, "setting the clipboard", {reinterpret_cast<const std::uint8_t*>(encoded.data()), encoded.size()},
+              budget.reply_timeout, budget, deadline, failed);
+  if (failed) throw Error(errc::command_failed, "the device's clipboard service refused the text: " + printable(reply));
+}
+
+std::string HelperClient::get_clipboard(Device& device, const HelperBudget& budget, Deadline deadline) {
+  const std::uint8_t get = helper::kGetClip;
+  bool failed = false;
+  std::string reply = request(device, "reading the clipboard", {&get, 1}, budget.reply_timeout, budget, deadline, failed);
+  if (failed) {
+    throw Error(errc::command_failed, "the device's clipboard service did not give its text (Android 10+ lets "
+                                      "only the focused app or the input method read it): " +
+                                          printable(reply));
+  }
+  return reply;
 }
 
 }  // namespace adbwire::agent

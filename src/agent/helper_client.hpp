@@ -3,7 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
@@ -32,6 +34,12 @@ class HelperClient {
   // deadline, whichever comes first.
   std::string dump(Device& device, const HelperBudget& budget, Deadline deadline);
 
+  // The device's clipboard through the dumper (IClipboard, as a shell-uid tool calls it).
+  // Errors: command_failed (the clipboard service refused: the message has its exception),
+  // invalid_argument (text over helper::kMaxClip bytes), and dump()'s helper errors.
+  void set_clipboard(Device& device, std::string_view text, const HelperBudget& budget, Deadline deadline);
+  std::string get_clipboard(Device& device, const HelperBudget& budget, Deadline deadline);
+
   // True while a started helper's stream is open.
   bool running() const noexcept { return stream_.is_open(); }
   // Closes the stream; a working dumper exits when its stdin ends. Never blocks.
@@ -45,6 +53,13 @@ class HelperClient {
   // One request and its reply. False when the helper died (the stream ended) before replying.
   bool exchange(std::span<const std::uint8_t> request, Deadline reply_deadline,
                 std::string& payload, bool& failed);
+  // One request on a running helper, starting it when needed and restarting it once when it
+  // died; a reply must come within `reply_budget`. On any failure the helper is stopped and
+  // killed, and the error thrown.
+  // `what` names the request for messages ("a dump").
+  std::string request(Device& device, std::string_view what, std::span<const std::uint8_t> request,
+                      std::chrono::milliseconds reply_budget, const HelperBudget& budget, Deadline deadline,
+                      bool& failed);
 
   // Ends the process on the device, however stuck (best effort, a short deadline of its own):
   // a hung dumper keeps the device's only UiAutomation connection, and the fallback to

@@ -14,8 +14,12 @@ namespace adbwire::agent::helper {
 
 inline constexpr std::uint8_t kPing = 'P';
 inline constexpr std::uint8_t kDump = 'D';
+inline constexpr std::uint8_t kSetClip = 'C';  // u32 length, UTF-8 text
+inline constexpr std::uint8_t kGetClip = 'G';
 // The ping reply's payload; the number changes with the protocol.
-inline constexpr std::string_view kHello = "adbwire-dumper 1";
+inline constexpr std::string_view kHello = "adbwire-dumper 2";
+// Longest clipboard text sent (the binder transaction limit is about 1 MB).
+inline constexpr std::size_t kMaxClip = 256 * 1024;
 // Largest reply accepted: far above any real hierarchy, low enough that a garbage length
 // cannot make the host allocate gigabytes.
 inline constexpr std::uint32_t kMaxReply = 64U * 1024U * 1024U;
@@ -37,6 +41,15 @@ inline std::array<std::uint8_t, 9> encode_dump(std::uint32_t quiet_ms,
   auto be = [](std::uint32_t v, int shift) { return static_cast<std::uint8_t>(v >> shift); };
   return {kDump,          be(quiet_ms, 24), be(quiet_ms, 16), be(quiet_ms, 8), be(quiet_ms, 0),
           be(max_ms, 24), be(max_ms, 16),   be(max_ms, 8),    be(max_ms, 0)};
+}
+
+// 'C', big-endian u32 length, then the text (at most kMaxClip bytes: the caller checks).
+inline std::string encode_set_clip(std::string_view text) {
+  const auto n = static_cast<std::uint32_t>(text.size());
+  std::string out{static_cast<char>(kSetClip), static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                  static_cast<char>(n >> 8), static_cast<char>(n)};
+  out += text;
+  return out;
 }
 
 // nullopt when the bytes are no reply header (unknown status or a length over kMaxReply).

@@ -29,6 +29,8 @@ namespace {
 using Args = std::vector<std::pair<std::string, std::string>>;
 
 constexpr std::string_view kAdbKeyboard = "com.android.adbkeyboard/";
+// KEYCODE_PASTE: inserts the clipboard into the focused field (API 24+).
+constexpr int kKeycodePaste = 279;
 constexpr std::chrono::milliseconds kPollPause{250};
 
 std::string unique_dump_path() {
@@ -488,8 +490,11 @@ struct Page::State {
     caps.set(Capability::snapshot);
     caps.set(Capability::input);
     caps.set(Capability::screenshot);
-    caps.set(Capability::unicode_text, caps.input_method.starts_with(kAdbKeyboard));
-    caps.set(Capability::clipboard, false);
+    // The clipboard is reached through the on-device dumper (stock Android has no shell
+    // command for it); typing non-ASCII text works with it (set, then paste) or ADBKeyBoard.
+    const bool clipboard = helper_usable();
+    caps.set(Capability::clipboard, clipboard);
+    caps.set(Capability::unicode_text, clipboard || caps.input_method.starts_with(kAdbKeyboard));
     caps.set(Capability::drag_and_drop, caps.sdk >= 31);
     caps.set(Capability::install, caps.sdk == 0 || caps.sdk >= 24);
     caps.set(Capability::settings, caps.sdk == 0 || caps.sdk >= 17);
@@ -497,6 +502,13 @@ struct Page::State {
     caps.set(Capability::dismiss_keyguard, modern);
     capabilities = std::move(caps);
     return *capabilities;
+  }
+
+  // The on-device dumper is on for this Page and has not been given up on.
+  bool helper_usable() const { return options.helper != PageOptions::Helper::off && !helper_status.fell_back; }
+
+  agent::HelperBudget helper_budget() const {
+    return {options.helper_idle_quiet, options.helper_idle_max, options.helper_timeout};
   }
 
   void require(Capability c, Deadline deadline, std::string_view what) {
@@ -513,19 +525,23 @@ struct Page::State {
   void type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
                  Deadline deadline) {
     const bool unicode = agent::needs_unicode_path(text);
+    // Non-ASCII text goes through ADBKeyBoard when it is the input method, else through the
+    // clipboard (set by the on-device dumper) and KEYCODE_PASTE.
+    const bool adb_keyboard = unicode && probe(deadline).input_method.starts_with(kAdbKeyboard);
+    const bool paste = unicode && !adb_keyboard && probe(deadline).has(Capability::clipboard);
     std::string text_command;
     if (unicode) {
-      if (!probe(deadline).has(Capability::unicode_text)) {
+      if (!adb_keyboard && !paste) {
         throw Error(
             errc::not_supported,
             "this text has non-ASCII characters, which `input text` cannot type (it would drop or "
-            "garble "
-            "them); install ADBKeyBoard (com.android.adbkeyboard) and make it the input method "
-            "(`ime enable com.android.adbkeyboard/.AdbIME && ime set "
-            "com.android.adbkeyboard/.AdbIME`), "
-            "or type an ASCII transliteration");
+            "garble them); turn on the on-device dumper (PageOptions::helper / --helper auto), which "
+            "types it through the clipboard, or install ADBKeyBoard (com.android.adbkeyboard) and make "
+            "it the input method (`ime enable com.android.adbkeyboard/.AdbIME && ime set "
+            "com.android.adbkeyboard/.AdbIME`), or type an ASCII transliteration");
       }
-      text_command = "am broadcast -a ADB_INPUT_B64 --es msg " + agent::base64(text);
+      text_command = adb_keyboard ? "am broadcast -a ADB_INPUT_B64 --es msg " + agent::base64(text)
+                                  : "input keyevent " + std::to_string(kKeycodePaste);
     } else {
       std::size_t bad_at = 0;
       auto command = agent::ascii_type_command(text, bad_at);
@@ -541,8 +557,9 @@ struct Page::State {
     const ActionTarget field = target(ref, deadline);
     std::string line = "input tap " + std::to_string(field.info.tap_point.x) + " " +
                        std::to_string(field.info.tap_point.y);
+    if (paste) helper.set_clipboard(device, text, helper_budget(), deadline);
     if (type_options.clear) {
-      if (unicode) {
+      if (adb_keyboard) {
         line += " && am broadcast -a ADB_CLEAR_TEXT";
       } else if (const std::size_t n = agent::code_points(field.text); n > 0) {
         line += " && input keyevent 123 && input keyevent";  // MOVE_END, then DEL per character
@@ -942,9 +959,9 @@ std::vector<std::uint8_t> Page::screenshot(Deadline deadline, std::error_code& e
 namespace {
 [[noreturn]] void clipboard_unsupported() {
   throw Error(errc::not_supported,
-              "Android has no shell command for the clipboard, so adbwire cannot read or set it on "
-              "this device; "
-              "to type non-ASCII text use type() with ADBKeyBoard as the input method");
+              "Android has no shell command for the clipboard: adbwire reaches it through its on-device "
+              "dumper, which is off for this Page (PageOptions::helper, CLI --helper auto) or failed "
+              "earlier (helper_status())");
 }
 }  // namespace
 
@@ -953,6 +970,7 @@ void Page::clipboard_set(std::string_view text, Deadline deadline) {
   const Deadline d = s.resolve(deadline);
   s.perform("clipboard_set", {{"text", std::string(text)}}, false, [&] {
     if (!s.probe(d).has(Capability::clipboard)) clipboard_unsupported();
+    s.helper.set_clipboard(s.device, text, s.helper_budget(), d);
   });
 }
 void Page::clipboard_set(std::string_view text, Deadline deadline, std::error_code& error) {
@@ -963,7 +981,7 @@ std::string Page::clipboard_get(Deadline deadline) {
   const Deadline d = s.resolve(deadline);
   return s.perform("clipboard_get", {}, false, [&]() -> std::string {
     if (!s.probe(d).has(Capability::clipboard)) clipboard_unsupported();
-    return {};
+    return s.helper.get_clipboard(s.device, s.helper_budget(), d);
   });
 }
 std::string Page::clipboard_get(Deadline deadline, std::error_code& error) {

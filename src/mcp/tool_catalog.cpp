@@ -109,7 +109,8 @@ Json tool_definitions(bool allow_shell) {
       "type", "Type text",
       "Type text into an editable element (a TextInput) by ref: taps it to focus, then types. "
       "Spaces, quotes and shell characters are typed literally; '\\n' presses Enter. Non-ASCII "
-      "text needs the ADBKeyBoard input method on the device (the error says so).",
+      "text needs the server's --helper (it pastes through the clipboard) or the ADBKeyBoard input "
+      "method on the device (the error says so).",
       {{"ref", ref_property("The TextInput's [ref=N] from the latest snapshot.")},
        {"text", string("The text to type.")},
        {"clear", boolean("Delete the field's current text first.")},

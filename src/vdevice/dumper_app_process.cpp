@@ -15,7 +15,10 @@ constexpr std::string_view kClassPathOption = "-Djava.class.path=";
 constexpr std::string_view kNiceNameOption = "--nice-name=";
 constexpr std::uint8_t kPing = 'P';
 constexpr std::uint8_t kDump = 'D';
+constexpr std::uint8_t kSetClip = 'C';
+constexpr std::uint8_t kGetClip = 'G';
 constexpr std::size_t kDumpRequestSize = 9;  // 'D', u32 quiet ms, u32 max ms
+constexpr std::size_t kClipHeaderSize = 5;   // 'C', u32 length, then the text
 constexpr std::uint8_t kOk = 0;
 constexpr std::uint8_t kFailed = 1;
 constexpr std::string_view kAlreadyRegistered =
@@ -91,8 +94,15 @@ class DumperJob final : public Job {
       pending_.insert(pending_.end(), chunk.begin(), chunk.begin() + n);
     while (!pending_.empty()) {
       const std::uint8_t op = pending_.front();
-      const std::size_t size = op == kDump ? kDumpRequestSize : 1;
+      std::size_t size = op == kDump ? kDumpRequestSize : 1;
+      if (op == kSetClip) {
+        if (pending_.size() < kClipHeaderSize) break;
+        size = kClipHeaderSize + (std::size_t{pending_[1]} << 24 | std::size_t{pending_[2]} << 16 |
+                                  std::size_t{pending_[3]} << 8 | std::size_t{pending_[4]});
+      }
       if (pending_.size() < size) break;
+      const std::string clip(pending_.begin() + static_cast<std::ptrdiff_t>(op == kSetClip ? kClipHeaderSize : size),
+                             pending_.begin() + static_cast<std::ptrdiff_t>(size));
       pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(size));
       if (fault_ == DumperFault::never_answer) continue;
       if (fault_ == DumperFault::garbage) {
@@ -102,7 +112,13 @@ class DumperJob final : public Job {
         continue;
       }
       if (op == kPing) {
-        reply(io, kOk, "adbwire-dumper 1");
+        reply(io, kOk, "adbwire-dumper 2");
+      } else if (op == kSetClip) {
+        // IClipboard.setPrimaryClip as the real dumper calls it.
+        io.device().screens().set_clipboard(clip);
+        reply(io, kOk, "");
+      } else if (op == kGetClip) {
+        reply(io, kOk, io.device().screens().clipboard());
       } else if (op == kDump) {
         if (fault_ == DumperFault::die_after && dumps_ == fault_after_) return JobStep::done(1);
         ++dumps_;

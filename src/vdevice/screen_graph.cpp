@@ -17,6 +17,7 @@ constexpr std::string_view kDeclaration =
 constexpr int kKeyBack = 4;
 constexpr int kKeySpace = 62;
 constexpr int kKeyDelete = 67;
+constexpr int kKeyPaste = 279;
 
 struct Rect {
   int left = 0, top = 0, right = 0, bottom = 0;
@@ -38,7 +39,8 @@ std::optional<int> parse_int(std::string_view text) {
 std::optional<int> key_code(std::string_view word) {
   static constexpr std::pair<std::string_view, int> kNames[] = {
       {"KEYCODE_HOME", 3},          {"KEYCODE_BACK", kKeyBack},  {"KEYCODE_ENTER", 66},
-      {"KEYCODE_SPACE", kKeySpace}, {"KEYCODE_DEL", kKeyDelete}, {"KEYCODE_MOVE_END", 123}};
+      {"KEYCODE_SPACE", kKeySpace}, {"KEYCODE_DEL", kKeyDelete}, {"KEYCODE_MOVE_END", 123},
+      {"KEYCODE_PASTE", kKeyPaste}};
   if (auto number = parse_int(word)) return number;
   for (const auto& [name, code] : kNames) {
     if (name == word) return code;
@@ -334,11 +336,13 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
       if (*code == kKeyBack && !history_.empty()) {
         current_ = history_.back();
         history_.pop_back();
-      } else if (*code == kKeySpace || *code == kKeyDelete) {
+      } else if (*code == kKeySpace || *code == kKeyDelete || *code == kKeyPaste) {
         if (pugi::xml_node field = now.focused()) {
           std::string text = field.attribute("text").value();
           if (*code == kKeySpace) {
             text += ' ';
+          } else if (*code == kKeyPaste) {
+            text += clipboard_;
           } else {
             drop_last_code_point(text);
           }
@@ -349,6 +353,16 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
       }
     }
   }
+}
+
+void ScreenGraph::set_clipboard(std::string text) {
+  std::lock_guard lock(mutex_);
+  clipboard_ = std::move(text);
+}
+
+std::string ScreenGraph::clipboard() const {
+  std::lock_guard lock(mutex_);
+  return clipboard_;
 }
 
 void ScreenGraph::set_fault(UiDumpFault fault, std::uint32_t times) {

@@ -50,6 +50,11 @@ class ScreenGraph {
   std::string activity() const;
   std::string screen_name() const;
 
+  // The device's clipboard (what the emulated on-device dumper sets and reads); `input
+  // keyevent 279` (KEYCODE_PASTE) appends it to the focused field. Thread safe.
+  void set_clipboard(std::string text);
+  std::string clipboard() const;
+
   // Applies an `input` command (argv without "input" and the source word). Thread safe.
   void input(const std::vector<std::string>& args);
 
@@ -70,6 +75,7 @@ class ScreenGraph {
   std::size_t current_ = 0;
   std::vector<std::size_t> history_;
   UiDumpFault fault_ = UiDumpFault::none;
+  std::string clipboard_;  // guarded by mutex_
   std::uint32_t fault_times_ = 0;
 };
 

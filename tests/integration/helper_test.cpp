@@ -203,7 +203,7 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
   }
   ASSERT_GE(replies.size(), 26U);
   EXPECT_EQ(replies.substr(0, 21), std::string("\0\0\0\0\x10"
-                                               "adbwire-dumper 1",
+                                               "adbwire-dumper 2",
                                                21));
   EXPECT_EQ(replies[21], '\0');  // the dump: ok
   const std::uint32_t length = (std::uint32_t{static_cast<std::uint8_t>(replies[22])} << 24) |
@@ -225,7 +225,7 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
                                             "adbwire-dumper: unknown request",
                                             36));
   EXPECT_EQ(more.substr(36), std::string("\0\0\0\0\x10"
-                                         "adbwire-dumper 1",
+                                         "adbwire-dumper 2",
                                          21));
 }
 

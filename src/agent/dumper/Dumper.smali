@@ -102,6 +102,198 @@
     return-void
 .end method
 
+# What a failure says: the exception behind a reflective call rather than the wrapper.
+.method private static describe(Ljava/lang/Throwable;)Ljava/lang/String;
+    .registers 3
+    :unwrap
+    instance-of v0, p0, Ljava/lang/reflect/InvocationTargetException;
+    if-eqz v0, :done
+    invoke-virtual {p0}, Ljava/lang/Throwable;->getCause()Ljava/lang/Throwable;
+    move-result-object v1
+    if-eqz v1, :done
+    move-object p0, v1
+    goto :unwrap
+    :done
+    invoke-virtual {p0}, Ljava/lang/Object;->toString()Ljava/lang/String;
+    move-result-object v0
+    return-object v0
+.end method
+
+# IClipboard.<name>(…) through ServiceManager.getService("clipboard"), as a shell-uid tool
+# calls the clipboard service (no Context exists in an app_process tool). Its parameters grew
+# over Android versions (calling package; then attribution tag, user id, device id), so the
+# overload is found by name and filled by type: the ClipData; "com.android.shell" for the
+# first String and null for a later one (the attribution tag); 0 for each int (user 0, the
+# default device). Any other parameter type rules that overload out.
+.method private static clipboardCall(Ljava/lang/String;Landroid/content/ClipData;)Ljava/lang/Object;
+    .registers 16
+    # IBinder clipboard = ServiceManager.getService("clipboard")
+    const-string v0, "android.os.ServiceManager"
+    invoke-static {v0}, Ljava/lang/Class;->forName(Ljava/lang/String;)Ljava/lang/Class;
+    move-result-object v0
+    const-string v1, "getService"
+    const/4 v2, 0x1
+    const/4 v5, 0x0
+    new-array v3, v2, [Ljava/lang/Class;
+    const-class v4, Ljava/lang/String;
+    aput-object v4, v3, v5
+    invoke-virtual {v0, v1, v3}, Ljava/lang/Class;->getMethod(Ljava/lang/String;[Ljava/lang/Class;)Ljava/lang/reflect/Method;
+    move-result-object v1
+    new-array v3, v2, [Ljava/lang/Object;
+    const-string v4, "clipboard"
+    aput-object v4, v3, v5
+    const/4 v4, 0x0
+    invoke-virtual {v1, v4, v3}, Ljava/lang/reflect/Method;->invoke(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;
+    move-result-object v6
+    # IClipboard service = IClipboard.Stub.asInterface(clipboard)
+    const-string v0, "android.content.IClipboard$Stub"
+    invoke-static {v0}, Ljava/lang/Class;->forName(Ljava/lang/String;)Ljava/lang/Class;
+    move-result-object v0
+    const-string v1, "asInterface"
+    new-array v3, v2, [Ljava/lang/Class;
+    const-class v7, Landroid/os/IBinder;
+    aput-object v7, v3, v5
+    invoke-virtual {v0, v1, v3}, Ljava/lang/Class;->getMethod(Ljava/lang/String;[Ljava/lang/Class;)Ljava/lang/reflect/Method;
+    move-result-object v1
+    new-array v3, v2, [Ljava/lang/Object;
+    aput-object v6, v3, v5
+    invoke-virtual {v1, v4, v3}, Ljava/lang/reflect/Method;->invoke(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;
+    move-result-object v6
+    # The overload of `name` whose parameters are all ClipData, String or int.
+    invoke-virtual {v6}, Ljava/lang/Object;->getClass()Ljava/lang/Class;
+    move-result-object v0
+    invoke-virtual {v0}, Ljava/lang/Class;->getMethods()[Ljava/lang/reflect/Method;
+    move-result-object v7
+    array-length v8, v7
+    const/4 v9, 0x0
+    :next_method
+    if-ge v9, v8, :none
+    aget-object v10, v7, v9
+    add-int/lit8 v9, v9, 0x1
+    invoke-virtual {v10}, Ljava/lang/reflect/Method;->getName()Ljava/lang/String;
+    move-result-object v11
+    invoke-virtual {p0, v11}, Ljava/lang/String;->equals(Ljava/lang/Object;)Z
+    move-result v11
+    if-eqz v11, :next_method
+    invoke-virtual {v10}, Ljava/lang/reflect/Method;->getParameterTypes()[Ljava/lang/Class;
+    move-result-object v11
+    array-length v12, v11
+    new-array v13, v12, [Ljava/lang/Object;
+    const/4 v0, 0x0
+    const/4 v1, 0x0
+    :next_param
+    if-ge v0, v12, :call
+    aget-object v2, v11, v0
+    const-class v3, Landroid/content/ClipData;
+    if-ne v2, v3, :not_clip
+    aput-object p1, v13, v0
+    goto :param_done
+    :not_clip
+    const-class v3, Ljava/lang/String;
+    if-ne v2, v3, :not_string
+    if-nez v1, :param_done
+    const-string v3, "com.android.shell"
+    aput-object v3, v13, v0
+    const/4 v1, 0x1
+    goto :param_done
+    :not_string
+    sget-object v3, Ljava/lang/Integer;->TYPE:Ljava/lang/Class;
+    if-ne v2, v3, :next_method
+    const/4 v3, 0x0
+    invoke-static {v3}, Ljava/lang/Integer;->valueOf(I)Ljava/lang/Integer;
+    move-result-object v3
+    aput-object v3, v13, v0
+    :param_done
+    add-int/lit8 v0, v0, 0x1
+    goto :next_param
+    :call
+    invoke-virtual {v10, v6, v13}, Ljava/lang/reflect/Method;->invoke(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;
+    move-result-object v0
+    return-object v0
+    :none
+    new-instance v0, Ljava/lang/NoSuchMethodException;
+    new-instance v1, Ljava/lang/StringBuilder;
+    const-string v2, "IClipboard has no usable "
+    invoke-direct {v1, v2}, Ljava/lang/StringBuilder;-><init>(Ljava/lang/String;)V
+    invoke-virtual {v1, p0}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    invoke-virtual {v1}, Ljava/lang/StringBuilder;->toString()Ljava/lang/String;
+    move-result-object v1
+    invoke-direct {v0, v1}, Ljava/lang/NoSuchMethodException;-><init>(Ljava/lang/String;)V
+    throw v0
+.end method
+
+# 'C' u32 length, UTF-8 text: the clipboard becomes that text (ClipData.newPlainText, then
+# IClipboard.setPrimaryClip). Replies ok with nothing, or failed with the exception.
+.method private static setClip(Ljava/io/DataOutputStream;Ljava/io/DataInputStream;)V
+    .registers 6
+    :try_start
+    invoke-virtual {p1}, Ljava/io/DataInputStream;->readInt()I
+    move-result v0
+    new-array v1, v0, [B
+    invoke-virtual {p1, v1}, Ljava/io/DataInputStream;->readFully([B)V
+    new-instance v2, Ljava/lang/String;
+    const-string v3, "UTF-8"
+    invoke-direct {v2, v1, v3}, Ljava/lang/String;-><init>([BLjava/lang/String;)V
+    const-string v3, "adbwire"
+    invoke-static {v3, v2}, Landroid/content/ClipData;->newPlainText(Ljava/lang/CharSequence;Ljava/lang/CharSequence;)Landroid/content/ClipData;
+    move-result-object v2
+    const-string v3, "setPrimaryClip"
+    invoke-static {v3, v2}, Lcom/adbwire/Dumper;->clipboardCall(Ljava/lang/String;Landroid/content/ClipData;)Ljava/lang/Object;
+    const/4 v3, 0x0
+    new-array v2, v3, [B
+    invoke-static {p0, v3, v2}, Lcom/adbwire/Dumper;->reply(Ljava/io/DataOutputStream;I[B)V
+    :try_end
+    .catch Ljava/lang/Throwable; {:try_start .. :try_end} :failed
+    return-void
+    :failed
+    move-exception v0
+    invoke-static {v0}, Lcom/adbwire/Dumper;->describe(Ljava/lang/Throwable;)Ljava/lang/String;
+    move-result-object v0
+    invoke-static {p0, v0}, Lcom/adbwire/Dumper;->fail(Ljava/io/DataOutputStream;Ljava/lang/String;)V
+    return-void
+.end method
+
+# 'G': the clipboard's text (IClipboard.getPrimaryClip, its first item's text), "" when it
+# holds none. Replies ok with the UTF-8 text, or failed with the exception (Android 10+ may
+# refuse a background reader).
+.method private static getClip(Ljava/io/DataOutputStream;)V
+    .registers 5
+    :try_start
+    const-string v0, "getPrimaryClip"
+    const/4 v1, 0x0
+    invoke-static {v0, v1}, Lcom/adbwire/Dumper;->clipboardCall(Ljava/lang/String;Landroid/content/ClipData;)Ljava/lang/Object;
+    move-result-object v0
+    const-string v2, ""
+    if-eqz v0, :have_text
+    check-cast v0, Landroid/content/ClipData;
+    invoke-virtual {v0}, Landroid/content/ClipData;->getItemCount()I
+    move-result v3
+    if-eqz v3, :have_text
+    const/4 v3, 0x0
+    invoke-virtual {v0, v3}, Landroid/content/ClipData;->getItemAt(I)Landroid/content/ClipData$Item;
+    move-result-object v0
+    invoke-virtual {v0}, Landroid/content/ClipData$Item;->getText()Ljava/lang/CharSequence;
+    move-result-object v0
+    if-eqz v0, :have_text
+    invoke-interface {v0}, Ljava/lang/CharSequence;->toString()Ljava/lang/String;
+    move-result-object v2
+    :have_text
+    const-string v0, "UTF-8"
+    invoke-virtual {v2, v0}, Ljava/lang/String;->getBytes(Ljava/lang/String;)[B
+    move-result-object v0
+    const/4 v1, 0x0
+    invoke-static {p0, v1, v0}, Lcom/adbwire/Dumper;->reply(Ljava/io/DataOutputStream;I[B)V
+    :try_end
+    .catch Ljava/lang/Throwable; {:try_start .. :try_end} :failed
+    return-void
+    :failed
+    move-exception v0
+    invoke-static {v0}, Lcom/adbwire/Dumper;->describe(Ljava/lang/Throwable;)Ljava/lang/String;
+    move-result-object v0
+    invoke-static {p0, v0}, Lcom/adbwire/Dumper;->fail(Ljava/io/DataOutputStream;Ljava/lang/String;)V
+    return-void
+.end method
+
 .method public static main([Ljava/lang/String;)V
     .registers 9
     new-instance v0, Ljava/io/DataInputStream;
@@ -154,7 +346,7 @@
     .catch Ljava/io/EOFException; {:try_read_start .. :try_read_end} :stdin_closed
     const/16 v4, 0x50
     if-ne v3, v4, :not_ping
-    const-string v3, "adbwire-dumper 1"
+    const-string v3, "adbwire-dumper 2"
     const-string v4, "UTF-8"
     invoke-virtual {v3, v4}, Ljava/lang/String;->getBytes(Ljava/lang/String;)[B
     move-result-object v3
@@ -162,6 +354,16 @@
     invoke-static {v1, v4, v3}, Lcom/adbwire/Dumper;->reply(Ljava/io/DataOutputStream;I[B)V
     goto :next
     :not_ping
+    const/16 v4, 0x43
+    if-ne v3, v4, :not_set_clip
+    invoke-static {v1, v0}, Lcom/adbwire/Dumper;->setClip(Ljava/io/DataOutputStream;Ljava/io/DataInputStream;)V
+    goto :next
+    :not_set_clip
+    const/16 v4, 0x47
+    if-ne v3, v4, :not_get_clip
+    invoke-static {v1}, Lcom/adbwire/Dumper;->getClip(Ljava/io/DataOutputStream;)V
+    goto :next
+    :not_get_clip
     const/16 v4, 0x44
     if-ne v3, v4, :unknown
     invoke-virtual {v0}, Ljava/io/DataInputStream;->readInt()I

@@ -92,7 +92,7 @@ TEST(HelperDex, DexdumpFindsTheClassMethodsAndPlatformCalls) {
   const std::string dump = run("dexdump -d " + write_embedded(dir).string(), status);
   ASSERT_EQ(status, 0) << dump;
   EXPECT_NE(dump.find("Class descriptor  : 'Lcom/adbwire/Dumper;'"), std::string::npos) << dump;
-  for (const char* method : {"main", "dump", "reply", "fail"})
+  for (const char* method : {"main", "dump", "reply", "fail", "setClip", "getClip", "clipboardCall", "describe"})
     EXPECT_NE(dump.find("name          : '" + std::string(method) + "'"), std::string::npos)
         << method;
   for (const char* call : {
@@ -110,13 +110,19 @@ TEST(HelperDex, DexdumpFindsTheClassMethodsAndPlatformCalls) {
            "Ljava/io/ByteArrayOutputStream;.toByteArray:()[B",
            "Ljava/lang/Class;.getMethod:",
            "Ljava/io/DataInputStream;.readInt:()I",
+           "Landroid/content/ClipData;.newPlainText:(Ljava/lang/CharSequence;Ljava/lang/CharSequence;)Landroid/"
+           "content/ClipData;",
+           "Landroid/content/ClipData$Item;.getText:()Ljava/lang/CharSequence;",
+           "Ljava/lang/reflect/Method;.getParameterTypes:()[Ljava/lang/Class;",
        }) {
     EXPECT_NE(dump.find(call), std::string::npos) << "no call to " << call;
   }
   // The reflective call and uiautomator's own failure texts, which the host classifies.
   for (const char* text :
        {"\"setCompressedLayoutHierarchy\"", "\"ERROR: could not get idle state.\"",
-        "\"ERROR: null root node returned by UiTestAutomationBridge.\"", "\"adbwire-dumper 1\""}) {
+        "\"ERROR: null root node returned by UiTestAutomationBridge.\"", "\"adbwire-dumper 2\"",
+        "\"android.os.ServiceManager\"", "\"android.content.IClipboard$Stub\"", "\"setPrimaryClip\"",
+        "\"getPrimaryClip\"", "\"com.android.shell\""}) {
     EXPECT_NE(dump.find(text), std::string::npos) << "no string " << text;
   }
 }
