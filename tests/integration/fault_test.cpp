@@ -16,6 +16,7 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
+#include "adbwire/keys.hpp"
 #include "adbwire/sync.hpp"
 #include "adbwire/vdevice.hpp"
 #include "integration/temp_dir.hpp"
@@ -139,6 +140,9 @@ TEST_P(FaultTest, GivesItsTypedErrorAndLeavesNothingBehind) {
   connect.connect_timeout = 1500ms;
   connect.auth_timeout = 500ms;
   fs::create_directories(connect.keys.android_dir);
+  // The host key exists before the clock starts: generating one (as adb does on first use)
+  // takes a second on a loaded machine, and these rows time the device, not the key.
+  PrivateKey::generate().save(connect.keys.android_dir / "adbkey", "fault@test");
   {
     VirtualDeviceOptions options;
     options.root = dir.path() / "device";
