@@ -326,7 +326,12 @@ struct Page::State {
       throw Error(errc::invalid_argument, "not a web element: " + web_node);
     }
     agent::web::CdpSession session = agent::web::CdpSession::connect(device, socket, page_id, deadline);
-    session.call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", backend_id}}, deadline);
+    // Newer Chrome only: an older WebView that lacks it clicks where the element is.
+    try {
+      session.call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", backend_id}}, deadline);
+    } catch (const Error& e) {
+      if (e.code() != errc::command_failed) throw;
+    }
     const agent::web::Json box = session.call("DOM.getBoxModel", {{"backendNodeId", backend_id}}, deadline);
     const auto model = box.find("model");
     const agent::web::Json* quad = nullptr;
@@ -492,9 +497,11 @@ struct Page::State {
     caps.set(Capability::screenshot);
     // The clipboard is reached through the on-device dumper (stock Android has no shell
     // command for it); typing non-ASCII text works with it (set, then paste) or ADBKeyBoard.
+    // KEYCODE_PASTE exists from API 24.
     const bool clipboard = helper_usable();
     caps.set(Capability::clipboard, clipboard);
-    caps.set(Capability::unicode_text, clipboard || caps.input_method.starts_with(kAdbKeyboard));
+    caps.set(Capability::unicode_text, (clipboard && (caps.sdk == 0 || caps.sdk >= 24)) ||
+                                           caps.input_method.starts_with(kAdbKeyboard));
     caps.set(Capability::drag_and_drop, caps.sdk >= 31);
     caps.set(Capability::install, caps.sdk == 0 || caps.sdk >= 24);
     caps.set(Capability::settings, caps.sdk == 0 || caps.sdk >= 17);
@@ -528,7 +535,9 @@ struct Page::State {
     // Non-ASCII text goes through ADBKeyBoard when it is the input method, else through the
     // clipboard (set by the on-device dumper) and KEYCODE_PASTE.
     const bool adb_keyboard = unicode && probe(deadline).input_method.starts_with(kAdbKeyboard);
-    const bool paste = unicode && !adb_keyboard && probe(deadline).has(Capability::clipboard);
+    // Asked now, not from the cached probe: a helper that fell back since must not be started
+    // again (it would take UiAutomation from the dumps that replaced it).
+    const bool paste = unicode && !adb_keyboard && helper_usable() && probe(deadline).has(Capability::unicode_text);
     std::string text_command;
     if (unicode) {
       if (!adb_keyboard && !paste) {
@@ -969,7 +978,7 @@ void Page::clipboard_set(std::string_view text, Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
   s.perform("clipboard_set", {{"text", std::string(text)}}, false, [&] {
-    if (!s.probe(d).has(Capability::clipboard)) clipboard_unsupported();
+    if (!s.helper_usable()) clipboard_unsupported();
     s.helper.set_clipboard(s.device, text, s.helper_budget(), d);
   });
 }
@@ -980,7 +989,7 @@ std::string Page::clipboard_get(Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
   return s.perform("clipboard_get", {}, false, [&]() -> std::string {
-    if (!s.probe(d).has(Capability::clipboard)) clipboard_unsupported();
+    if (!s.helper_usable()) clipboard_unsupported();
     return s.helper.get_clipboard(s.device, s.helper_budget(), d);
   });
 }

@@ -122,7 +122,8 @@ void ReplayScript::release_due() {
     const ReplayStep& step = steps_[released_];
     if (step.direction == CaptureDirection::device_to_host) {
       for (auto it = pending_.begin(); it != pending_.end() && *it < released_; ++it) {
-        if (gates(steps_[*it], step)) return;
+        // An optional close-stdin the live host may never send must not hold anything back.
+        if (!close_stdin_[*it] && gates(steps_[*it], step)) return;
       }
       const std::uint32_t stream = stream_of(step);
       if (step.message.command == kCommandClse && stream != kHandshake) {

@@ -128,6 +128,17 @@ TEST_F(HelperTest, DyingAgainFallsBackToUiautomatorWhenAutomatic) {
   ASSERT_EQ(warnings_.size(), 1U) << "the fallback is announced once";
   EXPECT_NE(warnings_[0].find("died during a dump twice"), std::string::npos) << warnings_[0];
   EXPECT_NE(warnings_[0].find("--helper off"), std::string::npos) << warnings_[0];
+  // Nor for the clipboard or non-ASCII typing: a dumper started now would hold UiAutomation
+  // and fail every `uiautomator dump` that replaced it.
+  std::error_code error;
+  p.clipboard_set("x", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::not_supported);
+  const ui::Snapshot& shown = p.snapshot();
+  ASSERT_FALSE(shown.refs().empty());
+  p.type(shown.refs().front().ref, "é", {}, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::not_supported);
+  EXPECT_EQ(helper_starts(vd_), 2U);
+  EXPECT_FALSE(p.snapshot().to_text().empty());
 }
 
 // A hung dumper outlives its stream and keeps UiAutomation (the virtual device models both),

@@ -19,6 +19,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <optional>
 #include <regex>
 #include <string>
@@ -274,6 +278,8 @@ enum class Misbehaviour {
   hang_up_during_handshake,
   malformed_cdp_reply,
   never_answers,
+  closes_the_session,  // accepts the WebSocket, then closes it (the page went away)
+  dies_after_one_reply,  // answers the first CDP call, then drops the connection
 };
 
 // Serves one misbehaviour on a loopback port until destroyed.
@@ -318,6 +324,21 @@ class BrokenDevtools {
       websocket::stream<tcp::socket> ws(std::move(socket));
       ws.accept(request, ec);
       if (ec) continue;
+      if (mode_ == Misbehaviour::closes_the_session) {
+        ws.close(websocket::close_code::going_away, ec);
+        continue;
+      }
+      if (mode_ == Misbehaviour::dies_after_one_reply) {
+        beast::flat_buffer first;
+        ws.read(first, ec);
+        if (ec) continue;
+        const auto call = nlohmann::json::parse(beast::buffers_to_string(first.data()));
+        ws.text(true);
+        ws.write(boost::asio::buffer(nlohmann::json{{"id", call["id"]}, {"result", {{"nodes", nlohmann::json::array()}}}}.dump()), ec);
+        ws.next_layer().close(ec);  // no close frame: the app's process is gone
+        std::this_thread::sleep_for(50ms);
+        continue;
+      }
       beast::flat_buffer message;
       ws.read(message, ec);
       if (ec) continue;
@@ -333,6 +354,155 @@ class BrokenDevtools {
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
+
+// A DevTools endpoint that answers with canned CDP results (method -> result, or an error for
+// methods in `errors`), as a WebView of a real app would describe itself in /json/list.
+class ScriptedDevtools {
+ public:
+  ScriptedDevtools(std::string description, std::map<std::string, nlohmann::json> results,
+                   std::set<std::string> errors = {})
+      : acceptor_(io_, {boost::asio::ip::address_v4::loopback(), 0}),
+        description_(std::move(description)),
+        results_(std::move(results)),
+        errors_(std::move(errors)) {
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~ScriptedDevtools() {
+    stopping_ = true;
+    boost::system::error_code ignored;
+    tcp::socket poke(io_);
+    poke.connect(acceptor_.local_endpoint(), ignored);
+    thread_.join();
+  }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  std::vector<std::string> methods() {
+    std::lock_guard lock(mutex_);
+    return methods_;
+  }
+
+ private:
+  void serve() {
+    while (!stopping_) {
+      tcp::socket socket(io_);
+      boost::system::error_code ec;
+      acceptor_.accept(socket, ec);
+      if (ec || stopping_) return;
+      beast::flat_buffer buffer;
+      http::request<http::string_body> request;
+      http::read(socket, buffer, request, ec);
+      if (ec) continue;
+      if (!websocket::is_upgrade(request)) {
+        const nlohmann::json list = nlohmann::json::array(
+            {{{"id", "W1"}, {"type", "page"}, {"url", "https://app.example/"}, {"title", "App"},
+              {"description", description_}}});
+        http::response<http::string_body> answer{http::status::ok, 11};
+        answer.body() = list.dump();
+        answer.prepare_payload();
+        http::write(socket, answer, ec);
+        continue;
+      }
+      websocket::stream<tcp::socket> ws(std::move(socket));
+      ws.accept(request, ec);
+      while (!ec) {
+        beast::flat_buffer message;
+        ws.read(message, ec);
+        if (ec) break;
+        const auto call = nlohmann::json::parse(beast::buffers_to_string(message.data()));
+        const std::string method = call["method"];
+        {
+          std::lock_guard lock(mutex_);
+          methods_.push_back(method);
+        }
+        nlohmann::json reply = {{"id", call["id"]}};
+        if (errors_.contains(method)) {
+          reply["error"] = {{"code", -32601}, {"message", "'" + method + "' wasn't found"}};
+        } else {
+          const auto it = results_.find(method);
+          reply["result"] = it != results_.end() ? it->second : nlohmann::json::object();
+        }
+        ws.text(true);
+        ws.write(boost::asio::buffer(reply.dump()), ec);
+      }
+    }
+  }
+
+  boost::asio::io_context io_;
+  tcp::acceptor acceptor_;
+  std::string description_;
+  std::map<std::string, nlohmann::json> results_;
+  std::set<std::string> errors_;
+  std::mutex mutex_;
+  std::vector<std::string> methods_;  // guarded by mutex_
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+// One button 100x50 CSS px at (0, 600) in a page 1080 CSS px wide (scale 1).
+std::map<std::string, nlohmann::json> one_button_page() {
+  return {{"Accessibility.getFullAXTree",
+           nlohmann::json::parse(R"({"nodes":[
+             {"nodeId":"1","ignored":false,"role":{"value":"RootWebArea"},"name":{"value":"App"},"childIds":["2"],"backendDOMNodeId":1},
+             {"nodeId":"2","parentId":"1","ignored":false,"role":{"value":"button"},"name":{"value":"Go"},"childIds":[],"backendDOMNodeId":2}]})")},
+          {"DOMSnapshot.captureSnapshot",
+           nlohmann::json::parse(R"({"documents":[{"nodes":{"backendNodeId":[1,2]},
+             "layout":{"nodeIndex":[0,1],"bounds":[[0,0,1080,2000],[0,600,100,50]]}}],"strings":[]})")},
+          {"Page.getLayoutMetrics", nlohmann::json::parse(R"({"cssVisualViewport":{"pageX":0,"pageY":0,"clientWidth":1080,"clientHeight":2000}})")},
+          {"DOM.getBoxModel", nlohmann::json::parse(R"({"model":{"content":[0,600,100,600,100,650,0,650]}})")}};
+}
+
+VirtualDeviceOptions scripted_device(const fs::path& folder, std::uint16_t port, const std::string& package) {
+  VirtualDeviceOptions options;
+  options.screens = write_screen(folder);
+  options.devtools = {{kSocket, port, kWebViewPid, package}};
+  return options;
+}
+
+// A WebView scrolled partly off the top of the screen: uiautomator's bounds are its visible
+// part ([0,200][1080,1550]), its own description says it starts at y = -200. Boxes follow the
+// description; the visible part only clips. A secondary process (":sandboxed") is the app's.
+TEST(WebViewScripted, BoxesFollowTheWebViewsOwnRectangleNotItsVisiblePart) {
+  test::TempDir folder;
+  ScriptedDevtools server(R"({"attached":true,"visible":true,"screenX":0,"screenY":-200,"width":1080,"height":2000})",
+                          one_button_page());
+  VirtualDevice vd(scripted_device(folder.path(), server.port(), "com.example.shop:sandboxed"));
+  vd.start();
+  Page page = Page::connect(vd.target());
+  const std::string text = page.snapshot().to_text();
+  ASSERT_EQ(page.web_status().problem, "") << text;
+  const int go = ref_of(text, "- Button");
+  ASSERT_GT(go, 0) << text;
+  page.tap(static_cast<std::uint32_t>(go));
+  EXPECT_EQ(vd.events().back(), "input tap 50 425");  // y: -200 + 600 .. 650, centre 425
+}
+
+TEST(WebViewScripted, AnEmptyTreeKeepsTheNativeContentAndSaysSo) {
+  test::TempDir folder;
+  auto results = one_button_page();
+  results["Accessibility.getFullAXTree"] = nlohmann::json::parse(R"({"nodes":[]})");
+  ScriptedDevtools server("", results);
+  VirtualDevice vd(scripted_device(folder.path(), server.port(), "com.example.shop"));
+  vd.start();
+  Page page = Page::connect(vd.target());
+  const std::string text = page.snapshot().to_text();
+  EXPECT_EQ(page.web_status().pages, 0u);
+  EXPECT_NE(page.web_status().problem.find("no accessibility tree"), std::string::npos) << page.web_status().problem;
+  EXPECT_NE(text.find("WebView"), std::string::npos) << text;
+}
+
+TEST(WebViewScripted, CdpClickGoesOnWhereScrollIntoViewIsUnknown) {
+  test::TempDir folder;
+  ScriptedDevtools server("", one_button_page(), {"DOM.scrollIntoViewIfNeeded"});
+  VirtualDevice vd(scripted_device(folder.path(), server.port(), "com.example.shop"));
+  vd.start();
+  PageOptions options;
+  options.web_input = PageOptions::WebInput::cdp;
+  Page page = Page::connect(vd.target(), options);
+  const int go = ref_of(page.snapshot().to_text(), "- Button");
+  ASSERT_GT(go, 0);
+  page.tap(static_cast<std::uint32_t>(go));
+  const std::vector<std::string> methods = server.methods();
+  EXPECT_EQ(std::count(methods.begin(), methods.end(), "Input.dispatchMouseEvent"), 2);
+}
 
 class WebViewFailure : public ::testing::TestWithParam<std::pair<Misbehaviour, const char*>> {};
 
@@ -370,7 +540,9 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{Misbehaviour::hang_up_during_http, "GET /json/list"},
                       std::pair{Misbehaviour::hang_up_during_handshake, "handshake"},
                       std::pair{Misbehaviour::malformed_cdp_reply, "not a CDP message"},
-                      std::pair{Misbehaviour::never_answers, "timed out"}),
+                      std::pair{Misbehaviour::never_answers, "timed out"},
+                      std::pair{Misbehaviour::closes_the_session, "socket closed"},
+                      std::pair{Misbehaviour::dies_after_one_reply, "socket closed"}),
     [](const auto& info) {
       switch (info.param.first) {
         case Misbehaviour::not_debuggable: return std::string("not_debuggable");
@@ -378,6 +550,8 @@ INSTANTIATE_TEST_SUITE_P(
         case Misbehaviour::hang_up_during_handshake: return std::string("hang_up_during_handshake");
         case Misbehaviour::malformed_cdp_reply: return std::string("malformed_cdp_reply");
         case Misbehaviour::never_answers: return std::string("never_answers");
+        case Misbehaviour::closes_the_session: return std::string("closes_the_session");
+        case Misbehaviour::dies_after_one_reply: return std::string("dies_after_one_reply");
       }
       return std::string();
     });

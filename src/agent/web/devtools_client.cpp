@@ -94,6 +94,12 @@ class AdbSyncStream {
 
  private:
   void fail(const std::error_code& error, boost::system::error_code& ec) {
+    // The app ended the stream (page closed, WebView gone): that socket's end, not the
+    // device's. `closed` must not reach callers, who take it for a lost connection.
+    if (error == errc::closed) {
+      ec = boost::asio::error::eof;
+      return;
+    }
     last_error_ = error;
     ec = error == errc::timeout ? boost::system::error_code(beast::error::timeout)
                                 : boost::system::error_code(boost::asio::error::connection_reset);
@@ -125,6 +131,9 @@ Stream open_socket(Device& device, const std::string& socket, Deadline deadline)
 // The adbwire error behind a Beast failure on the stream, else protocol_error.
 [[noreturn]] void fail_with(const AdbSyncStream& stream, const boost::system::error_code& ec, const std::string& what) {
   if (stream.last_error()) throw Error(stream.last_error(), what + ": " + stream.last_error().message());
+  if (ec == boost::asio::error::eof || ec == websocket::error::closed) {
+    throw Error(errc::protocol_error, what + ": the socket closed (the page or the app went away)");
+  }
   throw Error(errc::protocol_error, what + ": " + ec.message());
 }
 
@@ -153,11 +162,14 @@ void read_description(const std::string& description, WebViewPage& page) {
   if (parsed.contains("screenX") && parsed.contains("screenY") && parsed.contains("width") &&
       parsed.contains("height") && parsed["width"].is_number() && parsed["height"].is_number() &&
       parsed["screenX"].is_number() && parsed["screenY"].is_number()) {
+    const auto pixels = [&parsed](const char* key) {
+      return static_cast<std::int32_t>(std::clamp(parsed[key].get<double>(), -1e6, 1e6));
+    };
     page.has_screen_rect = true;
-    page.screen_x = parsed["screenX"].get<std::int32_t>();
-    page.screen_y = parsed["screenY"].get<std::int32_t>();
-    page.width = parsed["width"].get<std::int32_t>();
-    page.height = parsed["height"].get<std::int32_t>();
+    page.screen_x = pixels("screenX");
+    page.screen_y = pixels("screenY");
+    page.width = pixels("width");
+    page.height = pixels("height");
   }
 }
 
@@ -209,7 +221,8 @@ std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadl
     std::error_code error;
     std::string name = device.exec("cat /proc/" + std::to_string(socket.pid) + "/cmdline", deadline, error);
     if (error) continue;
-    name = name.substr(0, name.find('\0'));
+    // A secondary process is named "<package>:<name>"; the package is what the dump shows.
+    name = name.substr(0, std::min(name.find('\0'), name.find(':')));
     // "No such file or directory": the app exited since /proc/net/unix was read.
     if (name.find(' ') == std::string::npos && !name.empty()) socket.package = std::move(name);
   }

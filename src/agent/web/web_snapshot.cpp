@@ -333,7 +333,8 @@ std::string web_nodes_xml(const Json& ax_tree, const Json& dom_snapshot, const V
   pugi::xml_node holder = doc.append_child("node");
   NodeWriter writer(mapping, {clip_left, clip_top, clip_right, clip_bottom}, std::string(package),
                     std::string(node_prefix), std::string(), layout_boxes(dom_snapshot));
-  count = writer.write(ax_tree, holder);
+  writer.write(ax_tree, holder);
+  count = static_cast<std::uint32_t>(holder.select_nodes(".//node").size());
   std::ostringstream out;
   for (pugi::xml_node child = holder.first_child(); child; child = child.next_sibling()) {
     child.print(out, "", pugi::format_raw);
@@ -401,12 +402,23 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline, M
       const Json ax = session.call("Accessibility.getFullAXTree", Json::object(), deadline);
       const Json dom = session.call("DOMSnapshot.captureSnapshot", {{"computedStyles", Json::array()}}, deadline);
       const Json metrics = session.call("Page.getLayoutMetrics", Json::object(), deadline);
-      const ViewportMapping mapping = mapping_for(metrics, *bounds);
+      // uiautomator's bounds are the visible part; a WebView in a ScrollView or taller than the
+      // screen starts elsewhere, and its own description in /json/list says where.
+      Rect whole = *bounds;
+      if (page->has_screen_rect && page->width > 0 && page->height > 0) {
+        whole = {page->screen_x, page->screen_y, page->screen_x + page->width, page->screen_y + page->height};
+      }
+      const ViewportMapping mapping = mapping_for(metrics, whole);
       // Built aside and swapped in only when complete: a failure leaves the native children.
       pugi::xml_document built;
       pugi::xml_node holder = built.append_child("node");
       NodeWriter writer(mapping, *bounds, package, page->socket + "|" + page->id + "|", page->url, layout_boxes(dom));
-      const std::uint32_t count = writer.write(ax, holder);
+      writer.write(ax, holder);
+      const auto count = static_cast<std::uint32_t>(holder.select_nodes(".//node").size());
+      if (count == 0) {
+        report.problem = "the page of the WebView of " + package + " gave no accessibility tree; its native content is shown";
+        continue;
+      }
       while (webview.first_child()) webview.remove_child(webview.first_child());
       for (pugi::xml_node child = holder.first_child(); child; child = child.next_sibling()) {
         webview.append_copy(child);
