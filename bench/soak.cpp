@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -53,6 +54,17 @@ std::size_t open_descriptors() {
   std::size_t n = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator("/proc/self/fd")) ++n;
   return n;
+}
+
+// What each open descriptor points at ("socket:[123]", "/dev/urandom", …), to name any that
+// stays open after the loops.
+std::map<std::string, std::string> descriptor_targets() {
+  std::map<std::string, std::string> targets;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd", error)) {
+    targets[entry.path().filename().string()] = fs::read_symlink(entry.path(), error).string();
+  }
+  return targets;
 }
 
 struct Sample {
@@ -126,9 +138,13 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Descriptors before any Page exists, to compare with after every Page is closed: a pull's
-  // open file or a stream in flight can raise a sample, but nothing may stay open at the end.
+  // Descriptors before any Page exists (the CSV already open), to compare with after every
+  // Page is closed: a pull's open file or a stream in flight can raise a sample, but nothing
+  // may stay open at the end.
+  std::ofstream csv(argv[3]);
+  csv << "minutes,rss_kib,fds,loops\n";
   const std::size_t fds_before = open_descriptors();
+  const auto targets_before = descriptor_targets();
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> loops{0};
   std::atomic<std::uint64_t> failures{0};
@@ -154,8 +170,6 @@ int main(int argc, char** argv) {
     });
   }
 
-  std::ofstream csv(argv[3]);
-  csv << "minutes,rss_kib,fds,loops\n";
   std::vector<Sample> samples;
   const auto started = Clock::now();
   const auto end = started + std::chrono::duration<double, std::ratio<60>>(minutes);
@@ -169,6 +183,9 @@ int main(int argc, char** argv) {
   stop = true;
   for (auto& worker : workers) worker.join();
   const std::size_t fds_after = open_descriptors();
+  for (const auto& [fd, target] : descriptor_targets()) {
+    if (!targets_before.contains(fd)) std::printf("soak: descriptor %s still open after the loops: %s\n", fd.c_str(), target.c_str());
+  }
   stop_devices();
   fs::remove_all(work);
 
