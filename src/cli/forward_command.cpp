@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -7,6 +9,7 @@
 #include "adbwire/forward.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/forward_registry.hpp"
 #include "cli/forward_wait.hpp"
 
 namespace adbwire::cli {
@@ -28,24 +31,37 @@ void add_forward_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
                                             "tcp:PORT|localabstract:NAME|… (stays in the foreground; Ctrl-C ends it)");
   cmd->add_option("specs", args->specs, "LOCAL (tcp:PORT, tcp:0 picks one) and REMOTE")->expected(0, 2);
   cmd->add_flag("--no-rebind", args->no_rebind, "fail if LOCAL is already forwarded");
-  cmd->add_flag("--list", args->list, "list rules (those of this process: none)");
-  cmd->add_option("--remove", args->remove, "remove the rule for LOCAL");
-  cmd->add_flag("--remove-all", args->remove_all, "remove every rule");
+  cmd->add_flag("--list", args->list, "list the rules running `adbwire forward` processes hold (every device's)");
+  cmd->add_option("--remove", args->remove, "remove the rule for LOCAL (ends the process that holds it)");
+  cmd->add_flag("--remove-all", args->remove_all, "remove every rule (ends every `adbwire forward` process)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
-      if (args->list || args->remove_all || !args->remove.empty()) {
-        // adbwire holds forward rules in the process that made them, not in a server.
-        throw Error(errc::not_supported, "adbwire's forward rules live in the `adbwire forward` process that made "
-                                         "them: stop that process (Ctrl-C) to remove them");
+      // No server holds the rules: each `adbwire forward` process holds one (forward_registry.hpp).
+      if (args->list) {
+        for (const RegisteredForward& rule : registered_forwards()) {
+          std::printf("%s %s %s\n", rule.serial.c_str(), rule.local.c_str(), rule.remote.c_str());
+        }
+        return 0;
+      }
+      if (args->remove_all || !args->remove.empty()) {
+        remove_registered_forwards(args->remove, std::chrono::seconds(10));
+        return 0;
       }
       if (args->specs.size() != 2) throw Error(errc::invalid_argument, "forward needs LOCAL and REMOTE: forward tcp:8080 tcp:8080");
       block_stop_signals();
       Device device = connect_device(globals);
       Forwarder forwarder(device);
+      // As adb rebinds a rule, end the process holding this port unless told not to.
+      const std::vector<RegisteredForward> held = registered_forwards();
+      const bool is_held = std::any_of(held.begin(), held.end(),
+                                       [&](const RegisteredForward& rule) { return rule.local == args->specs[0]; });
+      if (is_held && !args->no_rebind) remove_registered_forwards(args->specs[0], std::chrono::seconds(10));
       const std::string local = forwarder.forward(args->specs[0], args->specs[1], args->no_rebind);
+      const ForwardRegistration registration(device.serial(), local, args->specs[1]);
       std::printf("%s -> %s (Ctrl-C to stop)\n", local.c_str(), args->specs[1].c_str());
       std::fflush(stdout);
       wait_for_stop_signal();
+      forwarder.remove_all();  // the port is free before the registration goes
       return 0;
     };
   });

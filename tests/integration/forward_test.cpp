@@ -1,9 +1,15 @@
 // Forwarder against the virtual device: forward and reverse move bytes both ways exactly,
-// rules are listed and removed, a device OPEN no reverse rule names is refused; and the real
-// `adb` host's forward/reverse against the virtual device's tcp: and reverse: services.
+// rules are listed and removed, a device OPEN no reverse rule names is refused; the CLI's
+// `forward` processes listed and removed from other processes; and the real `adb` host's
+// forward/reverse against the virtual device's tcp: and reverse: services.
 #include "adbwire/forward.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
@@ -12,15 +18,22 @@
 
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "adbwire/error.hpp"
 #include "adbwire/vdevice.hpp"
 #include "integration/adb_server.hpp"
+#include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
@@ -284,6 +297,188 @@ TEST_F(RealAdbForwardTest, AdbReverseRegistersOnTheDeviceAndCarriesItsConnection
   EXPECT_NE((again.out + again.err).find("cannot rebind existing socket"), std::string::npos) << again.err;
   EXPECT_EQ(adb_s({"reverse", "--remove", "tcp:7001"}).exit_code, 0);
   EXPECT_EQ(vd_.reverse_port("tcp:7001"), 0);
+}
+
+// `adbwire forward` as a user runs it: a foreground process per rule, listed and removed by
+// other `adbwire forward` calls through the files in a private XDG_RUNTIME_DIR.
+class ForwardCliTest : public ForwardTest {
+ protected:
+  void SetUp() override {
+    ForwardTest::SetUp();
+    std::filesystem::create_directories(temp_.path() / "run");
+    env_ = {"HOME=" + temp_.path().string(), "XDG_RUNTIME_DIR=" + (temp_.path() / "run").string()};
+  }
+
+  // A running `adbwire -s VD forward LOCAL REMOTE`, its stdout and stderr on one pipe.
+  class Background {
+   public:
+    Background(std::vector<std::string> argv, std::vector<std::string> env) {
+      int pipe[2];
+      if (::pipe2(pipe, O_CLOEXEC) != 0) {
+        ADD_FAILURE() << "pipe: " << std::strerror(errno);
+        return;
+      }
+      posix_spawn_file_actions_t actions;
+      posix_spawn_file_actions_init(&actions);
+      posix_spawn_file_actions_adddup2(&actions, pipe[1], 1);
+      posix_spawn_file_actions_adddup2(&actions, pipe[1], 2);
+      auto args = test::c_strings(argv);
+      auto envp = test::c_strings(env);
+      const int spawned = ::posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
+      posix_spawn_file_actions_destroy(&actions);
+      ::close(pipe[1]);
+      out_ = pipe[0];
+      if (spawned != 0) {
+        ADD_FAILURE() << "cannot run " << argv[0] << ": " << std::strerror(spawned);
+        pid_ = -1;
+      }
+    }
+    ~Background() {
+      if (pid_ > 0 && exit_code(0s) == kRunning) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, nullptr, 0);
+      }
+      if (out_ >= 0) ::close(out_);
+    }
+    // The first line it prints ("tcp:41234 -> tcp:5000 …"), "" if none within 10 s.
+    std::string first_line() {
+      std::string line;
+      const auto give_up = Clock::now() + 10s;
+      while (line.find('\n') == std::string::npos && Clock::now() < give_up) {
+        pollfd fd{out_, POLLIN, 0};
+        if (::poll(&fd, 1, 100) <= 0) continue;
+        char buffer[256];
+        const ssize_t n = ::read(out_, buffer, sizeof buffer);
+        if (n <= 0) break;
+        line.append(buffer, static_cast<std::size_t>(n));
+      }
+      return line.substr(0, line.find('\n'));
+    }
+    static constexpr int kRunning = -100;
+    // Its exit code once it has ended within `wait`, else kRunning (-1: killed by a signal).
+    int exit_code(std::chrono::milliseconds wait) {
+      const auto give_up = Clock::now() + wait;
+      for (;;) {
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+          pid_ = -1;
+          return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        if (Clock::now() >= give_up) return kRunning;
+        std::this_thread::sleep_for(10ms);
+      }
+    }
+    pid_t pid() const { return pid_; }
+
+   private:
+    pid_t pid_ = -1;
+    int out_ = -1;
+  };
+
+  std::unique_ptr<Background> start_forward(const std::string& local, const std::string& remote) {
+    return std::make_unique<Background>(
+        std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", local, remote}, env_);
+  }
+  test::ProcessResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), ADBWIRE_CLI_PATH);
+    return test::run_process(std::move(args), env_, {});
+  }
+  // The bound local spec a forward process printed first ("tcp:41234 -> …").
+  static std::string bound_local(Background& forward) {
+    const std::string line = forward.first_line();
+    EXPECT_NE(line.find(" -> "), std::string::npos) << line;
+    return line.substr(0, line.find(' '));
+  }
+  static std::uint16_t port_of(const std::string& spec) {
+    return static_cast<std::uint16_t>(std::stoi(spec.substr(4)));
+  }
+
+  test::TempDir temp_;
+  std::vector<std::string> env_;
+};
+
+TEST_F(ForwardCliTest, ARuleIsListedElsewhereAndRemovingItEndsItsProcess) {
+  const std::string remote = "tcp:" + std::to_string(echo_.port());
+  auto forward = start_forward("tcp:0", remote);
+  const std::string local = bound_local(*forward);
+  ASSERT_TRUE(local.starts_with("tcp:")) << local;
+  const std::string data = random_bytes(256 * 1024, 5);
+  EXPECT_TRUE(round_trip(port_of(local), data) == data);
+
+  const auto list = cli({"forward", "--list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out, "127.0.0.1:" + std::to_string(vd_.port()) + " " + local + " " + remote + "\n");
+
+  const auto unknown = cli({"forward", "--remove", "tcp:1"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("listener 'tcp:1' not found"), std::string::npos) << unknown.err;
+  EXPECT_EQ(forward->exit_code(0ms), Background::kRunning);
+
+  const auto removed = cli({"forward", "--remove", local});
+  EXPECT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_EQ(forward->exit_code(10s), 0);
+  EXPECT_EQ(cli({"forward", "--list"}).out, "");
+  const int refused = test::connect_loopback(port_of(local));
+  EXPECT_LT(refused, 0) << "the port still accepts after --remove";
+  if (refused >= 0) ::close(refused);
+}
+
+TEST_F(ForwardCliTest, RebindingAPortReplacesItsProcessAndRemoveAllEndsEveryOne) {
+  const std::string remote = "tcp:" + std::to_string(echo_.port());
+  auto first = start_forward("tcp:0", remote);
+  const std::string local = bound_local(*first);
+  auto other = start_forward("tcp:0", remote);
+  const std::string other_local = bound_local(*other);
+
+  auto held = std::make_unique<Background>(
+      std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", "--no-rebind", local, remote}, env_);
+  EXPECT_EQ(held->exit_code(10s), 1) << "--no-rebind took a port another forward holds";
+  EXPECT_EQ(first->exit_code(0ms), Background::kRunning);
+
+  auto second = start_forward(local, remote);
+  EXPECT_EQ(bound_local(*second), local);
+  EXPECT_EQ(first->exit_code(10s), 0) << "rebinding should end the process that held the port";
+  const std::string data = random_bytes(64 * 1024, 6);
+  EXPECT_TRUE(round_trip(port_of(local), data) == data);
+
+  const auto list = cli({"forward", "--list"});
+  EXPECT_NE(list.out.find(" " + local + " " + remote + "\n"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(" " + other_local + " " + remote + "\n"), std::string::npos) << list.out;
+
+  EXPECT_EQ(cli({"forward", "--remove-all"}).exit_code, 0);
+  EXPECT_EQ(second->exit_code(10s), 0);
+  EXPECT_EQ(other->exit_code(10s), 0);
+  EXPECT_EQ(cli({"forward", "--list"}).out, "");
+}
+
+// A registration left by a process killed with SIGKILL, or whose PID now belongs to another
+// process, is skipped and deleted, and that process is never signalled.
+TEST_F(ForwardCliTest, StaleRegistrationsAreDeletedAndTheirPidsLeftAlone) {
+  const std::filesystem::path folder = temp_.path() / "run" / "adbwire";
+  std::filesystem::create_directories(folder);
+  std::filesystem::permissions(folder, std::filesystem::perms::owner_all);
+  auto killed = start_forward("tcp:0", "tcp:" + std::to_string(echo_.port()));
+  bound_local(*killed);
+  const pid_t killed_pid = killed->pid();
+  ::kill(killed_pid, SIGKILL);
+  EXPECT_EQ(killed->exit_code(10s), -1);
+  ASSERT_TRUE(std::filesystem::exists(folder / ("forward-" + std::to_string(killed_pid))));
+  {
+    // This test process's PID with another start time: a PID reused since it registered.
+    std::ofstream reused(folder / ("forward-" + std::to_string(::getpid())));
+    reused << ::getpid() << "\n1\nemulator-5554\ntcp:6100\ntcp:6100\n";
+  }
+  EXPECT_EQ(cli({"forward", "--list"}).out, "");
+  EXPECT_FALSE(std::filesystem::exists(folder / ("forward-" + std::to_string(killed_pid))));
+  EXPECT_FALSE(std::filesystem::exists(folder / ("forward-" + std::to_string(::getpid()))));
+  {
+    std::ofstream reused(folder / ("forward-" + std::to_string(::getpid())));
+    reused << ::getpid() << "\n1\nemulator-5554\ntcp:6100\ntcp:6100\n";
+  }
+  // Were this process signalled, SIGTERM would end the test run here.
+  EXPECT_EQ(cli({"forward", "--remove-all"}).exit_code, 0);
+  const auto gone = cli({"forward", "--remove", "tcp:6100"});
+  EXPECT_NE(gone.err.find("not found"), std::string::npos) << gone.err;
 }
 
 }  // namespace

@@ -24,7 +24,7 @@
 namespace adbwire::cli {
 
 // Where the session socket is (see above). Creates its folder 0700 when missing.
-// Throws Error(io_error) when the folder cannot be made private.
+// Throws Error(permission_denied) when the folder is not private (see runtime_folder.hpp).
 std::filesystem::path session_socket_path();
 
 // Starts a daemon connected to target ("" = $ANDROID_SERIAL) with a Page made with options

@@ -1,6 +1,5 @@
 #include <fcntl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "cli/runtime_folder.hpp"
 #include "cli/session/session.hpp"
 #include "cli/session/session_server.hpp"
 
@@ -70,23 +70,7 @@ fs::path session_socket_path() {
       explicit_path != nullptr && *explicit_path != 0) {
     return explicit_path;
   }
-  fs::path folder;
-  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr && *runtime != 0) {
-    folder = fs::path(runtime) / "adbwire";
-  } else {
-    folder = fs::temp_directory_path() / ("adbwire-" + std::to_string(::getuid()));
-  }
-  ::mkdir(folder.c_str(), 0700);
-  struct stat info {};
-  // A folder someone else made (or made readable) would let them reach our device.
-  if (::lstat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::getuid() ||
-      (info.st_mode & 077) != 0) {
-    throw Error(errc::permission_denied,
-                folder.string() +
-                    " must be a folder owned by you with mode 0700; remove it or set "
-                    "ADBWIRE_SESSION to another socket path");
-  }
-  return folder / "session.sock";
+  return private_runtime_folder() / "session.sock";
 }
 
 std::string call_session(std::string_view cmd, const nlohmann::json& args) {
