@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <asio/connect.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
@@ -73,22 +74,30 @@ std::unique_ptr<ServerSocket> ServerSocket::connect(const ServerAddress& address
     std::error_code ignored;
     reader->socket.close(ignored);
   });
-  resolver.async_resolve(
-      address.host, std::to_string(address.port),
-      [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
-        if (error) {
-          resolve_error = error;
-          connect_done = true;
-          timer.cancel();
-          return;
-        }
-        asio::async_connect(reader->socket, results,
-                            [&](const std::error_code& error, const asio::ip::tcp::endpoint&) {
-                              connect_error = error;
-                              connect_done = true;
-                              timer.cancel();
-                            });
-      });
+  const auto on_connect = [&](const std::error_code& error, const asio::ip::tcp::endpoint&) {
+    connect_error = error;
+    connect_done = true;
+    timer.cancel();
+  };
+  std::error_code not_literal;
+  const asio::ip::address literal = asio::ip::make_address(address.host, not_literal);
+  if (!not_literal) {
+    // An address (the usual 127.0.0.1) needs no lookup, and asio runs each async lookup on
+    // a thread of its own: one thread start per command, which showed in every latency.
+    const std::array endpoints{asio::ip::tcp::endpoint(literal, address.port)};
+    asio::async_connect(reader->socket, endpoints, on_connect);
+  } else {
+    resolver.async_resolve(address.host, std::to_string(address.port),
+                           [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
+                             if (error) {
+                               resolve_error = error;
+                               connect_done = true;
+                               timer.cancel();
+                               return;
+                             }
+                             asio::async_connect(reader->socket, results, on_connect);
+                           });
+  }
   // The handlers refer to these locals: run until both chains finished.
   while (!(timer_done && connect_done)) io.run_one();
   io.restart();

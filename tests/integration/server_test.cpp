@@ -203,6 +203,22 @@ TEST_F(AdbServerTest, VersionIsWhatAdbReports) {
   EXPECT_EQ(AdbServer(address()).version(), expected);
 }
 
+// A host name goes through the resolver; an address literal skips it (asio's async lookup
+// costs a thread start per command). Both must reach the same server.
+TEST_F(AdbServerTest, AHostNameAndAnAddressReachTheSameServer) {
+  const int by_address = AdbServer(address()).version();
+  EXPECT_EQ(AdbServer(ServerAddress{"localhost", server_.port()}).version(), by_address);
+  try {
+    AdbServer(ServerAddress{"no-such-host.invalid", server_.port()}).version();
+    FAIL() << "a host that cannot exist resolved";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::not_found) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot resolve adb server host 'no-such-host.invalid'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(AdbServerTest, DevicesListMatchesAdbDevices) {
   const AdbServer server(address());
   const auto entries = server.devices(true);
