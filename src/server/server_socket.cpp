@@ -4,12 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <asio/connect.hpp>
-#include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
 #include <cstring>
 #include <utility>
+
+#include "transport/tcp_connect.hpp"
 
 namespace adbwire::server {
 
@@ -58,69 +57,28 @@ std::unique_ptr<ServerSocket> ServerSocket::connect(const ServerAddress& address
                                                     detail::Failure& failure) {
   const std::string where = to_string(address);
   auto reader = std::make_unique<Side>();
-  asio::io_context& io = reader->io;
-  asio::ip::tcp::resolver resolver(io);
-  asio::steady_timer timer(io, deadline);
-  std::error_code resolve_error;
-  std::error_code connect_error;
-  bool timed_out = false;
-  bool timer_done = false;
-  bool connect_done = false;
-  timer.async_wait([&](const std::error_code& error) {
-    timer_done = true;
-    if (error) return;
-    timed_out = true;
-    resolver.cancel();
-    std::error_code ignored;
-    reader->socket.close(ignored);
-  });
-  const auto on_connect = [&](const std::error_code& error, const asio::ip::tcp::endpoint&) {
-    connect_error = error;
-    connect_done = true;
-    timer.cancel();
-  };
-  std::error_code not_literal;
-  const asio::ip::address literal = asio::ip::make_address(address.host, not_literal);
-  if (!not_literal) {
-    // An address (the usual 127.0.0.1) needs no lookup, and asio runs each async lookup on
-    // a thread of its own: one thread start per command, which showed in every latency.
-    const std::array endpoints{asio::ip::tcp::endpoint(literal, address.port)};
-    asio::async_connect(reader->socket, endpoints, on_connect);
-  } else {
-    resolver.async_resolve(address.host, std::to_string(address.port),
-                           [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
-                             if (error) {
-                               resolve_error = error;
-                               connect_done = true;
-                               timer.cancel();
-                               return;
-                             }
-                             asio::async_connect(reader->socket, results, on_connect);
-                           });
-  }
-  // The handlers refer to these locals: run until both chains finished.
-  while (!(timer_done && connect_done)) io.run_one();
-  io.restart();
-
-  if (timed_out) {
-    failure.set(errc::timeout, "connecting to the adb server at " + where +
-                                   " did not complete before the deadline (is the host "
-                                   "reachable? check the address and any firewall)");
-    return nullptr;
-  }
-  if (resolve_error) {
-    failure.set(errc::not_found, "cannot resolve adb server host '" + address.host +
-                                     "': " + resolve_error.message());
-    return nullptr;
-  }
-  if (connect_error == asio::error::connection_refused) {
-    failure.set(errc::connection_refused, refused_message(where));
-    return nullptr;
-  }
-  if (connect_error) {
-    failure.set(errc::io_error,
-                "connecting to the adb server at " + where + " failed: " + connect_error.message());
-    return nullptr;
+  const transport::TcpConnectResult connected =
+      transport::connect_with_deadline(reader->io, reader->socket, address.host, address.port, deadline);
+  reader->io.restart();
+  switch (connected.outcome) {
+    case transport::TcpConnectResult::Outcome::connected:
+      break;
+    case transport::TcpConnectResult::Outcome::timed_out:
+      failure.set(errc::timeout, "connecting to the adb server at " + where +
+                                     " did not complete before the deadline (is the host "
+                                     "reachable? check the address and any firewall)");
+      return nullptr;
+    case transport::TcpConnectResult::Outcome::unresolved:
+      failure.set(errc::not_found,
+                  "cannot resolve adb server host '" + address.host + "': " + connected.error.message());
+      return nullptr;
+    case transport::TcpConnectResult::Outcome::refused:
+      failure.set(errc::connection_refused, refused_message(where));
+      return nullptr;
+    case transport::TcpConnectResult::Outcome::failed:
+      failure.set(errc::io_error,
+                  "connecting to the adb server at " + where + " failed: " + connected.error.message());
+      return nullptr;
   }
   std::error_code error;
   reader->socket.set_option(asio::ip::tcp::no_delay(true), error);

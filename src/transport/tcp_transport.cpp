@@ -1,11 +1,11 @@
 #include "transport/tcp_transport.hpp"
 
-#include <asio/connect.hpp>
 #include <asio/ip/tcp.hpp>
-#include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
 #include <string>
 #include <utility>
+
+#include "transport/tcp_connect.hpp"
 
 namespace adbwire::transport {
 namespace {
@@ -49,63 +49,29 @@ std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& 
                                        std::uint16_t port, Deadline deadline,
                                        detail::Failure& failure) {
   const std::string where = host_port(host, port);
-  asio::ip::tcp::resolver resolver(io);
   asio::ip::tcp::socket socket(io);
-  asio::steady_timer timer(io, deadline);
-  std::error_code resolve_error;
-  std::error_code connect_error;
-  bool timed_out = false;
-  bool timer_done = false;
-  bool connect_done = false;
-
-  timer.async_wait([&](const std::error_code& error) {
-    timer_done = true;
-    if (error) return;
-    timed_out = true;
-    resolver.cancel();
-    std::error_code ignored;
-    socket.close(ignored);
-  });
-  resolver.async_resolve(
-      host, std::to_string(port),
-      [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
-        if (error) {
-          resolve_error = error;
-          connect_done = true;
-          timer.cancel();
-          return;
-        }
-        asio::async_connect(socket, results,
-                            [&](const std::error_code& error, const asio::ip::tcp::endpoint&) {
-                              connect_error = error;
-                              connect_done = true;
-                              timer.cancel();
-                            });
-      });
-  // Every handler above refers to these locals: run until both chains have finished.
-  while (!(timer_done && connect_done)) io.run_one();
-
-  if (timed_out) {
-    failure.set(errc::timeout, "TCP connect to " + where +
-                                   " did not complete before the deadline "
-                                   "(is the host reachable? check the address and any firewall)");
-    return nullptr;
-  }
-  if (resolve_error) {
-    failure.set(errc::not_found, "cannot resolve host '" + host + "': " + resolve_error.message());
-    return nullptr;
-  }
-  if (connect_error == asio::error::connection_refused) {
-    failure.set(
-        errc::connection_refused,
-        "nothing listens at " + where +
-            " (connection refused): start a device side there "
-            "(`adbwire vdevice`, or `adb tcpip 5555` on a USB-connected phone) or fix the port");
-    return nullptr;
-  }
-  if (connect_error) {
-    failure.set(errc::io_error, "TCP connect to " + where + " failed: " + connect_error.message());
-    return nullptr;
+  const TcpConnectResult connected = connect_with_deadline(io, socket, host, port, deadline);
+  switch (connected.outcome) {
+    case TcpConnectResult::Outcome::connected:
+      break;
+    case TcpConnectResult::Outcome::timed_out:
+      failure.set(errc::timeout, "TCP connect to " + where +
+                                     " did not complete before the deadline "
+                                     "(is the host reachable? check the address and any firewall)");
+      return nullptr;
+    case TcpConnectResult::Outcome::unresolved:
+      failure.set(errc::not_found, "cannot resolve host '" + host + "': " + connected.error.message());
+      return nullptr;
+    case TcpConnectResult::Outcome::refused:
+      failure.set(
+          errc::connection_refused,
+          "nothing listens at " + where +
+              " (connection refused): start a device side there "
+              "(`adbwire vdevice`, or `adb tcpip 5555` on a USB-connected phone) or fix the port");
+      return nullptr;
+    case TcpConnectResult::Outcome::failed:
+      failure.set(errc::io_error, "TCP connect to " + where + " failed: " + connected.error.message());
+      return nullptr;
   }
   std::error_code option_error;
   socket.set_option(asio::ip::tcp::no_delay(true), option_error);

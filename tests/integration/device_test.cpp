@@ -235,6 +235,22 @@ TEST(Device, ConnectionRefusedNamesTheAddress) {
   }
 }
 
+// A name is looked up; an address literal (the usual case) skips the lookup. Both connect.
+TEST(Device, AHostNameIsLookedUpAndAnUnknownOneIsNotFound) {
+  VirtualDevice vd;
+  vd.start();
+  Device by_name = Device::connect("tcp:localhost:" + std::to_string(vd.port()));
+  EXPECT_EQ(by_name.shell("true").exit_code, 0);
+  try {
+    Device::connect("tcp:no-such-host.invalid:5555");
+    FAIL() << "a host that cannot exist resolved";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::not_found) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot resolve host 'no-such-host.invalid'"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Device, SilentPeerTimesOutTheHandshake) {
   asio::io_context io;
   asio::ip::tcp::acceptor acceptor(io,
