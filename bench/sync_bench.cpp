@@ -27,16 +27,16 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <asio/ip/tcp.hpp>
-
 #include "adbwire/device.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/error.hpp"
+#include "support/bench_support.hpp"
 
 extern char** environ;
 
@@ -45,7 +45,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kAdb = "/usr/bin/adb";
+using adbwire::bench::free_port;
+using adbwire::bench::kAdb;
 
 struct Sample {
   double seconds = 0;
@@ -112,42 +113,6 @@ long vm_hwm_kib(pid_t pid) {
   return -1;
 }
 
-std::uint16_t free_port() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  return acceptor.local_endpoint().port();
-}
-
-// The virtual device in its own process (forked before this process starts any thread),
-// serving root until the returned pipe is closed. Returns its port, 0 on failure.
-std::uint16_t start_vdevice(const fs::path& root, pid_t& pid, int& stop_pipe) {
-  int port_pipe[2], stop[2];
-  if (pipe(port_pipe) != 0 || pipe(stop) != 0) return 0;
-  pid = fork();
-  if (pid == 0) {
-    close(port_pipe[0]);
-    close(stop[1]);
-    adbwire::VirtualDeviceOptions options;
-    options.root = root;
-    adbwire::VirtualDevice vd(options);
-    vd.start();
-    const std::uint16_t port = vd.port();
-    if (write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(1);
-    char byte;
-    while (read(stop[0], &byte, 1) > 0) {
-    }
-    vd.stop();
-    _exit(0);
-  }
-  close(port_pipe[1]);
-  close(stop[0]);
-  stop_pipe = stop[1];
-  std::uint16_t port = 0;
-  if (read(port_pipe[0], &port, sizeof port) != sizeof port) port = 0;
-  close(port_pipe[0]);
-  return port;
-}
-
 int run(std::size_t mib, int runs) {
   if (access(kAdb, X_OK) != 0) {
     std::fprintf(stderr, "sync_bench: %s not found: install it (apt-get install adb)\n", kAdb);
@@ -187,13 +152,14 @@ int run(std::size_t mib, int runs) {
     }
   }
 
-  pid_t vd_pid = -1;
-  int vd_stop = -1;
-  const std::uint16_t port = start_vdevice(temp / "root", vd_pid, vd_stop);
-  if (port == 0) {
-    std::fprintf(stderr, "sync_bench: the virtual device did not start\n");
+  std::optional<adbwire::bench::ForkedVirtualDevice> vd;
+  try {
+    vd.emplace(temp / "root");
+  } catch (const adbwire::Error& error) {
+    std::fprintf(stderr, "sync_bench: %s\n", error.what());
     return 1;
   }
+  const std::uint16_t port = vd->port();
   const std::string target = "tcp:127.0.0.1:" + std::to_string(port);
   const std::string serial = "127.0.0.1:" + std::to_string(port);
 
@@ -324,8 +290,7 @@ int run(std::size_t mib, int runs) {
     kill(server, SIGKILL);
     waitpid(server, nullptr, 0);
   }
-  close(vd_stop);
-  waitpid(vd_pid, nullptr, 0);
+  vd.reset();
   const bool same_size = adb_ok && fs::file_size(temp / "out/adb.bin") == size;
   std::error_code ignored;
   fs::remove_all(temp, ignored);

@@ -15,6 +15,7 @@
 
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
+#include "adbwire/vdevice.hpp"
 
 extern char** environ;
 
@@ -115,5 +116,52 @@ void PrivateAdb::connect_device(std::uint16_t device_port) const {
   server.connect("127.0.0.1", device_port);
   server.wait_for(serial, WaitState::device);
 }
+
+ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
+  int port_pipe[2];
+  int stop_fds[2];
+  if (::pipe(port_pipe) != 0) throw Error(errc::io_error, "cannot make a pipe for the virtual device");
+  if (::pipe(stop_fds) != 0) {
+    ::close(port_pipe[0]);
+    ::close(port_pipe[1]);
+    throw Error(errc::io_error, "cannot make a pipe for the virtual device");
+  }
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::close(port_pipe[0]);
+    ::close(stop_fds[1]);
+    VirtualDeviceOptions options;
+    options.root = root;
+    VirtualDevice vd(options);
+    vd.start();
+    const std::uint16_t port = vd.port();
+    if (::write(port_pipe[1], &port, sizeof port) != sizeof port) ::_exit(1);
+    char byte;
+    while (::read(stop_fds[0], &byte, 1) > 0) {
+    }
+    vd.stop();
+    ::_exit(0);
+  }
+  ::close(port_pipe[1]);
+  ::close(stop_fds[0]);
+  stop_pipe_ = stop_fds[1];
+  if (pid_ < 0 || ::read(port_pipe[0], &port_, sizeof port_) != sizeof port_) port_ = 0;
+  ::close(port_pipe[0]);
+  if (port_ == 0) {
+    stop();
+    throw Error(errc::io_error, "the virtual device's process did not start");
+  }
+}
+
+ForkedVirtualDevice::~ForkedVirtualDevice() { stop(); }
+
+void ForkedVirtualDevice::stop() noexcept {
+  if (stop_pipe_ >= 0) ::close(stop_pipe_);
+  stop_pipe_ = -1;
+  if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+std::string ForkedVirtualDevice::target() const { return "tcp:127.0.0.1:" + std::to_string(port_); }
 
 }  // namespace adbwire::bench
