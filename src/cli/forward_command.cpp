@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -14,6 +13,9 @@
 
 namespace adbwire::cli {
 namespace {
+
+// How long --remove and a rebind wait for the process holding a rule to end.
+constexpr std::chrono::seconds kEndWait{10};
 
 struct ForwardArgs {
   std::vector<std::string> specs;  // LOCAL REMOTE
@@ -44,7 +46,10 @@ void add_forward_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         return 0;
       }
       if (args->remove_all || !args->remove.empty()) {
-        remove_registered_forwards(args->remove, std::chrono::seconds(10));
+        if (remove_registered_forwards(args->remove, kEndWait) == 0 && !args->remove.empty()) {
+          throw Error(errc::not_found, "listener '" + args->remove +
+                                           "' not found (`adbwire forward --list` shows the rules held)");
+        }
         return 0;
       }
       if (args->specs.size() != 2) throw Error(errc::invalid_argument, "forward needs LOCAL and REMOTE: forward tcp:8080 tcp:8080");
@@ -52,10 +57,7 @@ void add_forward_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       Device device = connect_device(globals);
       Forwarder forwarder(device);
       // As adb rebinds a rule, end the process holding this port unless told not to.
-      const std::vector<RegisteredForward> held = registered_forwards();
-      const bool is_held = std::any_of(held.begin(), held.end(),
-                                       [&](const RegisteredForward& rule) { return rule.local == args->specs[0]; });
-      if (is_held && !args->no_rebind) remove_registered_forwards(args->specs[0], std::chrono::seconds(10));
+      if (!args->no_rebind && !args->specs[0].empty()) remove_registered_forwards(args->specs[0], kEndWait);
       const std::string local = forwarder.forward(args->specs[0], args->specs[1], args->no_rebind);
       const ForwardRegistration registration(device.serial(), local, args->specs[1]);
       std::printf("%s -> %s (Ctrl-C to stop)\n", local.c_str(), args->specs[1].c_str());

@@ -128,10 +128,6 @@ std::vector<RegisteredForward> registered_forwards() {
 std::size_t remove_registered_forwards(std::string_view local, std::chrono::milliseconds wait) {
   std::vector<Entry> targets = live_entries();
   std::erase_if(targets, [&](const Entry& entry) { return !local.empty() && entry.rule.local != local; });
-  if (targets.empty() && !local.empty()) {
-    throw Error(errc::not_found, "listener '" + std::string(local) +
-                                     "' not found (`adbwire forward --list` shows the rules held)");
-  }
   for (const Entry& entry : targets) ::kill(entry.rule.pid, SIGTERM);
   const auto give_up = std::chrono::steady_clock::now() + wait;
   for (const Entry& entry : targets) {

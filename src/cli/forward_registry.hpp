@@ -46,9 +46,8 @@ class ForwardRegistration {
 std::vector<RegisteredForward> registered_forwards();
 
 // Ends the processes holding `local` ("" = every rule) with SIGTERM and waits up to `wait`
-// for each to drop its rule. Returns how many rules were removed. Throws Error(not_found)
-// for a `local` no process holds (adb's words: "listener 'tcp:1' not found"), and
-// Error(timeout) naming the PID of a process that did not end in time.
+// for each to drop its rule. Returns how many rules were removed (0: none held `local`).
+// Throws Error(timeout) naming the PID of a process that did not end in time.
 std::size_t remove_registered_forwards(std::string_view local, std::chrono::milliseconds wait);
 
 }  // namespace adbwire::cli
