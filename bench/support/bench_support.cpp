@@ -120,8 +120,9 @@ void PrivateAdb::connect_device(std::uint16_t device_port) const {
 ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
   int port_pipe[2];
   int stop_fds[2];
-  if (::pipe(port_pipe) != 0) throw Error(errc::io_error, "cannot make a pipe for the virtual device");
-  if (::pipe(stop_fds) != 0) {
+  // Close-on-exec: an adb server or node spawned later must not hold the stop pipe open.
+  if (::pipe2(port_pipe, O_CLOEXEC) != 0) throw Error(errc::io_error, "cannot make a pipe for the virtual device");
+  if (::pipe2(stop_fds, O_CLOEXEC) != 0) {
     ::close(port_pipe[0]);
     ::close(port_pipe[1]);
     throw Error(errc::io_error, "cannot make a pipe for the virtual device");
@@ -130,16 +131,21 @@ ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
   if (pid_ == 0) {
     ::close(port_pipe[0]);
     ::close(stop_fds[1]);
-    VirtualDeviceOptions options;
-    options.root = root;
-    VirtualDevice vd(options);
-    vd.start();
-    const std::uint16_t port = vd.port();
-    if (::write(port_pipe[1], &port, sizeof port) != sizeof port) ::_exit(1);
-    char byte;
-    while (::read(stop_fds[0], &byte, 1) > 0) {
+    // The child never returns into the bench: an exception must not run the parent's code.
+    try {
+      VirtualDeviceOptions options;
+      options.root = root;
+      VirtualDevice vd(options);
+      vd.start();
+      const std::uint16_t port = vd.port();
+      if (::write(port_pipe[1], &port, sizeof port) != sizeof port) ::_exit(1);
+      char byte;
+      while (::read(stop_fds[0], &byte, 1) > 0) {
+      }
+      vd.stop();
+    } catch (...) {
+      ::_exit(1);
     }
-    vd.stop();
     ::_exit(0);
   }
   ::close(port_pipe[1]);

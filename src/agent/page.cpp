@@ -235,8 +235,7 @@ struct Page::State {
   std::optional<std::string> helper_dump(Deadline deadline) {
     if (options.helper == PageOptions::Helper::off || helper_status.fell_back) return std::nullopt;
     try {
-      std::string output = helper.dump(
-          device, {options.helper_idle_quiet, options.helper_idle_max, options.helper_timeout}, deadline);
+      std::string output = helper.dump(device, helper_budget(), deadline);
       if (classify_dump_output(output) == DumpFailure::no_xml) {
         throw Error(errc::command_failed, "the on-device dumper answered without a UI hierarchy: \"" +
                                               output.substr(0, 200) + "\"");
@@ -299,15 +298,13 @@ struct Page::State {
     }
   }
 
-  // A dump with the content of debuggable WebViews added under their nodes (PageOptions::web).
-  std::string take_dump_with_web(Deadline deadline) {
+  // A dump with the content of debuggable WebViews added under their nodes (PageOptions::web);
+  // report says what the merge did.
+  std::string take_dump_with_web(Deadline deadline, agent::web::MergeReport& report) {
     std::string output = take_dump(deadline);
     if (!options.web) return output;
-    agent::web::MergeReport report;
-    output = agent::web::merge_webviews(device, std::move(output),
-                                        std::min(deadline, deadline_after(options.web_timeout)), report);
-    web_status = {report.webviews, report.pages, report.web_nodes, std::move(report.problem)};
-    return output;
+    return agent::web::merge_webviews(device, std::move(output),
+                                      std::min(deadline, deadline_after(options.web_timeout)), report);
   }
 
   // A left click through CDP on a web element, at its box as the page reports it now.
@@ -351,7 +348,9 @@ struct Page::State {
   }
 
   const ui::Snapshot& take_snapshot(Deadline deadline) {
-    std::string output = take_dump_with_web(deadline);
+    agent::web::MergeReport report;
+    std::string output = take_dump_with_web(deadline, report);
+    web_status = {report.webviews, report.pages, report.web_nodes, std::move(report.problem)};
     ui::Snapshot fresh = ui::parse_dump(output, options.snapshot);
     snapshot = std::move(fresh);
     dump = std::move(output);
@@ -381,7 +380,11 @@ struct Page::State {
     if (!check)
       return {snapshot.info(info->node), info->label, std::string(snapshot.node(info->node).text),
               web_node_of(snapshot, info->node)};
-    std::string output = take_dump_with_web(deadline);
+    // Tokens are node-local, so a native ref resolves in a dump without the web part, and the
+    // DevTools round trips (up to web_timeout) are paid only for a web ref.
+    agent::web::MergeReport ignored;
+    const std::string output = web_node_of(snapshot, info->node).empty() ? take_dump(deadline)
+                                                                           : take_dump_with_web(deadline, ignored);
     ui::Snapshot current = ui::parse_dump(output, options.snapshot);
     std::error_code error;
     const ui::NodeIndex node = ui::resolve(*info, current, error);

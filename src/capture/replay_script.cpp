@@ -123,7 +123,7 @@ void ReplayScript::release_due() {
     if (step.direction == CaptureDirection::device_to_host) {
       for (auto it = pending_.begin(); it != pending_.end() && *it < released_; ++it) {
         // An optional close-stdin the live host may never send must not hold anything back.
-        if (!close_stdin_[*it] && gates(steps_[*it], step)) return;
+        if (required(*it) && gates(steps_[*it], step)) return;
       }
       const std::uint32_t stream = stream_of(step);
       if (step.message.command == kCommandClse && stream != kHandshake) {

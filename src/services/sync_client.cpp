@@ -428,6 +428,18 @@ struct SyncClient::Impl {
     progress.local = local_text;
     progress.file_bytes = 0;
     progress.file_size = item.stat.size;
+    bool disk_failed = false;
+    // Made once per file: a SyncSink built per chunk from this lambda would allocate each time.
+    const detail::SyncSink store = [&](std::span<const std::uint8_t> bytes) {
+      if (!write_all(temp.fd(), bytes)) {
+        failure.set(errc::io_error, "writing " + local_text + ": " + errno_text(errno));
+        disk_failed = true;
+        return false;
+      }
+      progress.file_bytes += bytes.size();
+      progress.total_bytes += bytes.size();
+      return true;
+    };
     for (SyncReply reply;;) {
       if (!next(reply, options.deadline, failure)) {
         failure.detail = "pulling " + item.remote + ": " + failure.detail + " (after " +
@@ -446,17 +458,6 @@ struct SyncClient::Impl {
         return false;
       }
       wire_bytes += reply.data.size();
-      bool disk_failed = false;
-      const auto store = [&](std::span<const std::uint8_t> bytes) {
-        if (!write_all(temp.fd(), bytes)) {
-          failure.set(errc::io_error, "writing " + local_text + ": " + errno_text(errno));
-          disk_failed = true;
-          return false;
-        }
-        progress.file_bytes += bytes.size();
-        progress.total_bytes += bytes.size();
-        return true;
-      };
       const bool stored = decoder ? decoder->write(reply.data, store) : store(reply.data);
       if (!stored) {
         if (!disk_failed)
@@ -710,7 +711,8 @@ struct SyncClient::Impl {
                        SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
     const std::unique_ptr<detail::SyncCompressor> encoder = detail::SyncCompressor::make(codec);
     bool send_failed = false;
-    const auto send = [&](std::span<const std::uint8_t> chunk) {
+    // A SyncSink once, not one converted from the lambda (and allocated) per read.
+    const detail::SyncSink send = [&](std::span<const std::uint8_t> chunk) {
       if (out.size() + protocol::kSyncHeaderSize + chunk.size() > write_limit &&
           !flush(options.deadline, failure)) {
         explain_write_failure(waiting, options.deadline, failure);

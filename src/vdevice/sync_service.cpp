@@ -150,8 +150,8 @@ class SyncService final : public Service {
   void abandon() {
     if (file_ >= 0) ::close(file_);
     file_ = -1;
-    encoder_.reset();
-    decoder_.reset();
+    // The codecs stay: this can run inside a codec's own write (the drop fault fires in its
+    // sink), so each transfer replaces them when it starts and the service's end frees them.
     if (dir_) ::closedir(dir_);
     dir_ = nullptr;
     if (pushing_ && !push_target_.empty()) {
@@ -284,7 +284,7 @@ class SyncService final : public Service {
       fail("open failed: " + errno_text());
       return;
     }
-    if (codec) encoder_ = detail::SyncCompressor::make(*codec);
+    encoder_ = codec ? detail::SyncCompressor::make(*codec) : nullptr;
     task_ = Task::recv;
   }
 
@@ -326,7 +326,7 @@ class SyncService final : public Service {
       }
       const std::span<const std::uint8_t> content(chunk_.data(), static_cast<std::size_t>(n));
       if (!(encoder_ ? encoder_->write(content, sink) : sink(content))) {
-        if (!ended_) fail("compress failed: " + encoder_->error());
+        if (!ended_) fail("compress failed: " + (encoder_ ? encoder_->error() : std::string()));
         return true;
       }
     }
@@ -350,7 +350,7 @@ class SyncService final : public Service {
       push_error("unknown flags: " + std::to_string(request.flags));
       return;
     }
-    if (codec) decoder_ = detail::SyncDecompressor::make(*codec);
+    decoder_ = codec ? detail::SyncDecompressor::make(*codec) : nullptr;
     std::error_code resolve_error;
     const fs::path path = host_.device().resolve(request.path, resolve_error);
     if (resolve_error) {

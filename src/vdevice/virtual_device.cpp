@@ -4,6 +4,7 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/post.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <future>
@@ -14,8 +15,8 @@
 #include <unistd.h>
 
 #include "adbwire/error.hpp"
-#include "adbwire/protocol/sync.hpp"
 #include "capture/capture_recorder.hpp"
+#include "services/sync_compression.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"
@@ -195,6 +196,8 @@ void VirtualDevice::start(std::error_code& error) {
   d.device->set_devtools(d.options.devtools);
   write_proc_files(d.root, d.options.devtools, error);
   if (error) {
+    d.failure = "cannot write the device's /proc files under " + (d.root / "proc").string() + ": " +
+                error.message();
     error = make_error_code(errc::io_error);
     return;
   }
@@ -209,15 +212,15 @@ void VirtualDevice::start(std::error_code& error) {
   s.max_payload = d.options.max_payload;
   s.auth_required = d.options.auth_required;
   s.tls = d.options.tls;
-  for (const std::string& feature : s.banner.features) {
-    // Our window is one max payload: a host can't make us buffer more than that per stream.
-    if (feature == "delayed_ack") s.delayed_ack_window = d.options.max_payload;
-  }
+  const auto offers = [&](std::string_view feature) {
+    return std::find(s.banner.features.begin(), s.banner.features.end(), feature) != s.banner.features.end();
+  };
+  // Our window is one max payload: a host can't make us buffer more than that per stream.
+  if (offers("delayed_ack")) s.delayed_ack_window = d.options.max_payload;
   std::uint32_t compression_flags = 0;
-  for (const std::string& feature : s.banner.features) {
-    if (feature == "sendrecv_v2_brotli") compression_flags |= protocol::kSyncFlagBrotli;
-    if (feature == "sendrecv_v2_lz4") compression_flags |= protocol::kSyncFlagLz4;
-    if (feature == "sendrecv_v2_zstd") compression_flags |= protocol::kSyncFlagZstd;
+  using detail::SyncCodec;
+  for (const SyncCodec codec : {SyncCodec::brotli, SyncCodec::lz4, SyncCodec::zstd}) {
+    if (offers(detail::sync_codec_feature(codec))) compression_flags |= detail::sync_codec_flag(codec);
   }
   d.device->set_sync_compression(compression_flags, d.options.corrupt_compressed_sync);
 
