@@ -44,7 +44,8 @@ int run(int n) {
         if (adb.run({"-s", serial, "shell", "true"}) != 0) adb_ok = false;
       });
     }
-    if (!adb_ok) throw adbwire::Error(adbwire::errc::command_failed, "adb shell true failed on " + serial);
+    if (!adb_ok)
+      throw adbwire::Error(adbwire::errc::command_failed, "adb shell true failed on " + serial);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "exec_roundtrip_bench: %s\n", error.what());
     return 1;

@@ -39,19 +39,26 @@ struct Row {
   double pull_mb_s = 0;
 };
 
-[[noreturn]] void fail(const std::string& message) { throw adbwire::Error(adbwire::errc::command_failed, message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw adbwire::Error(adbwire::errc::command_failed, message);
+}
 
-double megabytes_per_second(double ms) { return static_cast<double>(kPullBytes) / 1e6 / (ms / 1000.0); }
+double megabytes_per_second(double ms) {
+  return static_cast<double>(kPullBytes) / 1e6 / (ms / 1000.0);
+}
 
 // The Node.js peers' rows, from bench/peers/peers.mjs run against the same server and device.
-std::vector<Row> run_peers(std::uint16_t server_port, const std::string& serial, int n, const fs::path& out) {
+std::vector<Row> run_peers(std::uint16_t server_port, const std::string& serial, int n,
+                           const fs::path& out) {
   const fs::path peers = fs::path(ADBWIRE_SOURCE_DIR) / "bench/peers";
-  if (!fs::exists(peers / "node_modules/@devicefarmer/adbkit") || !fs::exists(peers / "node_modules/@yume-chan/adb")) {
+  if (!fs::exists(peers / "node_modules/@devicefarmer/adbkit") ||
+      !fs::exists(peers / "node_modules/@yume-chan/adb")) {
     fail("the Node.js peers are not installed: run scripts/setup (it runs npm ci in bench/peers)");
   }
-  const std::string command = "cd '" + peers.string() + "' && node peers.mjs " + std::to_string(server_port) + " " +
-                              serial + " " + std::to_string(n) + " /sdcard/big.bin " + std::to_string(kPullBytes) +
-                              " '" + out.string() + "'";
+  const std::string command = "cd '" + peers.string() + "' && node peers.mjs " +
+                              std::to_string(server_port) + " " + serial + " " + std::to_string(n) +
+                              " /sdcard/big.bin " + std::to_string(kPullBytes) + " '" +
+                              out.string() + "'";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) fail("cannot run node");
   std::vector<Row> rows;
@@ -59,18 +66,21 @@ std::vector<Row> run_peers(std::uint16_t server_port, const std::string& serial,
   while (std::fgets(line, sizeof line, pipe) != nullptr) {
     char name[64];
     Row row;
-    if (std::sscanf(line, "%63s shell_ms=%lf pull_mb_s=%lf", name, &row.shell_ms, &row.pull_mb_s) == 3) {
+    if (std::sscanf(line, "%63s shell_ms=%lf pull_mb_s=%lf", name, &row.shell_ms, &row.pull_mb_s) ==
+        3) {
       row.name = name;
       rows.push_back(row);
     }
   }
-  if (::pclose(pipe) != 0 || rows.size() != 2) fail("bench/peers/peers.mjs failed (its error is above)");
+  if (::pclose(pipe) != 0 || rows.size() != 2)
+    fail("bench/peers/peers.mjs failed (its error is above)");
   return rows;
 }
 
 int run(int n) {
   int status = 1;
-  const fs::path temp = fs::temp_directory_path() / ("adbwire-peers-bench-" + std::to_string(std::random_device()()));
+  const fs::path temp =
+      fs::temp_directory_path() / ("adbwire-peers-bench-" + std::to_string(std::random_device()()));
   try {
     fs::create_directories(temp / "root/sdcard");
     fs::create_directories(temp / "out");
@@ -80,7 +90,8 @@ int run(int n) {
       std::ofstream file(temp / "root/sdcard/big.bin", std::ios::binary);
       for (std::size_t written = 0; written < kPullBytes; written += block.size() * 8) {
         for (std::uint64_t& word : block) word = random();
-        file.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(block.size() * 8));
+        file.write(reinterpret_cast<const char*>(block.data()),
+                   static_cast<std::streamsize>(block.size() * 8));
       }
     }
     const adbwire::bench::ForkedVirtualDevice vd(temp / "root");
@@ -119,7 +130,8 @@ int run(int n) {
       }));
       const fs::path local = temp / "out" / "adb.bin";
       const auto pull_ms = time_each(kPulls, [&] {
-        if (adb.run({"-s", serial, "pull", "/sdcard/big.bin", local.string()}) != 0) fail("adb pull failed");
+        if (adb.run({"-s", serial, "pull", "/sdcard/big.bin", local.string()}) != 0)
+          fail("adb pull failed");
         if (fs::file_size(local) != kPullBytes) fail("adb pull: a file of the wrong size");
         fs::remove(local);
       });
@@ -129,11 +141,15 @@ int run(int n) {
     for (const Row& row : run_peers(adb.port(), serial, n, temp / "out")) rows.push_back(row);
 
     const Row& best = rows.front();
-    std::printf("shell true (median of %d) and a 64 MiB pull to disk (median of %d), one virtual device on loopback\n", n, kPulls);
-    std::printf("  %-22s %12s %14s   %s\n", "tool", "shell true", "pull", "its shell time, pull rate / adbwire direct's");
+    std::printf(
+        "shell true (median of %d) and a 64 MiB pull to disk (median of %d), one virtual device on "
+        "loopback\n",
+        n, kPulls);
+    std::printf("  %-22s %12s %14s   %s\n", "tool", "shell true", "pull",
+                "its shell time, pull rate / adbwire direct's");
     for (const Row& row : rows) {
-      std::printf("  %-22s %9.3f ms %9.1f MB/s   %6.1fx  %5.2fx\n", row.name.c_str(), row.shell_ms, row.pull_mb_s,
-                  row.shell_ms / best.shell_ms, row.pull_mb_s / best.pull_mb_s);
+      std::printf("  %-22s %9.3f ms %9.1f MB/s   %6.1fx  %5.2fx\n", row.name.c_str(), row.shell_ms,
+                  row.pull_mb_s, row.shell_ms / best.shell_ms, row.pull_mb_s / best.pull_mb_s);
     }
     status = 0;
   } catch (const std::exception& error) {

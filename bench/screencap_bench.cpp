@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
     adbwire::Device device = adbwire::Device::connect(vd.target());
     std::size_t bytes[4] = {};
     auto shot = [&](int slot, const adbwire::ScreenshotOptions& options) {
-      return median_ms(time_each(n, [&] { bytes[slot] = adbwire::screenshot(device, options).bytes.size(); }));
+      return median_ms(
+          time_each(n, [&] { bytes[slot] = adbwire::screenshot(device, options).bytes.size(); }));
     };
     adbwire::ScreenshotOptions device_png;
     device_png.encode_on_host = false;
@@ -54,13 +55,19 @@ int main(int argc, char** argv) {
     if (!adb_ok) throw std::runtime_error("adb exec-out screencap -p failed");
 
     std::printf("screenshot of the 1080x2400 virtual screen, N = %d per variant (median)\n", n);
-    std::printf("  adbwire device PNG (screencap -p)     %8.2f ms  %9zu bytes\n", device_ms, bytes[0]);
-    std::printf("  adbwire raw + host PNG                %8.2f ms  %9zu bytes\n", host_png_ms, bytes[1]);
-    std::printf("  adbwire raw + host JPEG q80 <=2000px  %8.2f ms  %9zu bytes\n", jpeg_2000_ms, bytes[2]);
-    std::printf("  adbwire raw + host JPEG q80 <=1000px  %8.2f ms  %9zu bytes\n", jpeg_1000_ms, bytes[3]);
+    std::printf("  adbwire device PNG (screencap -p)     %8.2f ms  %9zu bytes\n", device_ms,
+                bytes[0]);
+    std::printf("  adbwire raw + host PNG                %8.2f ms  %9zu bytes\n", host_png_ms,
+                bytes[1]);
+    std::printf("  adbwire raw + host JPEG q80 <=2000px  %8.2f ms  %9zu bytes\n", jpeg_2000_ms,
+                bytes[2]);
+    std::printf("  adbwire raw + host JPEG q80 <=1000px  %8.2f ms  %9zu bytes\n", jpeg_1000_ms,
+                bytes[3]);
     std::printf("  adb exec-out screencap -p             %8.2f ms\n", adb_ms);
-    std::printf("ratios vs adb exec-out: device PNG %.1fx, host PNG %.1fx, JPEG<=2000 %.1fx, JPEG<=1000 %.1fx\n",
-                adb_ms / device_ms, adb_ms / host_png_ms, adb_ms / jpeg_2000_ms, adb_ms / jpeg_1000_ms);
+    std::printf(
+        "ratios vs adb exec-out: device PNG %.1fx, host PNG %.1fx, JPEG<=2000 %.1fx, JPEG<=1000 "
+        "%.1fx\n",
+        adb_ms / device_ms, adb_ms / host_png_ms, adb_ms / jpeg_2000_ms, adb_ms / jpeg_1000_ms);
     return 0;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "screencap_bench: %s\n", error.what());

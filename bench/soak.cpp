@@ -8,6 +8,8 @@
 // Flat means: the mean RSS of the last quarter of samples is within 10% of the second quarter's
 // (the first quarter is warm-up), and the fewest descriptors open in the last quarter is no
 // more than in the second (a leak raises that floor; a sample can catch a pull's file open).
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,14 +18,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <signal.h>
-#include <sys/wait.h>
 
 #include "adbwire/page.hpp"
 #include "adbwire/sync.hpp"
@@ -157,7 +156,8 @@ int main(int argc, char** argv) {
       while (!stop) {
         std::error_code error;
         const auto& snapshot = page.snapshot(adbwire::kDefaultDeadline, error);
-        if (!error && !snapshot.refs().empty()) page.tap(snapshot.refs().front().ref, adbwire::kDefaultDeadline, error);
+        if (!error && !snapshot.refs().empty())
+          page.tap(snapshot.refs().front().ref, adbwire::kDefaultDeadline, error);
         if (!error) page.back(adbwire::kDefaultDeadline, error);
         if (!error) adbwire::pull(page.device(), "/sdcard/data.bin", local, {}, error);
         if (!error) page.device().shell("echo soak", adbwire::kDefaultDeadline, error);
@@ -184,7 +184,9 @@ int main(int argc, char** argv) {
   for (auto& worker : workers) worker.join();
   const std::size_t fds_after = open_descriptors();
   for (const auto& [fd, target] : descriptor_targets()) {
-    if (!targets_before.contains(fd)) std::printf("soak: descriptor %s still open after the loops: %s\n", fd.c_str(), target.c_str());
+    if (!targets_before.contains(fd))
+      std::printf("soak: descriptor %s still open after the loops: %s\n", fd.c_str(),
+                  target.c_str());
   }
   stop_devices();
   fs::remove_all(work);
@@ -206,7 +208,7 @@ int main(int argc, char** argv) {
       "soak: RSS %.0f KiB (2nd quarter) -> %.0f KiB (last quarter); fewest fds sampled %zu -> %zu; "
       "fds before the loops %zu, after every Page closed %zu: %s\n",
       minutes, static_cast<unsigned long long>(loops.load()), kDevices,
-      static_cast<unsigned long long>(failures.load()), rss_early, rss_late, fds_early, fds_late, fds_before,
-      fds_after, flat ? "flat" : "GROWING");
+      static_cast<unsigned long long>(failures.load()), rss_early, rss_late, fds_early, fds_late,
+      fds_before, fds_after, flat ? "flat" : "GROWING");
   return flat && failures == 0 ? 0 : 1;
 }

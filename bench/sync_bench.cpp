@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "adbwire/device.hpp"
-#include "adbwire/sync.hpp"
 #include "adbwire/error.hpp"
+#include "adbwire/sync.hpp"
 #include "support/bench_support.hpp"
 
 extern char** environ;
@@ -119,7 +119,8 @@ int run(std::size_t mib, int runs) {
     return 1;
   }
   std::random_device random;
-  const fs::path temp = fs::temp_directory_path() / ("adbwire-sync-bench-" + std::to_string(random()));
+  const fs::path temp =
+      fs::temp_directory_path() / ("adbwire-sync-bench-" + std::to_string(random()));
   fs::create_directories(temp / "root/sdcard");
   fs::create_directories(temp / "home");
   fs::create_directories(temp / "out");
@@ -147,8 +148,9 @@ int run(std::size_t mib, int runs) {
     std::vector<std::uint64_t> block(1 << 16);
     for (std::uint64_t written = 0; written < size; written += block.size() * 8) {
       for (auto& word : block) word = bits();
-      file.write(reinterpret_cast<const char*>(block.data()),
-                 static_cast<std::streamsize>(std::min<std::uint64_t>(block.size() * 8, size - written)));
+      file.write(
+          reinterpret_cast<const char*>(block.data()),
+          static_cast<std::streamsize>(std::min<std::uint64_t>(block.size() * 8, size - written)));
     }
   }
 
@@ -241,7 +243,8 @@ int run(std::size_t mib, int runs) {
   std::vector<std::string> env;
   for (char** variable = environ; *variable != nullptr; ++variable) {
     const std::string entry = *variable;
-    if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_") || entry.starts_with("ADB_")) continue;
+    if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_") || entry.starts_with("ADB_"))
+      continue;
     env.push_back(entry);
   }
   env.push_back("HOME=" + (temp / "home").string());
@@ -269,9 +272,9 @@ int run(std::size_t mib, int runs) {
   std::vector<double> adb_seconds;
   long adb_rss = 0;
   for (int i = 0; adb_ok && i < runs; ++i) {
-    const Sample s =
-        spawn_measured({kAdb, "-P", adb_port, "-s", serial, "pull", "/sdcard/big.bin", (temp / "out/adb.bin").string()},
-                       env);
+    const Sample s = spawn_measured({kAdb, "-P", adb_port, "-s", serial, "pull", "/sdcard/big.bin",
+                                     (temp / "out/adb.bin").string()},
+                                    env);
     adb_ok = s.ok;
     adb_seconds.push_back(s.seconds);
     adb_rss = std::max(adb_rss, s.max_rss_kib);
@@ -303,12 +306,18 @@ int run(std::size_t mib, int runs) {
   const double adbwire_rate = mb / median(adbwire_seconds);
   const double adbwire_process_rate = mb / median(adbwire_process_seconds);
   const double adb_rate = mb / median(adb_seconds);
-  std::printf("pull of %zu MiB from the virtual device on loopback, median of %d runs (MB = 10^6 bytes)\n", mib, runs);
+  std::printf(
+      "pull of %zu MiB from the virtual device on loopback, median of %d runs (MB = 10^6 bytes)\n",
+      mib, runs);
   std::printf("  adbwire pull on an open connection  %8.1f MB/s\n", adbwire_rate);
-  std::printf("  adbwire process: connect + pull     %8.1f MB/s   peak RSS %6ld KiB (connect alone: %ld KiB)\n",
-              adbwire_process_rate, adbwire_rss, connect_only.max_rss_kib);
-  std::printf("  adb pull process (via adb server)   %8.1f MB/s   peak RSS %6ld KiB (+ adb server %ld KiB)\n",
-              adb_rate, adb_rss, server_hwm);
+  std::printf(
+      "  adbwire process: connect + pull     %8.1f MB/s   peak RSS %6ld KiB (connect alone: %ld "
+      "KiB)\n",
+      adbwire_process_rate, adbwire_rss, connect_only.max_rss_kib);
+  std::printf(
+      "  adb pull process (via adb server)   %8.1f MB/s   peak RSS %6ld KiB (+ adb server %ld "
+      "KiB)\n",
+      adb_rate, adb_rss, server_hwm);
   std::printf("ratio adbwire/adb throughput: %.2fx (open connection), %.2fx (process vs process)\n",
               adbwire_rate / adb_rate, adbwire_process_rate / adb_rate);
   std::printf("ratio peak RSS adbwire/adb client: %.2fx\n",

@@ -72,7 +72,8 @@ std::vector<Dump> load_corpus() {
     dumps.push_back({entry.path().stem().string(),
                      {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()}});
   }
-  std::sort(dumps.begin(), dumps.end(), [](const Dump& a, const Dump& b) { return a.name < b.name; });
+  std::sort(dumps.begin(), dumps.end(),
+            [](const Dump& a, const Dump& b) { return a.name < b.name; });
   return dumps;
 }
 
@@ -80,23 +81,37 @@ std::vector<Dump> load_corpus() {
 std::string synthetic_dump(std::size_t bytes) {
   std::string xml =
       "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
-      "<node index=\"0\" text=\"\" resource-id=\"com.x:id/list\" class=\"androidx.recyclerview.widget.RecyclerView\" "
-      "package=\"com.x\" content-desc=\"\" checkable=\"false\" checked=\"false\" clickable=\"false\" enabled=\"true\" "
-      "focusable=\"true\" focused=\"false\" scrollable=\"true\" long-clickable=\"false\" password=\"false\" "
+      "<node index=\"0\" text=\"\" resource-id=\"com.x:id/list\" "
+      "class=\"androidx.recyclerview.widget.RecyclerView\" "
+      "package=\"com.x\" content-desc=\"\" checkable=\"false\" checked=\"false\" "
+      "clickable=\"false\" enabled=\"true\" "
+      "focusable=\"true\" focused=\"false\" scrollable=\"true\" long-clickable=\"false\" "
+      "password=\"false\" "
       "selected=\"false\" bounds=\"[0,0][1080,2400]\">";
   for (std::size_t row = 0; xml.size() < bytes; ++row) {
     const std::string n = std::to_string(row);
-    xml += "<node index=\"" + n + "\" text=\"\" resource-id=\"com.x:id/row\" class=\"android.widget.LinearLayout\" "
-           "package=\"com.x\" content-desc=\"\" checkable=\"false\" checked=\"false\" clickable=\"true\" enabled=\"true\" "
-           "focusable=\"true\" focused=\"false\" scrollable=\"false\" long-clickable=\"true\" password=\"false\" "
-           "selected=\"false\" bounds=\"[0," + n + "][1080,200]\"><node index=\"0\" text=\"Contact " + n +
-           "\" resource-id=\"com.x:id/name\" class=\"android.widget.TextView\" package=\"com.x\" content-desc=\"\" "
-           "checkable=\"false\" checked=\"false\" clickable=\"false\" enabled=\"true\" focusable=\"false\" "
-           "focused=\"false\" scrollable=\"false\" long-clickable=\"false\" password=\"false\" selected=\"false\" "
-           "bounds=\"[40,20][800,100]\" /><node index=\"1\" text=\"Last message &amp; more\" resource-id=\"com.x:id/msg\" "
-           "class=\"android.widget.TextView\" package=\"com.x\" content-desc=\"\" checkable=\"false\" checked=\"false\" "
-           "clickable=\"false\" enabled=\"true\" focusable=\"false\" focused=\"false\" scrollable=\"false\" "
-           "long-clickable=\"false\" password=\"false\" selected=\"false\" bounds=\"[40,100][800,180]\" /></node>";
+    xml += "<node index=\"" + n +
+           "\" text=\"\" resource-id=\"com.x:id/row\" class=\"android.widget.LinearLayout\" "
+           "package=\"com.x\" content-desc=\"\" checkable=\"false\" checked=\"false\" "
+           "clickable=\"true\" enabled=\"true\" "
+           "focusable=\"true\" focused=\"false\" scrollable=\"false\" long-clickable=\"true\" "
+           "password=\"false\" "
+           "selected=\"false\" bounds=\"[0," +
+           n + "][1080,200]\"><node index=\"0\" text=\"Contact " + n +
+           "\" resource-id=\"com.x:id/name\" class=\"android.widget.TextView\" package=\"com.x\" "
+           "content-desc=\"\" "
+           "checkable=\"false\" checked=\"false\" clickable=\"false\" enabled=\"true\" "
+           "focusable=\"false\" "
+           "focused=\"false\" scrollable=\"false\" long-clickable=\"false\" password=\"false\" "
+           "selected=\"false\" "
+           "bounds=\"[40,20][800,100]\" /><node index=\"1\" text=\"Last message &amp; more\" "
+           "resource-id=\"com.x:id/msg\" "
+           "class=\"android.widget.TextView\" package=\"com.x\" content-desc=\"\" "
+           "checkable=\"false\" checked=\"false\" "
+           "clickable=\"false\" enabled=\"true\" focusable=\"false\" focused=\"false\" "
+           "scrollable=\"false\" "
+           "long-clickable=\"false\" password=\"false\" selected=\"false\" "
+           "bounds=\"[40,100][800,180]\" /></node>";
   }
   xml += "</node></hierarchy>";
   return xml;
@@ -165,19 +180,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   static const std::string big = synthetic_dump(20u * 1024 * 1024);
-  const auto largest = std::max_element(dumps.begin(), dumps.end(), [](const Dump& a, const Dump& b) {
-    return a.xml.size() < b.xml.size();
-  });
+  const auto largest =
+      std::max_element(dumps.begin(), dumps.end(),
+                       [](const Dump& a, const Dump& b) { return a.xml.size() < b.xml.size(); });
   for (const Dump& d : dumps) {
-    benchmark::RegisterBenchmark(("Pipeline/" + d.name).c_str(), [&d](benchmark::State& s) { run_pipeline(s, d.xml); })
-        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("Pipeline/" + d.name).c_str(), [&d](benchmark::State& s) {
+      run_pipeline(s, d.xml);
+    })->Unit(benchmark::kMicrosecond);
   }
-  benchmark::RegisterBenchmark("WholeCorpus", BM_WholeCorpus, &dumps)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Pipeline/synthetic-20MB", [](benchmark::State& s) { run_pipeline(s, big); })
+  benchmark::RegisterBenchmark("WholeCorpus", BM_WholeCorpus, &dumps)
       ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Pipeline/synthetic-20MB", [](benchmark::State& s) {
+    run_pipeline(s, big);
+  })->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark(("ToJson/" + largest->name).c_str(), BM_ToJson, &largest->xml)
       ->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark(("ResolveAllRefs/" + largest->name).c_str(), BM_Resolve, &largest->xml)
+  benchmark::RegisterBenchmark(("ResolveAllRefs/" + largest->name).c_str(), BM_Resolve,
+                               &largest->xml)
       ->Unit(benchmark::kMicrosecond);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -55,14 +55,16 @@ pid_t spawn_quiet(const std::vector<std::string>& argv, const std::vector<std::s
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
+  const int spawned =
+      posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   return spawned == 0 ? pid : -1;
 }
 
 std::uint16_t free_port() {
   asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  asio::ip::tcp::acceptor acceptor(io,
+                                   asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   return acceptor.local_endpoint().port();
 }
 
@@ -74,12 +76,14 @@ PrivateAdb::PrivateAdb() : port_(free_port()) {
   std::filesystem::create_directories(home_);
   for (char** variable = environ; *variable != nullptr; ++variable) {
     const std::string entry = *variable;
-    if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_") || entry.starts_with("ADB_")) continue;
+    if (entry.starts_with("HOME=") || entry.starts_with("ANDROID_") || entry.starts_with("ADB_"))
+      continue;
     environment_.push_back(entry);
   }
   environment_.push_back("HOME=" + home_.string());
   environment_.push_back("ADB_MDNS=0");
-  server_pid_ = spawn_quiet({kAdb, "-P", std::to_string(port_), "nodaemon", "server"}, environment_);
+  server_pid_ =
+      spawn_quiet({kAdb, "-P", std::to_string(port_), "nodaemon", "server"}, environment_);
   if (server_pid_ < 0) throw std::runtime_error("cannot start the private adb server");
   // The server needs a moment to listen; host:version answers once it does.
   const AdbServer server({"127.0.0.1", port_});
@@ -87,7 +91,8 @@ PrivateAdb::PrivateAdb() : port_(free_port()) {
     std::error_code error;
     server.version(kDefaultDeadline, error);
     if (!error) break;
-    if (i == 100) throw std::runtime_error("the private adb server never listened: " + error.message());
+    if (i == 100)
+      throw std::runtime_error("the private adb server never listened: " + error.message());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -121,7 +126,8 @@ ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
   int port_pipe[2];
   int stop_fds[2];
   // Close-on-exec: an adb server or node spawned later must not hold the stop pipe open.
-  if (::pipe2(port_pipe, O_CLOEXEC) != 0) throw Error(errc::io_error, "cannot make a pipe for the virtual device");
+  if (::pipe2(port_pipe, O_CLOEXEC) != 0)
+    throw Error(errc::io_error, "cannot make a pipe for the virtual device");
   if (::pipe2(stop_fds, O_CLOEXEC) != 0) {
     ::close(port_pipe[0]);
     ::close(port_pipe[1]);

@@ -44,7 +44,7 @@ enum class CapturedKind : std::uint8_t {
 
 // One decoded unit, in the order the capture completed them.
 struct CapturedMessage {
-  std::uint64_t record = 0;      // 1-based record that completed it (Wireshark frame number)
+  std::uint64_t record = 0;  // 1-based record that completed it (Wireshark frame number)
   std::chrono::sys_time<std::chrono::nanoseconds> time{};  // that record's timestamp
   std::uint32_t connection = 0;  // 1-based, see CaptureDecoder::connections()
   CaptureDirection direction = CaptureDirection::host_to_device;

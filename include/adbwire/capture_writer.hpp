@@ -72,7 +72,8 @@ class CaptureEncoder {
                  CaptureTime time, std::vector<std::uint8_t>& out);
   void usb_urb(bool submit, bool in, std::span<const std::uint8_t> data, std::uint32_t length,
                CaptureTime time, std::vector<std::uint8_t>& out);
-  void packet_block(std::span<const std::uint8_t> frame, CaptureTime time, std::vector<std::uint8_t>& out);
+  void packet_block(std::span<const std::uint8_t> frame, CaptureTime time,
+                    std::vector<std::uint8_t>& out);
 
   // Where one direction is in the ADB message stream.
   struct Framing {
@@ -83,7 +84,8 @@ class CaptureEncoder {
   };
   // Length of the next piece of bytes that ends at the latest at a message boundary (or, when
   // split_header, at the end of a header).
-  static std::size_t next_piece(Framing& framing, std::span<const std::uint8_t> bytes, bool split_header);
+  static std::size_t next_piece(Framing& framing, std::span<const std::uint8_t> bytes,
+                                bool split_header);
 
   CaptureWriterOptions options_;
   Framing framing_[2];  // host → device, device → host
@@ -105,7 +107,8 @@ class CaptureWriter {
   // Creates or truncates path and writes the capture's start stamped now. Errors: io_error
   // (cannot create or write the file), invalid_argument (already open).
   void open(const std::filesystem::path& path, const CaptureWriterOptions& options = {});
-  void open(const std::filesystem::path& path, const CaptureWriterOptions& options, std::error_code& ec);
+  void open(const std::filesystem::path& path, const CaptureWriterOptions& options,
+            std::error_code& ec);
 
   // Records bytes sent or received, then flushes. Errors: io_error, closed (not open).
   void record(CaptureDirection direction, std::span<const std::uint8_t> bytes,

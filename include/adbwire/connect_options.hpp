@@ -1,4 +1,5 @@
-// How Device::connect behaves: keys, timeouts and the adb server to go through. Plain values, no global state.
+// How Device::connect behaves: keys, timeouts and the adb server to go through. Plain values, no
+// global state.
 #pragma once
 
 #include <chrono>

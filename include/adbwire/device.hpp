@@ -22,7 +22,7 @@ namespace adbwire {
 namespace detail {
 class StreamOpener;
 struct DeviceAccess;
-}
+}  // namespace detail
 
 // Output of a command as it arrives. The span is valid only during the call. A handler may
 // throw: the stream is closed and the exception propagates out of the Device call.

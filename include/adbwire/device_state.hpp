@@ -20,12 +20,14 @@ std::string get_state(const Device& device);
 // One system property (`getprop NAME`); "" when it is not set. Errors: invalid_argument
 // (a name with characters outside [A-Za-z0-9._:@-]), and those of Device::shell.
 std::string getprop(Device& device, std::string_view name, Deadline deadline = kDefaultDeadline);
-std::string getprop(Device& device, std::string_view name, Deadline deadline, std::error_code& error);
+std::string getprop(Device& device, std::string_view name, Deadline deadline,
+                    std::error_code& error);
 
 // Every property, parsed from `getprop` ("[key]: [value]" lines; multi-line values kept).
 // Errors: parse_error (output that is not in that form), and those of Device::shell.
 std::map<std::string, std::string> getprops(Device& device, Deadline deadline = kDefaultDeadline);
-std::map<std::string, std::string> getprops(Device& device, Deadline deadline, std::error_code& error);
+std::map<std::string, std::string> getprops(Device& device, Deadline deadline,
+                                            std::error_code& error);
 
 enum class RebootTarget { system, bootloader, recovery, sideload, sideload_auto_reboot, fastboot };
 

@@ -26,10 +26,10 @@ struct ForwardRule {
 
 // Byte counts of a Forwarder since it was made (every rule, both directions).
 struct ForwardStats {
-  std::uint64_t connections = 0;   // bridged connections, forward and reverse
-  std::uint64_t to_device = 0;     // bytes host → device
-  std::uint64_t from_device = 0;   // bytes device → host
-  std::uint64_t refused = 0;       // device OPENs refused (no reverse rule names them)
+  std::uint64_t connections = 0;  // bridged connections, forward and reverse
+  std::uint64_t to_device = 0;    // bytes host → device
+  std::uint64_t from_device = 0;  // bytes device → host
+  std::uint64_t refused = 0;      // device OPENs refused (no reverse rule names them)
 };
 
 // The rules of one device connection, and the threads that pump their connections. Each
@@ -57,7 +57,8 @@ class Forwarder {
   // remote), busy (the port is taken, or no_rebind and a rule exists), io_error.
   // A device that refuses `remote` shows as the accepted connection being closed at once.
   std::string forward(std::string_view local, std::string_view remote, bool no_rebind = false);
-  std::string forward(std::string_view local, std::string_view remote, bool no_rebind, std::error_code& error);
+  std::string forward(std::string_view local, std::string_view remote, bool no_rebind,
+                      std::error_code& error);
   // The forward rules, in the order made.
   std::vector<ForwardRule> list() const;
   // Stops listening on local and ends its connections. Errors: not_found.
@@ -72,10 +73,10 @@ class Forwarder {
   // Errors: command_failed (the device said FAIL: its text word for word, e.g. "cannot
   // rebind existing socket"), invalid_argument (host_side not "tcp:PORT"), not_supported
   // (a connection through an adb server: use `adb reverse`), those of Device::open.
-  std::string reverse(std::string_view device_side, std::string_view host_side, bool no_rebind = false,
-                      Deadline deadline = kDefaultDeadline);
-  std::string reverse(std::string_view device_side, std::string_view host_side, bool no_rebind, Deadline deadline,
-                      std::error_code& error);
+  std::string reverse(std::string_view device_side, std::string_view host_side,
+                      bool no_rebind = false, Deadline deadline = kDefaultDeadline);
+  std::string reverse(std::string_view device_side, std::string_view host_side, bool no_rebind,
+                      Deadline deadline, std::error_code& error);
   // The device's reverse rules (reverse:list-forward). Errors: parse_error, as reverse().
   std::vector<ForwardRule> reverse_list(Deadline deadline = kDefaultDeadline);
   std::vector<ForwardRule> reverse_list(Deadline deadline, std::error_code& error);

@@ -53,8 +53,8 @@ std::string install(Device& device, const std::vector<std::filesystem::path>& ap
                     const InstallOptions& options = {}, const InstallProgressHandler& progress = {},
                     Deadline deadline = kDefaultDeadline);
 std::string install(Device& device, const std::vector<std::filesystem::path>& apks,
-                    const InstallOptions& options, const InstallProgressHandler& progress, Deadline deadline,
-                    std::error_code& error);
+                    const InstallOptions& options, const InstallProgressHandler& progress,
+                    Deadline deadline, std::error_code& error);
 
 // `pm uninstall [-k] PACKAGE` (keep_data: -k keeps the app's data and caches). Returns the
 // answer ("Success\n"). Errors: invalid_argument (not a package name), command_failed (the

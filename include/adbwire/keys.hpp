@@ -123,7 +123,8 @@ struct KeyOptions {
 // keys' SHA-256 hashes; the device accepts any key it knows, so only the count of attempts
 // can differ. Errors: not_found (no adbkey and generate_if_missing is false, no home
 // directory, or the key directory's parent is missing), permission_denied/io_error (adbkey
-// can't be read or created), parse_error (adbkey is damaged). Unreadable or malformed vendor keys are skipped, as adb does.
+// can't be read or created), parse_error (adbkey is damaged). Unreadable or malformed vendor keys
+// are skipped, as adb does.
 std::vector<PrivateKey> load_host_keys(const KeyOptions& options);
 std::vector<PrivateKey> load_host_keys(const KeyOptions& options, std::error_code& error);
 

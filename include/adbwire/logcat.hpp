@@ -45,9 +45,9 @@ struct LogRecord {
   std::uint32_t tid = 0;
   LogLevel level = LogLevel::unknown;
   std::string tag;
-  std::string message;  // as logged; a multi-line message stays one record
-  std::uint32_t uid = 0;    // logger_entry v4 only; 0 before
-  std::uint32_t buffer = 0; // log id (0 main, 3 system, 4 crash …); v3+ only
+  std::string message;       // as logged; a multi-line message stays one record
+  std::uint32_t uid = 0;     // logger_entry v4 only; 0 before
+  std::uint32_t buffer = 0;  // log id (0 main, 3 system, 4 crash …); v3+ only
 };
 
 // Which records pass, as adb's filterspecs: "TAG:L" per tag, "*:L" for the rest.
@@ -69,7 +69,8 @@ class LogcatDecoder {
  public:
   // Appends every complete record to out. Errors: parse_error (a header or length no
   // logger_entry has: the stream is not `logcat -B` output); the decoder is then unusable.
-  void feed(std::span<const std::uint8_t> bytes, std::vector<LogRecord>& out, std::error_code& error);
+  void feed(std::span<const std::uint8_t> bytes, std::vector<LogRecord>& out,
+            std::error_code& error);
   // Bytes held back waiting for the rest of a record.
   std::size_t buffered() const noexcept { return pending_.size(); }
 
@@ -104,8 +105,8 @@ class Logcat {
   // for a filter tag the device's command line cannot carry (spaces, quotes).
   static Logcat start(Device& device, const LogcatOptions& options, LogRecordHandler on_record,
                       Deadline deadline = kDefaultDeadline);
-  static Logcat start(Device& device, const LogcatOptions& options, LogRecordHandler on_record, Deadline deadline,
-                      std::error_code& error);
+  static Logcat start(Device& device, const LogcatOptions& options, LogRecordHandler on_record,
+                      Deadline deadline, std::error_code& error);
   Logcat(Logcat&&) noexcept;
   Logcat& operator=(Logcat&&) noexcept;
   ~Logcat();

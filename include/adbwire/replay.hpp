@@ -50,7 +50,8 @@ class Replay {
   // ADB messages in the chosen connection), protocol_error (the library's handshake differs
   // from the recorded one: the detail holds the diff), else those of Device::connect.
   static Replay start(const std::filesystem::path& capture, const ReplayOptions& options = {});
-  static Replay start(const std::filesystem::path& capture, const ReplayOptions& options, std::error_code& error);
+  static Replay start(const std::filesystem::path& capture, const ReplayOptions& options,
+                      std::error_code& error);
 
   Replay(Replay&&) noexcept;
   Replay& operator=(Replay&&) noexcept;

@@ -35,15 +35,16 @@ struct RawImage {
   std::uint32_t width = 0;
   std::uint32_t height = 0;
   PixelFormat format = PixelFormat::rgba_8888;
-  std::uint32_t dataspace = 0;  // colour space of Android 10+ headers (1 sRGB, 2 Display P3); 0 when absent
+  std::uint32_t dataspace =
+      0;  // colour space of Android 10+ headers (1 sRGB, 2 Display P3); 0 when absent
   std::vector<std::uint8_t> pixels;
 };
 
 struct ScreenshotOptions {
   ImageFormat format = ImageFormat::png;
-  int jpeg_quality = 80;            // 1..100
-  std::uint32_t max_side = 0;       // scale down so the longer side is at most this (0: keep)
-  std::size_t max_bytes = 0;        // lower JPEG quality, then scale down, until under (0: no cap)
+  int jpeg_quality = 80;       // 1..100
+  std::uint32_t max_side = 0;  // scale down so the longer side is at most this (0: keep)
+  std::size_t max_bytes = 0;   // lower JPEG quality, then scale down, until under (0: no cap)
   std::optional<std::uint64_t> display_id;  // screencap -d, for multi-display devices
   // true: raw screencap, encoded here (the phone skips its slow PNG compression); false: the
   // device's own `screencap -p` PNG, re-encoded here only when scaling, JPEG or a cap asks.
@@ -73,8 +74,8 @@ EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadli
 // format: the message quotes the output's start), and the Device errors.
 RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id = {},
                        Deadline deadline = kDefaultDeadline);
-RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id,
-                       Deadline deadline, std::error_code& error);
+RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id, Deadline deadline,
+                       std::error_code& error);
 
 // The `framebuffer:` service (adbd runs screencap itself and describes the pixels with a
 // header of version 2, 1 or the ancient 16-byte form). format comes from the header's channel

@@ -55,12 +55,12 @@ struct RemoteEntry {
 // Where a transfer stands; passed to SyncProgressHandler after every chunk and once when
 // a file completes. The views are valid only during the call.
 struct SyncProgress {
-  std::string_view remote;          // the file being transferred
+  std::string_view remote;  // the file being transferred
   std::string_view local;
-  std::uint64_t file_bytes = 0;     // of this file, so far
+  std::uint64_t file_bytes = 0;  // of this file, so far
   std::uint64_t file_size = 0;
-  std::uint64_t total_bytes = 0;    // of the whole call, so far
-  std::uint64_t total_size = 0;     // of every file the call transfers
+  std::uint64_t total_bytes = 0;  // of the whole call, so far
+  std::uint64_t total_size = 0;   // of every file the call transfers
   std::size_t files_done = 0;
   std::size_t files_total = 0;
 };
@@ -107,8 +107,8 @@ struct PushOptions {
 // What a pull or push moved.
 struct TransferStats {
   std::size_t files = 0;
-  std::size_t skipped = 0;     // neither regular files, folders nor links to files (devices, FIFOs)
-  std::uint64_t bytes = 0;     // file content moved
+  std::size_t skipped = 0;  // neither regular files, folders nor links to files (devices, FIFOs)
+  std::uint64_t bytes = 0;  // file content moved
   std::uint64_t wire_bytes = 0;  // of which on the wire: the DATA payloads, compressed or not
   SyncCompression compression = SyncCompression::none;  // what was used (none: plain)
   std::chrono::nanoseconds elapsed{0};
@@ -152,9 +152,10 @@ class SyncClient {
   // not_found (a remote path does not exist), invalid_argument (several remotes and local
   // is not a folder), command_failed (the device's FAIL text), io_error (local disk).
   // Stops at the first failure; files completed before it stay.
-  TransferStats pull(std::string_view remote, const std::filesystem::path& local, const PullOptions& options = {});
-  TransferStats pull(std::string_view remote, const std::filesystem::path& local, const PullOptions& options,
-                     std::error_code& error);
+  TransferStats pull(std::string_view remote, const std::filesystem::path& local,
+                     const PullOptions& options = {});
+  TransferStats pull(std::string_view remote, const std::filesystem::path& local,
+                     const PullOptions& options, std::error_code& error);
   TransferStats pull(const std::vector<std::string>& remotes, const std::filesystem::path& local,
                      const PullOptions& options = {});
   TransferStats pull(const std::vector<std::string>& remotes, const std::filesystem::path& local,
@@ -165,9 +166,10 @@ class SyncClient {
   // several locals it must be a folder. The device creates missing parent folders; empty
   // local folders are created with `mkdir -p`. Errors also: not_found (a local path does
   // not exist), invalid_argument, command_failed (the device's FAIL text), io_error.
-  TransferStats push(const std::filesystem::path& local, std::string_view remote, const PushOptions& options = {});
-  TransferStats push(const std::filesystem::path& local, std::string_view remote, const PushOptions& options,
-                     std::error_code& error);
+  TransferStats push(const std::filesystem::path& local, std::string_view remote,
+                     const PushOptions& options = {});
+  TransferStats push(const std::filesystem::path& local, std::string_view remote,
+                     const PushOptions& options, std::error_code& error);
   TransferStats push(const std::vector<std::filesystem::path>& locals, std::string_view remote,
                      const PushOptions& options = {});
   TransferStats push(const std::vector<std::filesystem::path>& locals, std::string_view remote,

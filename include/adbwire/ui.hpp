@@ -62,7 +62,7 @@ struct RefInfo {
   std::uint32_t ref = 0;
   NodeIndex node = kNoNode;  // in the snapshot that issued the ref
   Bounds bounds;
-  std::string label;           // role plus text or desc, for messages: Button "Submit"
+  std::string label;  // role plus text or desc, for messages: Button "Submit"
   // package, class, resource-id, text, desc and bounds rounded to kBoundsQuantum. An
   // editable field contributes its hint instead of its text, which typing changes.
   std::string exact_token;
@@ -139,8 +139,7 @@ class Snapshot {
   ElementInfo info(NodeIndex index) const;
 
  private:
-  friend Snapshot parse_dump(std::string, const SnapshotOptions&, std::error_code&,
-                             std::string*);
+  friend Snapshot parse_dump(std::string, const SnapshotOptions&, std::error_code&, std::string*);
   std::unique_ptr<detail::SnapshotState> impl_;
 };
 

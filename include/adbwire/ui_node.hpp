@@ -51,33 +51,33 @@ struct Attribute {
 // valid exactly as long as that Snapshot (moving the Snapshot keeps them valid). Strings are
 // UTF-8 as the device wrote them, with XML entities decoded (newlines stay newlines).
 struct Node {
-  std::string_view class_name;    // "class" attribute (Appium: the element name when absent)
-  std::string_view role;          // DESIGN.md role name, for example "Button" or "Group"
+  std::string_view class_name;  // "class" attribute (Appium: the element name when absent)
+  std::string_view role;        // DESIGN.md role name, for example "Button" or "Group"
   std::string_view text;
   std::string_view resource_id;
   std::string_view content_desc;
   std::string_view package;
-  std::string_view hint;          // newer Android only; empty when absent
+  std::string_view hint;  // newer Android only; empty when absent
   Bounds bounds;
-  bool has_bounds = false;        // false when the attribute was absent or unreadable
-  std::int32_t index = 0;         // uiautomator's "index" (position among siblings)
+  bool has_bounds = false;          // false when the attribute was absent or unreadable
+  std::int32_t index = 0;           // uiautomator's "index" (position among siblings)
   std::int32_t drawing_order = -1;  // -1 when absent
   std::int32_t display_id = -1;     // -1 when absent
 
   bool checkable = false;
   bool checked = false;
   bool clickable = false;
-  bool enabled = true;            // absent means enabled
+  bool enabled = true;  // absent means enabled
   bool focusable = false;
   bool focused = false;
   bool scrollable = false;
   bool long_clickable = false;
   bool password = false;
   bool selected = false;
-  bool editable = false;          // inferred from the class (EditText and its subclasses)
+  bool editable = false;  // inferred from the class (EditText and its subclasses)
 
-  std::uint32_t ref = 0;          // [ref=N] of this node, 0 when it has none
-  std::uint32_t depth = 0;        // 0 for the top-level nodes under <hierarchy>
+  std::uint32_t ref = 0;    // [ref=N] of this node, 0 when it has none
+  std::uint32_t depth = 0;  // 0 for the top-level nodes under <hierarchy>
   NodeIndex parent = kNoNode;
   NodeIndex first_child = kNoNode;
   NodeIndex next_sibling = kNoNode;

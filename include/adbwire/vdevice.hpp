@@ -70,7 +70,7 @@ struct ConnectionFaultPlan {
 // Chromium started with --remote-debugging-port, say), and the device lists it as a real one
 // does, in /proc/net/unix, with /proc/PID/cmdline naming the app's package.
 struct DevtoolsSocket {
-  std::string name;     // "webview_devtools_remote_4321", "chrome_devtools_remote", …
+  std::string name;        // "webview_devtools_remote_4321", "chrome_devtools_remote", …
   std::uint16_t port = 0;  // 127.0.0.1:port serves it
   std::uint32_t pid = 0;
   std::string package;  // what /proc/PID/cmdline says

@@ -23,11 +23,11 @@ namespace adbwire {
 
 // One DevTools target (a page of a WebView or a browser tab) on a device.
 struct WebViewPage {
-  std::string socket;   // abstract socket name without '@', e.g. "webview_devtools_remote_4321"
+  std::string socket;     // abstract socket name without '@', e.g. "webview_devtools_remote_4321"
   std::uint32_t pid = 0;  // of the app owning the socket; 0 when the name carries none
-  std::string package;  // the app ("com.android.chrome" for chrome_devtools_remote)
-  std::string id;       // DevTools target id
-  std::string type;     // "page", "iframe", "service_worker", …
+  std::string package;    // the app ("com.android.chrome" for chrome_devtools_remote)
+  std::string id;         // DevTools target id
+  std::string type;       // "page", "iframe", "service_worker", …
   std::string url;
   std::string title;
   // From the WebView's own description in /json/list (absent for browser tabs): whether it

@@ -112,9 +112,9 @@ std::vector<std::uint8_t> encode_framebuffer_header(const FramebufferHeader& h) 
   }
   store_le32(out, h.bpp);
   if (h.version == 2) store_le32(out, h.color_space);
-  for (std::uint32_t v : {h.size, h.width, h.height, h.red.offset, h.red.length, h.blue.offset,
-                          h.blue.length, h.green.offset, h.green.length, h.alpha.offset,
-                          h.alpha.length})
+  for (std::uint32_t v :
+       {h.size, h.width, h.height, h.red.offset, h.red.length, h.blue.offset, h.blue.length,
+        h.green.offset, h.green.length, h.alpha.offset, h.alpha.length})
     store_le32(out, v);
   return out;
 }

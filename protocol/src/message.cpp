@@ -132,12 +132,13 @@ std::size_t MessageReader::feed_one(std::span<const std::uint8_t> bytes, std::ve
     }
     const std::size_t take =
         std::min<std::size_t>(header_.data_length - current_.payload.size(), bytes.size() - used);
-    current_.payload.insert(current_.payload.end(), bytes.data() + used, bytes.data() + used + take);
+    current_.payload.insert(current_.payload.end(), bytes.data() + used,
+                            bytes.data() + used + take);
     used += take;
     if (current_.payload.size() == header_.data_length) {
       if (verify_checksum_ && payload_checksum(current_.payload) != header_.data_check) {
-        error = fail("checksum mismatch on " + describe_command(header_.command) + ": header says " +
-                     hex(header_.data_check) + ", payload sums to " +
+        error = fail("checksum mismatch on " + describe_command(header_.command) +
+                     ": header says " + hex(header_.data_check) + ", payload sums to " +
                      hex(payload_checksum(current_.payload)));
         return used;
       }
@@ -151,7 +152,8 @@ std::size_t MessageReader::feed_one(std::span<const std::uint8_t> bytes, std::ve
   return used;
 }
 
-std::error_code MessageReader::feed(std::span<const std::uint8_t> bytes, std::vector<Message>& out) {
+std::error_code MessageReader::feed(std::span<const std::uint8_t> bytes,
+                                    std::vector<Message>& out) {
   std::error_code error;
   do {
     bytes = bytes.subspan(feed_one(bytes, out, error));

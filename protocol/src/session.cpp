@@ -22,10 +22,9 @@ std::vector<std::uint8_t> le32_bytes(std::uint32_t value) {
 }
 
 std::int32_t le32_int(const std::vector<std::uint8_t>& bytes) {
-  const std::uint32_t value = static_cast<std::uint32_t>(bytes[0]) |
-                              static_cast<std::uint32_t>(bytes[1]) << 8 |
-                              static_cast<std::uint32_t>(bytes[2]) << 16 |
-                              static_cast<std::uint32_t>(bytes[3]) << 24;
+  const std::uint32_t value =
+      static_cast<std::uint32_t>(bytes[0]) | static_cast<std::uint32_t>(bytes[1]) << 8 |
+      static_cast<std::uint32_t>(bytes[2]) << 16 | static_cast<std::uint32_t>(bytes[3]) << 24;
   return static_cast<std::int32_t>(value);
 }
 
@@ -55,14 +54,14 @@ struct Stream {
   // Sending.
   std::vector<std::uint8_t> queue;
   std::size_t queue_offset = 0;
-  bool wrte_in_flight = false;   // classic: a WRTE waits for the peer's OKAY
-  std::int64_t send_credit = 0;  // delayed_ack: bytes the peer still accepts
-  bool writable_pending = false; // data was queued since the last stream_writable
+  bool wrte_in_flight = false;    // classic: a WRTE waits for the peer's OKAY
+  std::int64_t send_credit = 0;   // delayed_ack: bytes the peer still accepts
+  bool writable_pending = false;  // data was queued since the last stream_writable
 
   // Receiving.
-  std::size_t unconsumed = 0;          // delivered in stream_data, not yet acknowledged
-  std::int64_t receive_credit = 0;     // delayed_ack: bytes the peer may still send
-  std::size_t consumed_unreported = 0; // delayed_ack: acknowledged, not yet sent in an OKAY
+  std::size_t unconsumed = 0;           // delivered in stream_data, not yet acknowledged
+  std::int64_t receive_credit = 0;      // delayed_ack: bytes the peer may still send
+  std::size_t consumed_unreported = 0;  // delayed_ack: acknowledged, not yet sent in an OKAY
 
   std::size_t queued() const noexcept { return queue.size() - queue_offset; }
 };
@@ -191,8 +190,9 @@ struct Session::Impl {
 
   void on_cnxn(const Message& m) {
     if (state == SessionState::online) {
-      protocol_error("CNXN received on a connection that is already online: the peer restarted "
-                     "its side, reconnect");
+      protocol_error(
+          "CNXN received on a connection that is already online: the peer restarted "
+          "its side, reconnect");
       return;
     }
     if (options.role == Role::host) {
@@ -526,23 +526,38 @@ struct Session::Impl {
       return;
     }
     switch (m.command) {
-      case kCommandCnxn: on_cnxn(m); return;
-      case kCommandAuth: on_auth(m); return;
-      case kCommandStls: on_stls(); return;
+      case kCommandCnxn:
+        on_cnxn(m);
+        return;
+      case kCommandAuth:
+        on_auth(m);
+        return;
+      case kCommandStls:
+        on_stls();
+        return;
       case kCommandSync:
         protocol_error("obsolete SYNC message; no adb since 2009 sends it");
         return;
-      default: break;
+      default:
+        break;
     }
     if (state != SessionState::online) {
       protocol_error(name(m.command) + " received before the connection came online");
       return;
     }
     switch (m.command) {
-      case kCommandOpen: on_open(m); return;
-      case kCommandOkay: on_okay(m); return;
-      case kCommandWrte: on_wrte(m); return;
-      case kCommandClse: on_clse(m); return;
+      case kCommandOpen:
+        on_open(m);
+        return;
+      case kCommandOkay:
+        on_okay(m);
+        return;
+      case kCommandWrte:
+        on_wrte(m);
+        return;
+      case kCommandClse:
+        on_clse(m);
+        return;
       default:
         protocol_error("unknown command " + name(m.command));
     }

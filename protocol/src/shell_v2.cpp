@@ -31,7 +31,8 @@ void append_shell_packet(std::vector<std::uint8_t>& out, ShellPacketId id,
 
 bool ShellReader::at_boundary() const noexcept { return !in_packet_ && header_filled_ == 0; }
 
-std::error_code ShellReader::feed(std::span<const std::uint8_t> bytes, std::vector<ShellPiece>& out) {
+std::error_code ShellReader::feed(std::span<const std::uint8_t> bytes,
+                                  std::vector<ShellPiece>& out) {
   const auto fail = [this](std::string detail) {
     failed_ = true;
     error_detail_ = std::move(detail);
@@ -72,8 +73,9 @@ std::error_code ShellReader::feed(std::span<const std::uint8_t> bytes, std::vect
     const std::size_t take = std::min<std::size_t>(remaining_, bytes.size() - used);
     if (is_data(control_.id)) {
       if (take > 0) {
-        out.push_back(ShellPiece{control_.id, std::vector<std::uint8_t>(
-                                                  bytes.data() + used, bytes.data() + used + take)});
+        out.push_back(
+            ShellPiece{control_.id,
+                       std::vector<std::uint8_t>(bytes.data() + used, bytes.data() + used + take)});
       }
     } else {
       control_.data.insert(control_.data.end(), bytes.data() + used, bytes.data() + used + take);

@@ -11,16 +11,22 @@ namespace adbwire::protocol {
 namespace {
 
 void put32(std::vector<std::uint8_t>& out, std::uint32_t value) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(value >> shift));
+  for (int shift = 0; shift < 32; shift += 8)
+    out.push_back(static_cast<std::uint8_t>(value >> shift));
 }
 
 void put64(std::vector<std::uint8_t>& out, std::uint64_t value) {
-  for (int shift = 0; shift < 64; shift += 8) out.push_back(static_cast<std::uint8_t>(value >> shift));
+  for (int shift = 0; shift < 64; shift += 8)
+    out.push_back(static_cast<std::uint8_t>(value >> shift));
 }
 
-void put_id(std::vector<std::uint8_t>& out, SyncId id) { put32(out, static_cast<std::uint32_t>(id)); }
+void put_id(std::vector<std::uint8_t>& out, SyncId id) {
+  put32(out, static_cast<std::uint32_t>(id));
+}
 
-void put_bytes(std::vector<std::uint8_t>& out, std::string_view text) { out.insert(out.end(), text.begin(), text.end()); }
+void put_bytes(std::vector<std::uint8_t>& out, std::string_view text) {
+  out.insert(out.end(), text.begin(), text.end());
+}
 
 std::uint32_t get32(const std::uint8_t* p) {
   return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
@@ -81,7 +87,8 @@ std::string id_text(std::uint32_t id) {
 }
 
 // Copies from input into buffer until it holds `want` bytes; true once it does.
-bool fill(std::span<const std::uint8_t>& input, std::uint8_t* buffer, std::size_t& filled, std::size_t want) {
+bool fill(std::span<const std::uint8_t>& input, std::uint8_t* buffer, std::size_t& filled,
+          std::size_t want) {
   const std::size_t take = std::min(want - filled, input.size());
   std::copy_n(input.data(), take, buffer + filled);
   filled += take;
@@ -136,27 +143,44 @@ bool is_request(std::uint32_t id) {
 
 std::string_view sync_id_name(std::uint32_t id) noexcept {
   switch (static_cast<SyncId>(id)) {
-    case SyncId::stat: return "STAT";
-    case SyncId::sta2: return "STA2";
-    case SyncId::lst2: return "LST2";
-    case SyncId::list: return "LIST";
-    case SyncId::lis2: return "LIS2";
-    case SyncId::dent: return "DENT";
-    case SyncId::dnt2: return "DNT2";
-    case SyncId::send: return "SEND";
-    case SyncId::snd2: return "SND2";
-    case SyncId::recv: return "RECV";
-    case SyncId::rcv2: return "RCV2";
-    case SyncId::done: return "DONE";
-    case SyncId::data: return "DATA";
-    case SyncId::okay: return "OKAY";
-    case SyncId::fail: return "FAIL";
-    case SyncId::quit: return "QUIT";
+    case SyncId::stat:
+      return "STAT";
+    case SyncId::sta2:
+      return "STA2";
+    case SyncId::lst2:
+      return "LST2";
+    case SyncId::list:
+      return "LIST";
+    case SyncId::lis2:
+      return "LIS2";
+    case SyncId::dent:
+      return "DENT";
+    case SyncId::dnt2:
+      return "DNT2";
+    case SyncId::send:
+      return "SEND";
+    case SyncId::snd2:
+      return "SND2";
+    case SyncId::recv:
+      return "RECV";
+    case SyncId::rcv2:
+      return "RCV2";
+    case SyncId::done:
+      return "DONE";
+    case SyncId::data:
+      return "DATA";
+    case SyncId::okay:
+      return "OKAY";
+    case SyncId::fail:
+      return "FAIL";
+    case SyncId::quit:
+      return "QUIT";
   }
   return "????";
 }
 
-std::error_code append_sync_request(std::vector<std::uint8_t>& out, SyncId id, std::string_view path) {
+std::error_code append_sync_request(std::vector<std::uint8_t>& out, SyncId id,
+                                    std::string_view path) {
   if (path.size() > kSyncPathMax) return make_error_code(errc::invalid_argument);
   put_id(out, id);
   put32(out, static_cast<std::uint32_t>(path.size()));
@@ -164,15 +188,16 @@ std::error_code append_sync_request(std::vector<std::uint8_t>& out, SyncId id, s
   return {};
 }
 
-std::error_code append_sync_send_v1(std::vector<std::uint8_t>& out, std::string_view path, std::uint32_t mode) {
+std::error_code append_sync_send_v1(std::vector<std::uint8_t>& out, std::string_view path,
+                                    std::uint32_t mode) {
   std::string spec(path);
   spec += ',';
   spec += std::to_string(mode);
   return append_sync_request(out, SyncId::send, spec);
 }
 
-std::error_code append_sync_send_v2(std::vector<std::uint8_t>& out, std::string_view path, std::uint32_t mode,
-                                    std::uint32_t flags) {
+std::error_code append_sync_send_v2(std::vector<std::uint8_t>& out, std::string_view path,
+                                    std::uint32_t mode, std::uint32_t flags) {
   if (auto error = append_sync_request(out, SyncId::snd2, path)) return error;
   put_id(out, SyncId::snd2);
   put32(out, mode);
@@ -180,14 +205,16 @@ std::error_code append_sync_send_v2(std::vector<std::uint8_t>& out, std::string_
   return {};
 }
 
-std::error_code append_sync_recv_v2(std::vector<std::uint8_t>& out, std::string_view path, std::uint32_t flags) {
+std::error_code append_sync_recv_v2(std::vector<std::uint8_t>& out, std::string_view path,
+                                    std::uint32_t flags) {
   if (auto error = append_sync_request(out, SyncId::rcv2, path)) return error;
   put_id(out, SyncId::rcv2);
   put32(out, flags);
   return {};
 }
 
-std::error_code append_sync_data(std::vector<std::uint8_t>& out, std::span<const std::uint8_t> data) {
+std::error_code append_sync_data(std::vector<std::uint8_t>& out,
+                                 std::span<const std::uint8_t> data) {
   if (data.size() > kSyncDataMax) return make_error_code(errc::invalid_argument);
   put_id(out, SyncId::data);
   put32(out, static_cast<std::uint32_t>(data.size()));
@@ -195,7 +222,8 @@ std::error_code append_sync_data(std::vector<std::uint8_t>& out, std::span<const
   return {};
 }
 
-void write_sync_header(std::span<std::uint8_t, kSyncHeaderSize> header, SyncId id, std::uint32_t value) noexcept {
+void write_sync_header(std::span<std::uint8_t, kSyncHeaderSize> header, SyncId id,
+                       std::uint32_t value) noexcept {
   const auto raw = static_cast<std::uint32_t>(id);
   for (std::size_t i = 0; i < 4; ++i) {
     header[i] = static_cast<std::uint8_t>(raw >> (8 * i));
@@ -300,8 +328,8 @@ SyncParse SyncReplyReader::finish_header(SyncReply& out) {
   const SyncId request = expected_.front();
   if (id == static_cast<std::uint32_t>(SyncId::fail)) {
     if (length > kSyncFailMax) {
-      return fail("the device sent a FAIL message of " + std::to_string(length) + " bytes, more than the " +
-                  std::to_string(kSyncFailMax) + " allowed");
+      return fail("the device sent a FAIL message of " + std::to_string(length) +
+                  " bytes, more than the " + std::to_string(kSyncFailMax) + " allowed");
     }
     pending_ = SyncReply{};
     pending_.type = SyncReply::Type::fail;
@@ -310,7 +338,8 @@ SyncParse SyncReplyReader::finish_header(SyncReply& out) {
     return SyncParse::need_more;
   }
   const auto mismatch = [&] {
-    return fail("the device answered " + std::string(sync_id_name(static_cast<std::uint32_t>(request))) + " with " +
+    return fail("the device answered " +
+                std::string(sync_id_name(static_cast<std::uint32_t>(request))) + " with " +
                 id_text(id));
   };
   switch (request) {
@@ -326,14 +355,16 @@ SyncParse SyncReplyReader::finish_header(SyncReply& out) {
       state_ = State::record;
       return SyncParse::need_more;
     case SyncId::list:
-      if (id != static_cast<std::uint32_t>(SyncId::dent) && id != static_cast<std::uint32_t>(SyncId::done)) {
+      if (id != static_cast<std::uint32_t>(SyncId::dent) &&
+          id != static_cast<std::uint32_t>(SyncId::done)) {
         return mismatch();
       }
       want_ = kSyncDentV1Size;
       state_ = State::record;
       return SyncParse::need_more;
     case SyncId::lis2:
-      if (id != static_cast<std::uint32_t>(SyncId::dnt2) && id != static_cast<std::uint32_t>(SyncId::done)) {
+      if (id != static_cast<std::uint32_t>(SyncId::dnt2) &&
+          id != static_cast<std::uint32_t>(SyncId::done)) {
         return mismatch();
       }
       want_ = kSyncDentV2Size;
@@ -349,8 +380,8 @@ SyncParse SyncReplyReader::finish_header(SyncReply& out) {
       }
       if (id != static_cast<std::uint32_t>(SyncId::data)) return mismatch();
       if (length > kSyncDataMax) {
-        return fail("the device sent a DATA chunk of " + std::to_string(length) + " bytes, more than the " +
-                    std::to_string(kSyncDataMax) + " allowed");
+        return fail("the device sent a DATA chunk of " + std::to_string(length) +
+                    " bytes, more than the " + std::to_string(kSyncDataMax) + " allowed");
       }
       filled_ = 0;
       remaining_ = length;
@@ -466,7 +497,8 @@ SyncParse SyncRequestReader::finish_path(SyncRequest& out) {
   if (pending_.id == SyncId::send) {
     const std::size_t comma = pending_.path.rfind(',');
     if (comma == std::string::npos) return fail("missing , in ID_SEND_V1");
-    if (!parse_mode(std::string_view(pending_.path).substr(comma + 1), pending_.mode)) return fail("bad mode");
+    if (!parse_mode(std::string_view(pending_.path).substr(comma + 1), pending_.mode))
+      return fail("bad mode");
     pending_.path.resize(comma);
     in_push_ = true;
   } else if (pending_.id == SyncId::snd2 || pending_.id == SyncId::rcv2) {
@@ -521,7 +553,8 @@ SyncParse SyncRequestReader::parse(std::span<const std::uint8_t>& input, SyncReq
       }
       case State::path:
         if (!gather(input, pending_.path, remaining_)) return SyncParse::need_more;
-        if (const SyncParse result = finish_path(out); result != SyncParse::need_more) return result;
+        if (const SyncParse result = finish_path(out); result != SyncParse::need_more)
+          return result;
         break;
       case State::setup: {
         if (!fill(input, buffer_, filled_, want_)) return SyncParse::need_more;
@@ -530,8 +563,8 @@ SyncParse SyncRequestReader::parse(std::span<const std::uint8_t>& input, SyncReq
         state_ = State::header;
         const std::uint32_t id = get32(buffer_);
         if (id != static_cast<std::uint32_t>(pending_.id)) {
-          return fail("invalid " + id_text(static_cast<std::uint32_t>(pending_.id)) + " setup packet: got " +
-                      id_text(id));
+          return fail("invalid " + id_text(static_cast<std::uint32_t>(pending_.id)) +
+                      " setup packet: got " + id_text(id));
         }
         if (pending_.id == SyncId::snd2) {
           pending_.mode = get32(buffer_ + 4);

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -106,13 +106,15 @@ void HelperClient::kill(Device& device) noexcept {
 
 std::string HelperClient::read_log(Device& device, Deadline deadline) noexcept {
   std::error_code error;
-  Stream log = device.open("exec:cat " + std::string(helper::kLogPath), earliest(deadline, deadline_after(kCleanupTimeout)), error);
+  Stream log = device.open("exec:cat " + std::string(helper::kLogPath),
+                           earliest(deadline, deadline_after(kCleanupTimeout)), error);
   if (error) return {};
   std::string text(kLogBytes, '\0');
   std::size_t got = 0;
   while (got < text.size()) {
-    const std::size_t n = log.read_some({reinterpret_cast<std::uint8_t*>(text.data()) + got, text.size() - got},
-                                        deadline_after(kCleanupTimeout), error);
+    const std::size_t n =
+        log.read_some({reinterpret_cast<std::uint8_t*>(text.data()) + got, text.size() - got},
+                      deadline_after(kCleanupTimeout), error);
     if (error || n == 0) break;
     got += n;
   }
@@ -186,7 +188,8 @@ void HelperClient::start(Device& device, const HelperBudget& budget, Deadline de
     throw Error(errc::command_failed,
                 "the on-device dumper exited right after it started (app_process could not run it" +
                     (log.empty() ? std::string(": see `adb logcat -s AndroidRuntime`)")
-                                 : "; its stderr, " + std::string(helper::kLogPath) + ", says: " + log + ")"));
+                                 : "; its stderr, " + std::string(helper::kLogPath) +
+                                       ", says: " + log + ")"));
   }
   throw Error(errc::command_failed,
               failed ? "the on-device dumper could not start: " + printable(payload)
@@ -195,22 +198,26 @@ void HelperClient::start(Device& device, const HelperBudget& budget, Deadline de
                            printable(payload) + "\")");
 }
 
-std::string HelperClient::request(Device& device, std::string_view what, std::span<const std::uint8_t> request,
-                                  std::chrono::milliseconds reply_budget, const HelperBudget& budget,
-                                  Deadline deadline, bool& failed) {
+std::string HelperClient::request(Device& device, std::string_view what,
+                                  std::span<const std::uint8_t> request,
+                                  std::chrono::milliseconds reply_budget,
+                                  const HelperBudget& budget, Deadline deadline, bool& failed) {
   try {
     for (int attempt = 0;; ++attempt) {
       if (!running()) start(device, budget, deadline);
       std::string payload;
       failed = false;
-      if (exchange(request, earliest(deadline, deadline_after(reply_budget)), payload, failed)) return payload;
+      if (exchange(request, earliest(deadline, deadline_after(reply_budget)), payload, failed))
+        return payload;
       stop();
       if (attempt == 1) {
         const std::string log = read_log(device, deadline);
-        throw Error(errc::command_failed,
-                    "the on-device dumper died during " + std::string(what) + " twice in a row (restarted once); " +
-                        (log.empty() ? std::string("see `adb logcat -s AndroidRuntime` for its crash")
-                                     : "its stderr, " + std::string(helper::kLogPath) + ", says: " + log));
+        throw Error(
+            errc::command_failed,
+            "the on-device dumper died during " + std::string(what) +
+                " twice in a row (restarted once); " +
+                (log.empty() ? std::string("see `adb logcat -s AndroidRuntime` for its crash")
+                             : "its stderr, " + std::string(helper::kLogPath) + ", says: " + log));
       }
     }
   } catch (...) {
@@ -227,32 +234,39 @@ std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadl
   const auto max = static_cast<std::uint32_t>(budget.idle_max.count());
   bool failed = false;
   // A failed dump's text is uiautomator's wording; the caller classifies it.
-  return request(device, "a dump", helper::encode_dump(quiet, max), budget.idle_max + budget.reply_timeout, budget,
-                 deadline, failed);
+  return request(device, "a dump", helper::encode_dump(quiet, max),
+                 budget.idle_max + budget.reply_timeout, budget, deadline, failed);
 }
 
 void HelperClient::set_clipboard(Device& device, std::string_view text, const HelperBudget& budget,
                                  Deadline deadline) {
   if (text.size() > helper::kMaxClip) {
-    throw Error(errc::invalid_argument, "clipboard text of " + std::to_string(text.size()) + " bytes; at most " +
-                                            std::to_string(helper::kMaxClip) + " fit a binder call");
+    throw Error(errc::invalid_argument, "clipboard text of " + std::to_string(text.size()) +
+                                            " bytes; at most " + std::to_string(helper::kMaxClip) +
+                                            " fit a binder call");
   }
   const std::string encoded = helper::encode_set_clip(text);
   bool failed = false;
   const std::string reply =
-      request(device, "setting the clipboard", {reinterpret_cast<const std::uint8_t*>(encoded.data()), encoded.size()},
+      request(device, "setting the clipboard",
+              {reinterpret_cast<const std::uint8_t*>(encoded.data()), encoded.size()},
               budget.reply_timeout, budget, deadline, failed);
-  if (failed) throw Error(errc::command_failed, "the device's clipboard service refused the text: " + printable(reply));
+  if (failed)
+    throw Error(errc::command_failed,
+                "the device's clipboard service refused the text: " + printable(reply));
 }
 
-std::string HelperClient::get_clipboard(Device& device, const HelperBudget& budget, Deadline deadline) {
+std::string HelperClient::get_clipboard(Device& device, const HelperBudget& budget,
+                                        Deadline deadline) {
   const std::uint8_t get = helper::kGetClip;
   bool failed = false;
-  std::string reply = request(device, "reading the clipboard", {&get, 1}, budget.reply_timeout, budget, deadline, failed);
+  std::string reply = request(device, "reading the clipboard", {&get, 1}, budget.reply_timeout,
+                              budget, deadline, failed);
   if (failed) {
-    throw Error(errc::command_failed, "the device's clipboard service did not give its text (Android 10+ lets "
-                                      "only the focused app or the input method read it): " +
-                                          printable(reply));
+    throw Error(errc::command_failed,
+                "the device's clipboard service did not give its text (Android 10+ lets "
+                "only the focused app or the input method read it): " +
+                    printable(reply));
   }
   return reply;
 }

@@ -37,7 +37,8 @@ class HelperClient {
   // The device's clipboard through the dumper (IClipboard, as a shell-uid tool calls it).
   // Errors: command_failed (the clipboard service refused: the message has its exception),
   // invalid_argument (text over helper::kMaxClip bytes), and dump()'s helper errors.
-  void set_clipboard(Device& device, std::string_view text, const HelperBudget& budget, Deadline deadline);
+  void set_clipboard(Device& device, std::string_view text, const HelperBudget& budget,
+                     Deadline deadline);
   std::string get_clipboard(Device& device, const HelperBudget& budget, Deadline deadline);
 
   // True while a started helper's stream is open.
@@ -58,8 +59,8 @@ class HelperClient {
   // killed, and the error thrown.
   // `what` names the request for messages ("a dump").
   std::string request(Device& device, std::string_view what, std::span<const std::uint8_t> request,
-                      std::chrono::milliseconds reply_budget, const HelperBudget& budget, Deadline deadline,
-                      bool& failed);
+                      std::chrono::milliseconds reply_budget, const HelperBudget& budget,
+                      Deadline deadline, bool& failed);
 
   // Ends the process on the device, however stuck (best effort, a short deadline of its own):
   // a hung dumper keeps the device's only UiAutomation connection, and the fallback to

@@ -46,8 +46,8 @@ inline std::array<std::uint8_t, 9> encode_dump(std::uint32_t quiet_ms,
 // 'C', big-endian u32 length, then the text (at most kMaxClip bytes: the caller checks).
 inline std::string encode_set_clip(std::string_view text) {
   const auto n = static_cast<std::uint32_t>(text.size());
-  std::string out{static_cast<char>(kSetClip), static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                  static_cast<char>(n >> 8), static_cast<char>(n)};
+  std::string out{static_cast<char>(kSetClip), static_cast<char>(n >> 24),
+                  static_cast<char>(n >> 16), static_cast<char>(n >> 8), static_cast<char>(n)};
   out += text;
   return out;
 }

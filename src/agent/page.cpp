@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <atomic>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -20,8 +20,8 @@
 #include "adbwire/trajectory.hpp"
 #include "agent/dump.hpp"
 #include "agent/helper_client.hpp"
-#include "agent/web/web_snapshot.hpp"
 #include "agent/input_commands.hpp"
+#include "agent/web/web_snapshot.hpp"
 
 namespace adbwire {
 namespace {
@@ -237,8 +237,9 @@ struct Page::State {
     try {
       std::string output = helper.dump(device, helper_budget(), deadline);
       if (classify_dump_output(output) == DumpFailure::no_xml) {
-        throw Error(errc::command_failed, "the on-device dumper answered without a UI hierarchy: \"" +
-                                              output.substr(0, 200) + "\"");
+        throw Error(errc::command_failed,
+                    "the on-device dumper answered without a UI hierarchy: \"" +
+                        output.substr(0, 200) + "\"");
       }
       helper_status.in_use = true;
       return output;
@@ -253,10 +254,11 @@ struct Page::State {
       helper_status.fell_back = true;
       helper.stop();
       if (options.on_warning) {
-        options.on_warning("the on-device dumper (experimental) failed: " + helper_status.last_error +
-                           "; snapshots use `uiautomator dump` from now on. Turn the helper off with "
-                           "--helper off (PageOptions::helper = off) and please report this with the "
-                           "output of `adbwire doctor --helper`");
+        options.on_warning(
+            "the on-device dumper (experimental) failed: " + helper_status.last_error +
+            "; snapshots use `uiautomator dump` from now on. Turn the helper off with "
+            "--helper off (PageOptions::helper = off) and please report this with the "
+            "output of `adbwire doctor --helper`");
       }
       return std::nullopt;
     }
@@ -283,7 +285,8 @@ struct Page::State {
           method = PageOptions::DumpMethod::tty;
         return output;
       }
-      if (failure == DumpFailure::no_xml && !via_helper && method == PageOptions::DumpMethod::automatic) {
+      if (failure == DumpFailure::no_xml && !via_helper &&
+          method == PageOptions::DumpMethod::automatic) {
         // /dev/tty gave nothing usable (API 35+): the file method from now on, at no
         // attempt's cost.
         method = PageOptions::DumpMethod::file;
@@ -303,8 +306,8 @@ struct Page::State {
   std::string take_dump_with_web(Deadline deadline, agent::web::MergeReport& report) {
     std::string output = take_dump(deadline);
     if (!options.web) return output;
-    return agent::web::merge_webviews(device, std::move(output),
-                                      std::min(deadline, deadline_after(options.web_timeout)), report);
+    return agent::web::merge_webviews(
+        device, std::move(output), std::min(deadline, deadline_after(options.web_timeout)), report);
   }
 
   // A left click through CDP on a web element, at its box as the page reports it now.
@@ -318,24 +321,31 @@ struct Page::State {
     const std::string page_id = web_node.substr(first + 1, second - first - 1);
     long long backend_id = 0;
     const std::string id_text = web_node.substr(second + 1);
-    const auto [end, parsed] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), backend_id);
+    const auto [end, parsed] =
+        std::from_chars(id_text.data(), id_text.data() + id_text.size(), backend_id);
     if (parsed != std::errc() || end != id_text.data() + id_text.size()) {
       throw Error(errc::invalid_argument, "not a web element: " + web_node);
     }
-    agent::web::CdpSession session = agent::web::CdpSession::connect(device, socket, page_id, deadline);
+    agent::web::CdpSession session =
+        agent::web::CdpSession::connect(device, socket, page_id, deadline);
     // Newer Chrome only: an older WebView that lacks it clicks where the element is.
     try {
       session.call("DOM.scrollIntoViewIfNeeded", {{"backendNodeId", backend_id}}, deadline);
     } catch (const Error& e) {
       if (e.code() != errc::command_failed) throw;
     }
-    const agent::web::Json box = session.call("DOM.getBoxModel", {{"backendNodeId", backend_id}}, deadline);
+    const agent::web::Json box =
+        session.call("DOM.getBoxModel", {{"backendNodeId", backend_id}}, deadline);
     const auto model = box.find("model");
     const agent::web::Json* quad = nullptr;
-    if (model != box.end() && model->is_object() && model->contains("content")) quad = &(*model)["content"];
-    const bool usable = quad != nullptr && quad->is_array() && quad->size() >= 8 &&
-                        std::all_of(quad->begin(), quad->begin() + 8, [](const auto& v) { return v.is_number(); });
-    if (!usable) throw Error(errc::protocol_error, "DOM.getBoxModel gave no box: " + box.dump().substr(0, 200));
+    if (model != box.end() && model->is_object() && model->contains("content"))
+      quad = &(*model)["content"];
+    const bool usable =
+        quad != nullptr && quad->is_array() && quad->size() >= 8 &&
+        std::all_of(quad->begin(), quad->begin() + 8, [](const auto& v) { return v.is_number(); });
+    if (!usable)
+      throw Error(errc::protocol_error,
+                  "DOM.getBoxModel gave no box: " + box.dump().substr(0, 200));
     double x = 0, y = 0;
     for (std::size_t i = 0; i < 8; i += 2) {
       x += (*quad)[i].get<double>() / 4;
@@ -343,7 +353,8 @@ struct Page::State {
     }
     for (const char* type : {"mousePressed", "mouseReleased"}) {
       session.call("Input.dispatchMouseEvent",
-                   {{"type", type}, {"x", x}, {"y", y}, {"button", "left"}, {"clickCount", 1}}, deadline);
+                   {{"type", type}, {"x", x}, {"y", y}, {"button", "left"}, {"clickCount", 1}},
+                   deadline);
     }
   }
 
@@ -383,8 +394,9 @@ struct Page::State {
     // Tokens are node-local, so a native ref resolves in a dump without the web part, and the
     // DevTools round trips (up to web_timeout) are paid only for a web ref.
     agent::web::MergeReport ignored;
-    const std::string output = web_node_of(snapshot, info->node).empty() ? take_dump(deadline)
-                                                                           : take_dump_with_web(deadline, ignored);
+    const std::string output = web_node_of(snapshot, info->node).empty()
+                                   ? take_dump(deadline)
+                                   : take_dump_with_web(deadline, ignored);
     ui::Snapshot current = ui::parse_dump(output, options.snapshot);
     std::error_code error;
     const ui::NodeIndex node = ui::resolve(*info, current, error);
@@ -395,7 +407,8 @@ struct Page::State {
               ") is not on the screen any more, or not uniquely: the screen changed since the last "
               "snapshot; nothing was sent. Take a new snapshot and use its refs");
     }
-    return {current.info(node), info->label, std::string(current.node(node).text), web_node_of(current, node)};
+    return {current.info(node), info->label, std::string(current.node(node).text),
+            web_node_of(current, node)};
   }
 
   // The ref's label, with the first text inside it when the element shows none itself
@@ -515,7 +528,9 @@ struct Page::State {
   }
 
   // The on-device dumper is on for this Page and has not been given up on.
-  bool helper_usable() const { return options.helper != PageOptions::Helper::off && !helper_status.fell_back; }
+  bool helper_usable() const {
+    return options.helper != PageOptions::Helper::off && !helper_status.fell_back;
+  }
 
   agent::HelperBudget helper_budget() const {
     return {options.helper_idle_quiet, options.helper_idle_max, options.helper_timeout};
@@ -540,15 +555,18 @@ struct Page::State {
     const bool adb_keyboard = unicode && probe(deadline).input_method.starts_with(kAdbKeyboard);
     // Asked now, not from the cached probe: a helper that fell back since must not be started
     // again (it would take UiAutomation from the dumps that replaced it).
-    const bool paste = unicode && !adb_keyboard && helper_usable() && probe(deadline).has(Capability::unicode_text);
+    const bool paste = unicode && !adb_keyboard && helper_usable() &&
+                       probe(deadline).has(Capability::unicode_text);
     std::string text_command;
     if (unicode) {
       if (!adb_keyboard && !paste) {
         throw Error(
             errc::not_supported,
             "this text has non-ASCII characters, which `input text` cannot type (it would drop or "
-            "garble them); turn on the on-device dumper (PageOptions::helper / --helper auto), which "
-            "types it through the clipboard, or install ADBKeyBoard (com.android.adbkeyboard) and make "
+            "garble them); turn on the on-device dumper (PageOptions::helper / --helper auto), "
+            "which "
+            "types it through the clipboard, or install ADBKeyBoard (com.android.adbkeyboard) and "
+            "make "
             "it the input method (`ime enable com.android.adbkeyboard/.AdbIME && ime set "
             "com.android.adbkeyboard/.AdbIME`), or type an ASCII transliteration");
       }
@@ -941,7 +959,8 @@ std::vector<std::string> Page::packages(Deadline deadline, std::error_code& erro
 void Page::install(const std::filesystem::path& apk, Deadline deadline) {
   State& s = *state_;
   const Deadline d = s.resolve(deadline);
-  s.perform("install", {{"apk", apk.string()}}, true, [&] { adbwire::install(s.device, {apk}, {}, {}, d); });
+  s.perform("install", {{"apk", apk.string()}}, true,
+            [&] { adbwire::install(s.device, {apk}, {}, {}, d); });
 }
 void Page::install(const std::filesystem::path& apk, Deadline deadline, std::error_code& error) {
   no_throw(error, [&] { install(apk, deadline); });
@@ -970,10 +989,11 @@ std::vector<std::uint8_t> Page::screenshot(Deadline deadline, std::error_code& e
 
 namespace {
 [[noreturn]] void clipboard_unsupported() {
-  throw Error(errc::not_supported,
-              "Android has no shell command for the clipboard: adbwire reaches it through its on-device "
-              "dumper, which is off for this Page (PageOptions::helper, CLI --helper auto) or failed "
-              "earlier (helper_status())");
+  throw Error(
+      errc::not_supported,
+      "Android has no shell command for the clipboard: adbwire reaches it through its on-device "
+      "dumper, which is off for this Page (PageOptions::helper, CLI --helper auto) or failed "
+      "earlier (helper_status())");
 }
 }  // namespace
 

@@ -32,7 +32,8 @@ void AdbFramer::feed(std::span<const std::uint8_t> bytes, std::vector<protocol::
     const std::size_t before = out.size();
     const std::error_code ec = reader_.feed(std::span(tail_).subspan(unfed), out);
     std::size_t consumed = 0;
-    for (std::size_t i = before; i < out.size(); ++i) consumed += protocol::kHeaderSize + out[i].payload.size();
+    for (std::size_t i = before; i < out.size(); ++i)
+      consumed += protocol::kHeaderSize + out[i].payload.size();
     if (!ec) {
       tail_.erase(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(consumed));
       return;
@@ -57,8 +58,8 @@ void AdbFramer::start_hunting() {
 
 bool AdbFramer::find_header() {
   for (std::size_t i = 0; i + protocol::kHeaderSize <= tail_.size(); ++i) {
-    if (plausible_header(std::span<const std::uint8_t, protocol::kHeaderSize>(tail_.data() + i,
-                                                                             protocol::kHeaderSize))) {
+    if (plausible_header(std::span<const std::uint8_t, protocol::kHeaderSize>(
+            tail_.data() + i, protocol::kHeaderSize))) {
       skipped_ += i;
       tail_.erase(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(i));
       return true;

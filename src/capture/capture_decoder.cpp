@@ -114,7 +114,8 @@ struct CaptureDecoder::Impl {
       bool source_is_host = true;
       if (syn) {
         source_is_host = !ack;
-      } else if (is_listening_port(segment.source.port) != is_listening_port(segment.destination.port)) {
+      } else if (is_listening_port(segment.source.port) !=
+                 is_listening_port(segment.destination.port)) {
         source_is_host = is_listening_port(segment.destination.port);
       } else {
         source_is_host = segment.source.port > segment.destination.port;
@@ -125,7 +126,8 @@ struct CaptureDecoder::Impl {
       connection.id = add_connection("tcp " + capture_detail::to_string(host) + " > " +
                                      capture_detail::to_string(device));
       it = tcp.emplace(std::pair{host, device}, std::move(connection)).first;
-      direction = source_is_host ? CaptureDirection::host_to_device : CaptureDirection::device_to_host;
+      direction =
+          source_is_host ? CaptureDirection::host_to_device : CaptureDirection::device_to_host;
     }
     TcpConnection& connection = it->second;
     const bool is_smart_port = it->first.second.port == kServerPort;
@@ -160,7 +162,8 @@ struct CaptureDecoder::Impl {
       }
       return;
     }
-    on_adb_bytes(connection.framer[side(direction)], connection.streams, connection.id, direction, gap, bytes);
+    on_adb_bytes(connection.framer[side(direction)], connection.streams, connection.id, direction,
+                 gap, bytes);
   }
 
   void on_adb_bytes(AdbFramer& framer, StreamTable& streams, std::uint32_t connection,
@@ -189,16 +192,18 @@ struct CaptureDecoder::Impl {
       it = usb.emplace(std::pair{transfer.bus, transfer.device}, std::move(connection)).first;
     }
     UsbConnection& connection = it->second;
-    const CaptureDirection direction = (transfer.endpoint & 0x80) != 0 ? CaptureDirection::device_to_host
-                                                                       : CaptureDirection::host_to_device;
-    on_adb_bytes(connection.endpoints[transfer.endpoint], connection.streams, connection.id, direction,
-                 false, transfer.data);
+    const CaptureDirection direction = (transfer.endpoint & 0x80) != 0
+                                           ? CaptureDirection::device_to_host
+                                           : CaptureDirection::host_to_device;
+    on_adb_bytes(connection.endpoints[transfer.endpoint], connection.streams, connection.id,
+                 direction, false, transfer.data);
   }
 
   CapturedMessage make_message(std::uint32_t connection, CaptureDirection direction) const {
     CapturedMessage message;
     message.record = record;
-    message.time = std::chrono::sys_time<std::chrono::nanoseconds>(std::chrono::nanoseconds(time_ns));
+    message.time =
+        std::chrono::sys_time<std::chrono::nanoseconds>(std::chrono::nanoseconds(time_ns));
     message.connection = connection;
     message.direction = direction;
     return message;
@@ -226,7 +231,8 @@ CaptureDecoder::~CaptureDecoder() = default;
 CaptureDecoder::CaptureDecoder(CaptureDecoder&&) noexcept = default;
 CaptureDecoder& CaptureDecoder::operator=(CaptureDecoder&&) noexcept = default;
 
-std::error_code CaptureDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<CapturedMessage>& out) {
+std::error_code CaptureDecoder::feed(std::span<const std::uint8_t> bytes,
+                                     std::vector<CapturedMessage>& out) {
   impl_->out = &out;
   return impl_->parser.feed(bytes, [this](const RawRecord& raw) { impl_->on_record(raw); });
 }

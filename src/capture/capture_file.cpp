@@ -1,8 +1,9 @@
+#include <zstd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <zstd.h>
 
 #include "adbwire/capture.hpp"
 #include "adbwire/error.hpp"
@@ -22,7 +23,8 @@ struct ZstdFree {
 
 // A zstd frame starts with 28 b5 2f fd.
 bool is_zstd(std::span<const std::uint8_t> bytes) {
-  return bytes.size() >= 4 && bytes[0] == 0x28 && bytes[1] == 0xb5 && bytes[2] == 0x2f && bytes[3] == 0xfd;
+  return bytes.size() >= 4 && bytes[0] == 0x28 && bytes[1] == 0xb5 && bytes[2] == 0x2f &&
+         bytes[3] == 0xfd;
 }
 
 }  // namespace
@@ -64,7 +66,8 @@ CaptureSummary decode_capture_file(const std::filesystem::path& path,
         const std::size_t status = ZSTD_decompressStream(zstd.get(), &out, &in);
         if (ZSTD_isError(status)) {
           ec = errc::parse_error;
-          summary.fault.detail = path.string() + ": corrupt zstd data: " + ZSTD_getErrorName(status);
+          summary.fault.detail =
+              path.string() + ": corrupt zstd data: " + ZSTD_getErrorName(status);
           summary.stats = decoder.stats();
           summary.connections = decoder.connections();
           return summary;
@@ -96,9 +99,9 @@ CaptureSummary decode_capture_file(const std::filesystem::path& path,
   summary.connections = decoder.connections();
   if (ec) {
     summary.fault = decoder.fault();
-    summary.fault.detail = path.string() + ": record " + std::to_string(summary.fault.record_index) +
-                           " at byte offset " + std::to_string(summary.fault.byte_offset) + ": " +
-                           summary.fault.detail;
+    summary.fault.detail = path.string() + ": record " +
+                           std::to_string(summary.fault.record_index) + " at byte offset " +
+                           std::to_string(summary.fault.byte_offset) + ": " + summary.fault.detail;
   }
   return summary;
 }

@@ -7,8 +7,8 @@
 
 namespace adbwire::capture {
 
-std::shared_ptr<CaptureRecorder> CaptureRecorder::create(const std::filesystem::path& path, CaptureLink link,
-                                                         std::error_code& error) {
+std::shared_ptr<CaptureRecorder> CaptureRecorder::create(const std::filesystem::path& path,
+                                                         CaptureLink link, std::error_code& error) {
   error.clear();
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) {
@@ -36,7 +36,8 @@ std::unique_ptr<RecordedConnection> CaptureRecorder::add(CaptureWriterOptions op
   std::lock_guard lock(mutex_);
   // Without a known host port, each connection gets its own, so tools tell them apart.
   if (options.host_port == CaptureWriterOptions{}.host_port) options.host_port = next_port_++;
-  std::unique_ptr<RecordedConnection> connection(new RecordedConnection(shared_from_this(), options));
+  std::unique_ptr<RecordedConnection> connection(
+      new RecordedConnection(shared_from_this(), options));
   const auto now = std::chrono::system_clock::now();
   if (header_written_) {
     connection->encoder_.begin_connection(now, bytes);
@@ -69,7 +70,8 @@ void CaptureRecorder::put(const std::vector<std::uint8_t>& bytes) {
     error_ = make_error_code(errc::io_error);
 }
 
-RecordedConnection::RecordedConnection(std::shared_ptr<CaptureRecorder> recorder, CaptureWriterOptions options)
+RecordedConnection::RecordedConnection(std::shared_ptr<CaptureRecorder> recorder,
+                                       CaptureWriterOptions options)
     : recorder_(std::move(recorder)), encoder_(options) {}
 
 RecordedConnection::~RecordedConnection() { recorder_->finish(encoder_); }

@@ -24,8 +24,8 @@ class RecordedConnection;
 class CaptureRecorder : public std::enable_shared_from_this<CaptureRecorder> {
  public:
   // Creates or truncates path. Returns nullptr with error = io_error when it cannot.
-  static std::shared_ptr<CaptureRecorder> create(const std::filesystem::path& path, CaptureLink link,
-                                                 std::error_code& error);
+  static std::shared_ptr<CaptureRecorder> create(const std::filesystem::path& path,
+                                                 CaptureLink link, std::error_code& error);
   ~CaptureRecorder();
   CaptureRecorder(const CaptureRecorder&) = delete;
   CaptureRecorder& operator=(const CaptureRecorder&) = delete;
@@ -42,16 +42,17 @@ class CaptureRecorder : public std::enable_shared_from_this<CaptureRecorder> {
  private:
   friend class RecordedConnection;
   CaptureRecorder(std::filesystem::path path, CaptureLink link, std::FILE* file);
-  void write(CaptureEncoder& encoder, CaptureDirection direction, std::span<const std::uint8_t> bytes);
+  void write(CaptureEncoder& encoder, CaptureDirection direction,
+             std::span<const std::uint8_t> bytes);
   void finish(CaptureEncoder& encoder);
   void put(const std::vector<std::uint8_t>& bytes);  // under mutex_
 
   const std::filesystem::path path_;
   const CaptureLink link_;
   mutable std::mutex mutex_;
-  std::FILE* file_;            // guarded by mutex_
-  bool header_written_ = false;  // guarded by mutex_
-  std::error_code error_;      // guarded by mutex_
+  std::FILE* file_;                  // guarded by mutex_
+  bool header_written_ = false;      // guarded by mutex_
+  std::error_code error_;            // guarded by mutex_
   std::uint16_t next_port_ = 50000;  // guarded by mutex_
 };
 

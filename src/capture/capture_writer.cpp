@@ -33,7 +33,8 @@ constexpr std::uint8_t kBulkOut = 0x01;
 constexpr std::uint8_t kBulkIn = 0x81;
 constexpr std::int32_t kUrbInProgress = -115;  // -EINPROGRESS, as usbmon reports submissions
 
-void append_option(std::vector<std::uint8_t>& out, std::uint16_t code, std::span<const std::uint8_t> value) {
+void append_option(std::vector<std::uint8_t>& out, std::uint16_t code,
+                   std::span<const std::uint8_t> value) {
   append_le16(out, code);
   append_le16(out, static_cast<std::uint16_t>(value.size()));
   out.insert(out.end(), value.begin(), value.end());
@@ -41,11 +42,13 @@ void append_option(std::vector<std::uint8_t>& out, std::uint16_t code, std::span
 }
 
 void append_text_option(std::vector<std::uint8_t>& out, std::uint16_t code, std::string_view text) {
-  append_option(out, code, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  append_option(out, code,
+                std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
 }
 
 // Wraps body as one pcapng block (type, total length, body, total length).
-void append_block(std::vector<std::uint8_t>& out, std::uint32_t type, const std::vector<std::uint8_t>& body) {
+void append_block(std::vector<std::uint8_t>& out, std::uint32_t type,
+                  const std::vector<std::uint8_t>& body) {
   const auto total = static_cast<std::uint32_t>(12 + body.size());
   append_le32(out, type);
   append_le32(out, total);
@@ -55,7 +58,8 @@ void append_block(std::vector<std::uint8_t>& out, std::uint32_t type, const std:
 
 // RFC 1071 ones' complement sum, continued across calls.
 std::uint32_t sum16(std::span<const std::uint8_t> bytes, std::uint32_t sum) {
-  for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) sum += static_cast<std::uint32_t>(bytes[i] << 8 | bytes[i + 1]);
+  for (std::size_t i = 0; i + 1 < bytes.size(); i += 2)
+    sum += static_cast<std::uint32_t>(bytes[i] << 8 | bytes[i + 1]);
   if (bytes.size() % 2 != 0) sum += static_cast<std::uint32_t>(bytes.back() << 8);
   return sum;
 }
@@ -85,8 +89,8 @@ void CaptureEncoder::begin(CaptureTime time, std::vector<std::uint8_t>& out) {
 
   body.clear();
   append_le16(body, static_cast<std::uint16_t>(options_.link == CaptureLink::tcp
-                                                  ? capture_detail::kLinkEthernet
-                                                  : capture_detail::kLinkUsbLinuxMmapped));
+                                                   ? capture_detail::kLinkEthernet
+                                                   : capture_detail::kLinkUsbLinuxMmapped));
   append_le16(body, 0);
   append_le32(body, 0);  // no snap length: every byte is recorded
   append_text_option(body, kOptionName, "adbwire");
@@ -123,20 +127,24 @@ void CaptureEncoder::record(CaptureDirection direction, std::span<const std::uin
     } else {
       // OUT data is seen when submitted, IN data when completed (as usbmon shows them).
       const auto length = static_cast<std::uint32_t>(chunk.size());
-      usb_urb(true, !from_host, from_host ? chunk : std::span<const std::uint8_t>{}, length, time, out);
-      usb_urb(false, !from_host, from_host ? std::span<const std::uint8_t>{} : chunk, length, time, out);
+      usb_urb(true, !from_host, from_host ? chunk : std::span<const std::uint8_t>{}, length, time,
+              out);
+      usb_urb(false, !from_host, from_host ? std::span<const std::uint8_t>{} : chunk, length, time,
+              out);
       ++urb_id_;
     }
     bytes = bytes.subspan(chunk.size());
   }
 }
 
-std::size_t CaptureEncoder::next_piece(Framing& framing, std::span<const std::uint8_t> bytes, bool split_header) {
+std::size_t CaptureEncoder::next_piece(Framing& framing, std::span<const std::uint8_t> bytes,
+                                       bool split_header) {
   if (framing.lost) return bytes.size();
   std::size_t used = 0;
   if (framing.payload_left == 0) {
     const std::size_t take = std::min(bytes.size(), framing.header.size() - framing.header_filled);
-    std::copy_n(bytes.begin(), take, framing.header.begin() + static_cast<std::ptrdiff_t>(framing.header_filled));
+    std::copy_n(bytes.begin(), take,
+                framing.header.begin() + static_cast<std::ptrdiff_t>(framing.header_filled));
     framing.header_filled += take;
     used = take;
     if (framing.header_filled < framing.header.size()) return used;
@@ -149,7 +157,8 @@ std::size_t CaptureEncoder::next_piece(Framing& framing, std::span<const std::ui
     framing.payload_left = header.data_length;
     if (split_header || framing.payload_left == 0) return used;
   }
-  const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(framing.payload_left, bytes.size() - used));
+  const auto take =
+      static_cast<std::size_t>(std::min<std::uint64_t>(framing.payload_left, bytes.size() - used));
   framing.payload_left -= take;
   return used + take;
 }
@@ -164,8 +173,9 @@ void CaptureEncoder::end(CaptureTime time, std::vector<std::uint8_t>& out) {
   tcp_frame(true, capture_detail::kTcpAck, {}, time, out);
 }
 
-void CaptureEncoder::tcp_frame(bool from_host, std::uint8_t flags, std::span<const std::uint8_t> payload,
-                               CaptureTime time, std::vector<std::uint8_t>& out) {
+void CaptureEncoder::tcp_frame(bool from_host, std::uint8_t flags,
+                               std::span<const std::uint8_t> payload, CaptureTime time,
+                               std::vector<std::uint8_t>& out) {
   const auto& source = from_host ? options_.host_address : options_.device_address;
   const auto& destination = from_host ? options_.device_address : options_.host_address;
   std::vector<std::uint8_t> frame;
@@ -173,8 +183,10 @@ void CaptureEncoder::tcp_frame(bool from_host, std::uint8_t flags, std::span<con
   // Ethernet: locally administered addresses, host ...:01, device ...:02.
   const std::uint8_t host_mac[6] = {0x02, 0, 0, 0, 0, 0x01};
   const std::uint8_t device_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
-  frame.insert(frame.end(), from_host ? device_mac : host_mac, (from_host ? device_mac : host_mac) + 6);
-  frame.insert(frame.end(), from_host ? host_mac : device_mac, (from_host ? host_mac : device_mac) + 6);
+  frame.insert(frame.end(), from_host ? device_mac : host_mac,
+               (from_host ? device_mac : host_mac) + 6);
+  frame.insert(frame.end(), from_host ? host_mac : device_mac,
+               (from_host ? host_mac : device_mac) + 6);
   append_be16(frame, 0x0800);
 
   const std::size_t ip = frame.size();
@@ -187,7 +199,8 @@ void CaptureEncoder::tcp_frame(bool from_host, std::uint8_t flags, std::span<con
   append_be16(frame, 0);       // checksum, filled below
   frame.insert(frame.end(), source.begin(), source.end());
   frame.insert(frame.end(), destination.begin(), destination.end());
-  capture_detail::store_be16(frame.data() + ip + 10, fold(sum16(std::span(frame).subspan(ip, 20), 0)));
+  capture_detail::store_be16(frame.data() + ip + 10,
+                             fold(sum16(std::span(frame).subspan(ip, 20), 0)));
 
   const std::size_t tcp = frame.size();
   append_be16(frame, from_host ? options_.host_port : options_.device_port);
@@ -211,8 +224,9 @@ void CaptureEncoder::tcp_frame(bool from_host, std::uint8_t flags, std::span<con
   packet_block(frame, time, out);
 }
 
-void CaptureEncoder::usb_urb(bool submit, bool in, std::span<const std::uint8_t> data, std::uint32_t length,
-                             CaptureTime time, std::vector<std::uint8_t>& out) {
+void CaptureEncoder::usb_urb(bool submit, bool in, std::span<const std::uint8_t> data,
+                             std::uint32_t length, CaptureTime time,
+                             std::vector<std::uint8_t>& out) {
   const std::uint64_t ns = nanoseconds(time);
   std::vector<std::uint8_t> frame;
   frame.reserve(kUsbmonHeader + data.size());
@@ -222,7 +236,7 @@ void CaptureEncoder::usb_urb(bool submit, bool in, std::span<const std::uint8_t>
   frame.push_back(in ? kBulkIn : kBulkOut);
   frame.push_back(options_.usb_device);
   append_le16(frame, options_.usb_bus);
-  frame.push_back('-');                                   // no setup packet
+  frame.push_back('-');                                  // no setup packet
   frame.push_back(data.empty() ? (in ? '<' : '>') : 0);  // 0: data present
   append_le64(frame, ns / 1'000'000'000);
   append_le32(frame, static_cast<std::uint32_t>(ns % 1'000'000'000 / 1000));
@@ -309,13 +323,14 @@ void CaptureWriter::open(const std::filesystem::path& path, const CaptureWriterO
 void CaptureWriter::open(const std::filesystem::path& path, const CaptureWriterOptions& options) {
   std::error_code ec;
   open(path, options, ec);
-  throw_if_error(ec, ec == errc::invalid_argument
-                         ? "capture writer is already open; close it before opening " + path.string()
-                         : "cannot create capture " + path.string() + ": " + std::strerror(errno));
+  throw_if_error(ec,
+                 ec == errc::invalid_argument
+                     ? "capture writer is already open; close it before opening " + path.string()
+                     : "cannot create capture " + path.string() + ": " + std::strerror(errno));
 }
 
-void CaptureWriter::record(CaptureDirection direction, std::span<const std::uint8_t> bytes, CaptureTime time,
-                           std::error_code& ec) {
+void CaptureWriter::record(CaptureDirection direction, std::span<const std::uint8_t> bytes,
+                           CaptureTime time, std::error_code& ec) {
   ec.clear();
   if (!is_open()) {
     ec = errc::closed;
@@ -325,11 +340,13 @@ void CaptureWriter::record(CaptureDirection direction, std::span<const std::uint
   impl_->write(ec);
 }
 
-void CaptureWriter::record(CaptureDirection direction, std::span<const std::uint8_t> bytes, CaptureTime time) {
+void CaptureWriter::record(CaptureDirection direction, std::span<const std::uint8_t> bytes,
+                           CaptureTime time) {
   std::error_code ec;
   record(direction, bytes, time, ec);
-  throw_if_error(ec, ec == errc::closed ? std::string("capture writer is not open: call open() first")
-                                        : "cannot write capture " + impl_->path.string() + " (disk full?)");
+  throw_if_error(ec, ec == errc::closed
+                         ? std::string("capture writer is not open: call open() first")
+                         : "cannot write capture " + impl_->path.string() + " (disk full?)");
 }
 
 void CaptureWriter::close(std::error_code& ec) {

@@ -30,7 +30,8 @@ Frame dissect_tcp(IpEndpoint source, IpEndpoint destination, std::span<const std
   frame.tcp.sequence = load_be32(in.data() + 4);
   frame.tcp.flags = in[13];
   frame.tcp.payload_length = claimed_length - static_cast<std::uint32_t>(header);
-  frame.tcp.payload = in.subspan(header, std::min<std::size_t>(in.size() - header, frame.tcp.payload_length));
+  frame.tcp.payload =
+      in.subspan(header, std::min<std::size_t>(in.size() - header, frame.tcp.payload_length));
   return frame;
 }
 
@@ -103,7 +104,8 @@ Frame dissect_null(std::span<const std::uint8_t> in, bool network_order) {
   if (!network_order && family > 0xffff) family = load_be32(in.data());
   constexpr std::uint32_t kAfInet = 2;
   if (family == kAfInet) return dissect_ipv4(in.subspan(4));
-  if (family == 10 || family == 24 || family == 28 || family == 30) return dissect_ipv6(in.subspan(4));
+  if (family == 10 || family == 24 || family == 28 || family == 30)
+    return dissect_ipv6(in.subspan(4));
   return {};
 }
 
@@ -170,9 +172,11 @@ Frame dissect_frame(std::uint32_t link_type, bool big_endian, std::span<const st
     case kLinkEthernet:
       return dissect_ethernet(data);
     case kLinkLinuxSll:
-      return data.size() < 16 ? Frame{} : dissect_ethertype(load_be16(data.data() + 14), data.subspan(16));
+      return data.size() < 16 ? Frame{}
+                              : dissect_ethertype(load_be16(data.data() + 14), data.subspan(16));
     case kLinkLinuxSll2:
-      return data.size() < 20 ? Frame{} : dissect_ethertype(load_be16(data.data()), data.subspan(20));
+      return data.size() < 20 ? Frame{}
+                              : dissect_ethertype(load_be16(data.data()), data.subspan(20));
     case kLinkNull:
       return dissect_null(data, false);
     case kLinkLoop:

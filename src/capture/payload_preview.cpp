@@ -66,7 +66,9 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string compression_flags(std::uint32_t flags) {
   std::string out;
-  const auto add = [&out](const char* name) { out += out.empty() ? name : std::string("|") + name; };
+  const auto add = [&out](const char* name) {
+    out += out.empty() ? name : std::string("|") + name;
+  };
   if (flags & 1) add("brotli");
   if (flags & 2) add("lz4");
   if (flags & 4) add("zstd");
@@ -85,10 +87,12 @@ std::string preview_bytes(std::span<const std::uint8_t> bytes, std::size_t max_c
   if (bytes.empty()) return "";
   std::size_t printable = 0;
   for (const std::uint8_t b : bytes) {
-    if ((b >= 0x20 && b < 0x7f) || b == '\n' || b == '\r' || b == '\t' || b >= 0x80 || b == 0) ++printable;
+    if ((b >= 0x20 && b < 0x7f) || b == '\n' || b == '\r' || b == '\t' || b >= 0x80 || b == 0)
+      ++printable;
   }
-  const bool text = printable * 10 >= bytes.size() * 9 &&
-                    std::count(bytes.begin(), bytes.end(), 0) * 4 <= static_cast<std::ptrdiff_t>(bytes.size());
+  const bool text =
+      printable * 10 >= bytes.size() * 9 &&
+      std::count(bytes.begin(), bytes.end(), 0) * 4 <= static_cast<std::ptrdiff_t>(bytes.size());
   std::string out;
   char escape[8];
   if (!text) {
@@ -133,14 +137,17 @@ std::string SyncPreview::feed(CaptureDirection direction, std::span<const std::u
   while (!bytes.empty() && !side.broken) {
     if (side.fixed.size() < side.fixed_size) {
       const std::size_t take = std::min(bytes.size(), side.fixed_size - side.fixed.size());
-      side.fixed.insert(side.fixed.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(take));
+      side.fixed.insert(side.fixed.end(), bytes.begin(),
+                        bytes.begin() + static_cast<std::ptrdiff_t>(take));
       bytes = bytes.subspan(take);
       if (side.fixed.size() == side.fixed_size) on_fixed(direction, side, items);
       continue;
     }
-    const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(side.variable, bytes.size()));
+    const auto take =
+        static_cast<std::size_t>(std::min<std::uint64_t>(side.variable, bytes.size()));
     if (side.collect_variable && side.text.size() < kMaxText) {
-      side.text.append(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(std::min(take, kMaxText)));
+      side.text.append(bytes.begin(),
+                       bytes.begin() + static_cast<std::ptrdiff_t>(std::min(take, kMaxText)));
     }
     side.variable -= take;
     bytes = bytes.subspan(take);
@@ -149,7 +156,8 @@ std::string SyncPreview::feed(CaptureDirection direction, std::span<const std::u
   return items.empty() ? "sync (inside a packet)" : "sync " + join(items);
 }
 
-void SyncPreview::on_fixed(CaptureDirection direction, Side& side, std::vector<std::string>& items) {
+void SyncPreview::on_fixed(CaptureDirection direction, Side& side,
+                           std::vector<std::string>& items) {
   const std::uint32_t id = load_le32(side.fixed.data());
   const std::uint32_t word = load_le32(side.fixed.data() + 4);
   const bool from_host = direction == CaptureDirection::host_to_device;
@@ -159,7 +167,8 @@ void SyncPreview::on_fixed(CaptureDirection direction, Side& side, std::vector<s
     std::size_t full = 8;
     if (!from_host) {
       if (id == kStat && request == kStat) full = kStatV1Size;
-      if ((id == kSta2 || id == kLst2) && (request == kSta2 || request == kLst2)) full = kStatV2Size;
+      if ((id == kSta2 || id == kLst2) && (request == kSta2 || request == kLst2))
+        full = kStatV2Size;
       if ((id == kDent || id == kDone) && request == kList) full = kDentV1Size;
       if ((id == kDnt2 || id == kDone) && request == kLis2) full = kDentV2Size;
     }
@@ -203,7 +212,8 @@ void SyncPreview::on_fixed(CaptureDirection direction, Side& side, std::vector<s
   if (side.variable == 0) on_unit_done(direction, side, items);
 }
 
-void SyncPreview::on_unit_done(CaptureDirection direction, Side& side, std::vector<std::string>& items) {
+void SyncPreview::on_unit_done(CaptureDirection direction, Side& side,
+                               std::vector<std::string>& items) {
   const std::uint32_t id = load_le32(side.fixed.data());
   const std::uint32_t word = load_le32(side.fixed.data() + 4);
   const std::uint8_t* f = side.fixed.data();
@@ -315,9 +325,9 @@ std::string ShellPreview::feed(CaptureDirection direction, std::span<const std::
 
 bool is_shell_v2_service(std::string_view service) noexcept {
   if (!service.starts_with("shell,")) return false;
-  std::string_view options = service.substr(6, service.find(':') == std::string_view::npos
-                                                   ? std::string_view::npos
-                                                   : service.find(':') - 6);
+  std::string_view options =
+      service.substr(6, service.find(':') == std::string_view::npos ? std::string_view::npos
+                                                                    : service.find(':') - 6);
   while (!options.empty()) {
     const std::size_t comma = options.find(',');
     if (options.substr(0, comma) == "v2") return true;
@@ -363,10 +373,10 @@ void StreamTable::describe(CaptureDirection direction, const protocol::Message& 
       summary = text + preview_bytes(payload, 64);
       return;
     case protocol::kCommandAuth: {
-      const char* type = message.arg0 == protocol::kAuthToken           ? "token"
-                         : message.arg0 == protocol::kAuthSignature     ? "signature"
+      const char* type = message.arg0 == protocol::kAuthToken          ? "token"
+                         : message.arg0 == protocol::kAuthSignature    ? "signature"
                          : message.arg0 == protocol::kAuthRsaPublicKey ? "public key"
-                                                                        : "type ?";
+                                                                       : "type ?";
       summary = std::string(type) + " " + std::to_string(payload.size()) + " bytes";
       return;
     }
@@ -375,7 +385,8 @@ void StreamTable::describe(CaptureDirection direction, const protocol::Message& 
       while (!name.empty() && name.back() == '\0') name.pop_back();
       service = name;
       streams_.insert_or_assign(Key{direction, message.arg0}, Stream{StreamPreview(name)});
-      summary = preview_bytes(std::span(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), 72);
+      summary = preview_bytes(
+          std::span(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), 72);
       return;
     }
     case protocol::kCommandOkay:
@@ -388,7 +399,8 @@ void StreamTable::describe(CaptureDirection direction, const protocol::Message& 
       } else if (message.command == protocol::kCommandOkay && payload.size() == 4) {
         summary = "acked " + std::to_string(load_le32(payload.data())) + " bytes";
       } else if (message.command == protocol::kCommandClse && stream) {
-        (direction == CaptureDirection::host_to_device ? stream->closed_by_host : stream->closed_by_device) = true;
+        (direction == CaptureDirection::host_to_device ? stream->closed_by_host
+                                                       : stream->closed_by_device) = true;
         if (stream->closed_by_host && stream->closed_by_device) {
           for (auto it = streams_.begin(); it != streams_.end(); ++it) {
             if (&it->second == stream) {

@@ -32,8 +32,8 @@ class SyncPreview {
   struct Side {
     std::vector<std::uint8_t> fixed;  // the fixed-size part being collected
     std::size_t fixed_size = 8;
-    std::uint64_t variable = 0;       // bytes of path/name/message/data still to come
-    bool collect_variable = false;    // keep them (text) or skip them (file data)
+    std::uint64_t variable = 0;     // bytes of path/name/message/data still to come
+    bool collect_variable = false;  // keep them (text) or skip them (file data)
     std::string text;
     bool broken = false;
   };
@@ -43,7 +43,7 @@ class SyncPreview {
 
   Side host_;
   Side device_;
-  std::deque<std::uint32_t> requests_;  // requests whose replies have not ended yet
+  std::deque<std::uint32_t> requests_;   // requests whose replies have not ended yet
   std::uint32_t pending_v2_header_ = 0;  // SND2/RCV2 whose second header comes next
 };
 

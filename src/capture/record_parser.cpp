@@ -149,9 +149,10 @@ std::size_t RecordParser::parse_pcap_record(std::span<const std::uint8_t> in, co
   Interface iface;
   iface.link_type = pcap_link_type_;
   iface.units_per_second = pcap_units_;
-  const std::uint64_t ticks = std::uint64_t{load_u32(in.data(), big_endian_)} * pcap_units_ + fraction;
-  emit(iface, ticks, in.subspan(kPcapRecordHeaderSize, captured), load_u32(in.data() + 12, big_endian_),
-       sink);
+  const std::uint64_t ticks =
+      std::uint64_t{load_u32(in.data(), big_endian_)} * pcap_units_ + fraction;
+  emit(iface, ticks, in.subspan(kPcapRecordHeaderSize, captured),
+       load_u32(in.data() + 12, big_endian_), sink);
   return total;
 }
 
@@ -186,8 +187,8 @@ std::size_t RecordParser::parse_pcapng_block(std::span<const std::uint8_t> in, c
   }
   if (load_u32(in.data() + length - 4, big_endian_) != length) {
     return fail("block of type " + hex32(type) + " ends with length " +
-                std::to_string(load_u32(in.data() + length - 4, big_endian_)) + ", its start says " +
-                std::to_string(length) + ": corrupt file");
+                std::to_string(load_u32(in.data() + length - 4, big_endian_)) +
+                ", its start says " + std::to_string(length) + ": corrupt file");
   }
   const auto body = in.subspan(8, length - 12);
   switch (type) {
@@ -211,8 +212,8 @@ std::size_t RecordParser::parse_pcapng_block(std::span<const std::uint8_t> in, c
       }
       const std::uint64_t ticks = std::uint64_t{load_u32(body.data() + 4, big_endian_)} << 32 |
                                   load_u32(body.data() + 8, big_endian_);
-      emit(interfaces_[id], ticks, body.subspan(20, captured), load_u32(body.data() + 16, big_endian_),
-           sink);
+      emit(interfaces_[id], ticks, body.subspan(20, captured),
+           load_u32(body.data() + 16, big_endian_), sink);
       break;
     }
     case kBlockSimplePacket: {
@@ -220,7 +221,8 @@ std::size_t RecordParser::parse_pcapng_block(std::span<const std::uint8_t> in, c
       if (body.size() < 4) return fail("simple packet block shorter than its fixed field");
       const std::uint32_t original = load_u32(body.data(), big_endian_);
       std::size_t captured = std::min<std::size_t>(original, body.size() - 4);
-      if (interfaces_[0].snap_length != 0) captured = std::min<std::size_t>(captured, interfaces_[0].snap_length);
+      if (interfaces_[0].snap_length != 0)
+        captured = std::min<std::size_t>(captured, interfaces_[0].snap_length);
       Interface untimed = interfaces_[0];
       emit(untimed, 0, body.subspan(4, captured), original, sink);
       break;
@@ -236,8 +238,8 @@ std::size_t RecordParser::parse_pcapng_block(std::span<const std::uint8_t> in, c
       if (captured > body.size() - 20) return fail("packet block claims more bytes than it holds");
       const std::uint64_t ticks = std::uint64_t{load_u32(body.data() + 4, big_endian_)} << 32 |
                                   load_u32(body.data() + 8, big_endian_);
-      emit(interfaces_[id], ticks, body.subspan(20, captured), load_u32(body.data() + 16, big_endian_),
-           sink);
+      emit(interfaces_[id], ticks, body.subspan(20, captured),
+           load_u32(body.data() + 16, big_endian_), sink);
       break;
     }
     default:
@@ -309,9 +311,9 @@ void RecordParser::emit(const Interface& iface, std::uint64_t timestamp,
   record.big_endian = big_endian_;
   record.time_ns = to_nanoseconds(timestamp, iface.units_per_second);
   // Unsigned arithmetic: a hostile offset wraps instead of overflowing.
-  record.time_ns = static_cast<std::int64_t>(static_cast<std::uint64_t>(record.time_ns) +
-                                             static_cast<std::uint64_t>(iface.offset_seconds) *
-                                                 1'000'000'000u);
+  record.time_ns =
+      static_cast<std::int64_t>(static_cast<std::uint64_t>(record.time_ns) +
+                                static_cast<std::uint64_t>(iface.offset_seconds) * 1'000'000'000u);
   record.original_length = original_length;
   record.data = data;
   sink(record);

@@ -1,8 +1,8 @@
 #include "adbwire/replay.hpp"
 
+#include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
-#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -28,7 +28,8 @@ namespace {
 // The device end of the link: plays the script's device messages, checks what the host writes.
 class ReplayTransport final : public transport::Transport {
  public:
-  ReplayTransport(asio::io_context& io, std::shared_ptr<detail::ReplayState> state, std::string description)
+  ReplayTransport(asio::io_context& io, std::shared_ptr<detail::ReplayState> state,
+                  std::string description)
       : io_(io), state_(std::move(state)), description_(std::move(description)) {}
 
   void async_read_some(std::span<std::uint8_t> buffer, Handler handler) override {
@@ -43,10 +44,12 @@ class ReplayTransport final : public transport::Transport {
       std::lock_guard lock(state_->mutex);
       matched = state_->script.host_sent(data);
     }
-    const std::error_code error = closed_ ? make_error_code(errc::closed)
+    const std::error_code error = closed_   ? make_error_code(errc::closed)
                                   : matched ? std::error_code()
                                             : make_error_code(errc::protocol_error);
-    asio::post(io_, [handler = std::move(handler), error, size = data.size()] { handler(error, error ? 0 : size); });
+    asio::post(io_, [handler = std::move(handler), error, size = data.size()] {
+      handler(error, error ? 0 : size);
+    });
     if (error) {
       fail_read(error);
     } else {
@@ -80,7 +83,8 @@ class ReplayTransport final : public transport::Transport {
 
   void fail_read(std::error_code error) {
     if (!read_handler_) return;
-    asio::post(io_, [handler = std::exchange(read_handler_, nullptr), error] { handler(error, 0); });
+    asio::post(io_,
+               [handler = std::exchange(read_handler_, nullptr), error] { handler(error, 0); });
   }
 
   asio::io_context& io_;
@@ -94,12 +98,13 @@ class ReplayTransport final : public transport::Transport {
 };
 
 // The chosen connection's ADB messages as replay steps; failure set when there are none.
-std::vector<capture_detail::ReplayStep> read_steps(const std::filesystem::path& capture, std::uint32_t connection,
+std::vector<capture_detail::ReplayStep> read_steps(const std::filesystem::path& capture,
+                                                   std::uint32_t connection,
                                                    detail::Failure& failure) {
   std::vector<CapturedMessage> messages;
   std::error_code error;
-  const CaptureSummary summary =
-      decode_capture_file(capture, [&](const CapturedMessage& m) { messages.push_back(m); }, error);
+  const CaptureSummary summary = decode_capture_file(
+      capture, [&](const CapturedMessage& m) { messages.push_back(m); }, error);
   if (error) {
     failure.set(error, "cannot replay " + capture.string() + ": " +
                            (summary.fault.detail.empty() ? error.message() : summary.fault.detail));
@@ -112,31 +117,36 @@ std::vector<capture_detail::ReplayStep> read_steps(const std::filesystem::path& 
     if (m.connection == connection) steps.push_back({m.direction, m.message, m.record});
   }
   if (steps.empty()) {
-    failure.set(errc::invalid_argument,
-                "cannot replay " + capture.string() + ": it holds no ADB messages" +
-                    (connection != 0 ? " on connection " + std::to_string(connection) : std::string()) +
-                    " (see `adbwire capture decode " + capture.string() + "`)");
+    failure.set(
+        errc::invalid_argument,
+        "cannot replay " + capture.string() + ": it holds no ADB messages" +
+            (connection != 0 ? " on connection " + std::to_string(connection) : std::string()) +
+            " (see `adbwire capture decode " + capture.string() + "`)");
   }
   return steps;
 }
 
 }  // namespace
 
-Replay::Replay(std::shared_ptr<detail::ReplayState> state, Device device) : state_(std::move(state)), device_(std::move(device)) {}
+Replay::Replay(std::shared_ptr<detail::ReplayState> state, Device device)
+    : state_(std::move(state)), device_(std::move(device)) {}
 Replay::Replay(Replay&&) noexcept = default;
 Replay& Replay::operator=(Replay&&) noexcept = default;
 Replay::~Replay() = default;
 
-Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& options, std::error_code& error) {
+Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& options,
+                     std::error_code& error) {
   detail::Failure failure;
   auto steps = read_steps(capture, options.connection, failure);
   if (failure) {
     error = failure.code;
     return Replay(nullptr, Device(nullptr, options.connect.command_timeout));
   }
-  auto state = std::make_shared<detail::ReplayState>(capture_detail::ReplayScript(std::move(steps), capture.string(), options.match_host_features));
+  auto state = std::make_shared<detail::ReplayState>(capture_detail::ReplayScript(
+      std::move(steps), capture.string(), options.match_host_features));
   const std::string target = "replay:" + capture.string();
-  auto factory = [state, target](asio::io_context& io, Deadline, detail::Failure&) -> std::unique_ptr<transport::Transport> {
+  auto factory = [state, target](asio::io_context& io, Deadline,
+                                 detail::Failure&) -> std::unique_ptr<transport::Transport> {
     return std::make_unique<ReplayTransport>(io, state, target);
   };
   ConnectOptions connect = options.connect;
@@ -159,7 +169,8 @@ Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& 
     if (!replay.failure_.empty()) throw Error(error, replay.failure_);
     detail::Failure failure;
     read_steps(capture, options.connection, failure);
-    throw Error(error, failure.detail.empty() ? "cannot replay " + capture.string() : failure.detail);
+    throw Error(error,
+                failure.detail.empty() ? "cannot replay " + capture.string() : failure.detail);
   }
   return replay;
 }

@@ -33,17 +33,20 @@ bool same_banner(const std::vector<std::uint8_t>& expected, const std::vector<st
 bool opens_shell_v2(const std::vector<std::uint8_t>& payload) {
   const std::string_view service = text_of(payload);
   const std::string_view options = service.substr(0, service.find(':'));
-  return options.starts_with("shell,") && (options.find(",v2,") != std::string_view::npos || options.ends_with(",v2"));
+  return options.starts_with("shell,") &&
+         (options.find(",v2,") != std::string_view::npos || options.ends_with(",v2"));
 }
 
 // A shell v2 close-stdin packet (id 4, no data).
 bool is_close_stdin_packet(const std::vector<std::uint8_t>& payload) {
-  return payload.size() == kShellHeaderSize && payload[0] == static_cast<std::uint8_t>(ShellPacketId::close_stdin) && payload[1] == 0 && payload[2] == 0 &&
-         payload[3] == 0 && payload[4] == 0;
+  return payload.size() == kShellHeaderSize &&
+         payload[0] == static_cast<std::uint8_t>(ShellPacketId::close_stdin) && payload[1] == 0 &&
+         payload[2] == 0 && payload[3] == 0 && payload[4] == 0;
 }
 
 bool names_host_stream(std::uint32_t command) {
-  return command == kCommandOpen || command == kCommandOkay || command == kCommandWrte || command == kCommandClse;
+  return command == kCommandOpen || command == kCommandOkay || command == kCommandWrte ||
+         command == kCommandClse;
 }
 
 }  // namespace
@@ -61,8 +64,11 @@ std::string describe_message(const protocol::Message& message) {
   return line;
 }
 
-ReplayScript::ReplayScript(std::vector<ReplayStep> steps, std::string name, bool match_host_features)
-    : steps_(std::move(steps)), name_(std::move(name)), match_host_features_(match_host_features),
+ReplayScript::ReplayScript(std::vector<ReplayStep> steps, std::string name,
+                           bool match_host_features)
+    : steps_(std::move(steps)),
+      name_(std::move(name)),
+      match_host_features_(match_host_features),
       close_stdin_(steps_.size(), false) {
   std::set<std::uint32_t> shell_v2;  // recorded host ids whose OPEN was shell v2, so far
   for (std::size_t i = 0; i < steps_.size(); ++i) {
@@ -81,7 +87,8 @@ ReplayScript::ReplayScript(std::vector<ReplayStep> steps, std::string name, bool
       handshake_.push_back(i);
     } else {
       (command == kCommandOkay ? acks_ : requests_)[stream].push_back(i);
-      close_stdin_[i] = command == kCommandWrte && shell_v2.contains(stream) && is_close_stdin_packet(step.message.payload);
+      close_stdin_[i] = command == kCommandWrte && shell_v2.contains(stream) &&
+                        is_close_stdin_packet(step.message.payload);
     }
     pending_.insert(i);
   }
@@ -147,14 +154,17 @@ void ReplayScript::take_device_output(std::vector<std::uint8_t>& out) {
     if (step.direction != CaptureDirection::device_to_host) continue;
     const Message& m = step.message;
     // The device names the host's stream in arg1 of OKAY, WRTE and CLSE (arg0 of OPEN is its own).
-    const std::uint32_t arg1 = names_host_stream(m.command) && m.command != kCommandOpen ? to_live(m.arg1) : m.arg1;
+    const std::uint32_t arg1 =
+        names_host_stream(m.command) && m.command != kCommandOpen ? to_live(m.arg1) : m.arg1;
     append_message(out, m.command, m.arg0, arg1, m.payload, true);
   }
 }
 
 std::size_t ReplayScript::expected_for(const Message& actual) {
   const std::size_t none = steps_.size();
-  const auto front = [none](const std::deque<std::size_t>& queue) { return queue.empty() ? none : queue.front(); };
+  const auto front = [none](const std::deque<std::size_t>& queue) {
+    return queue.empty() ? none : queue.front();
+  };
   std::size_t candidate = none;
   std::string missing = "(nothing: the capture ends here)";
   if (actual.command == kCommandOpen) {
@@ -163,7 +173,8 @@ std::size_t ReplayScript::expected_for(const Message& actual) {
   } else if (names_host_stream(actual.command) && actual.arg0 != 0) {
     const auto recorded = live_to_recorded_.find(actual.arg0);
     if (recorded == live_to_recorded_.end()) {
-      fail("(no message: the host never opened a stream with local id " + std::to_string(actual.arg0) + ")",
+      fail("(no message: the host never opened a stream with local id " +
+               std::to_string(actual.arg0) + ")",
            describe_message(actual), 0);
       return none;
     }
@@ -182,7 +193,8 @@ std::size_t ReplayScript::expected_for(const Message& actual) {
       release_due();
     }
     if (queue != queues.end()) candidate = front(queue->second);
-    missing = std::string("(no further ") + (actual.command == kCommandOkay ? "OKAY" : "WRTE or CLSE") +
+    missing = std::string("(no further ") +
+              (actual.command == kCommandOkay ? "OKAY" : "WRTE or CLSE") +
               " from the host on this stream in the capture)";
   } else {
     candidate = pending_.empty() ? none : *pending_.begin();
@@ -240,13 +252,16 @@ bool ReplayScript::matches(const Message& expected, const Message& actual) {
              same_banner(expected.payload, actual.payload, match_host_features_);
     case kCommandAuth:
       // A signature or public key depends on the host's key, not on the operation.
-      if (expected.arg0 == kAuthSignature || expected.arg0 == kAuthRsaPublicKey) return expected.arg0 == actual.arg0;
-      return expected.arg0 == actual.arg0 && expected.arg1 == actual.arg1 && expected.payload == actual.payload;
+      if (expected.arg0 == kAuthSignature || expected.arg0 == kAuthRsaPublicKey)
+        return expected.arg0 == actual.arg0;
+      return expected.arg0 == actual.arg0 && expected.arg1 == actual.arg1 &&
+             expected.payload == actual.payload;
     default:
       break;
   }
   if (!names_host_stream(expected.command)) {
-    return expected.arg0 == actual.arg0 && expected.arg1 == actual.arg1 && expected.payload == actual.payload;
+    return expected.arg0 == actual.arg0 && expected.arg1 == actual.arg1 &&
+           expected.payload == actual.payload;
   }
   if (expected.arg1 != actual.arg1 || expected.payload != actual.payload) return false;
   // arg0 is the host's own stream id (0 in a CLSE refusing an OPEN): one to one with the capture's.
@@ -266,18 +281,21 @@ bool ReplayScript::matches(const Message& expected, const Message& actual) {
   return to_live(expected.arg0) == actual.arg0;
 }
 
-void ReplayScript::fail(const std::string& expected, const std::string& actual, std::uint64_t record) {
+void ReplayScript::fail(const std::string& expected, const std::string& actual,
+                        std::uint64_t record) {
   mismatch_ = name_ + ": host message " + std::to_string(host_sent_count_) +
               (record != 0 ? " (capture frame " + std::to_string(record) + ")" : std::string()) +
               " differs from the capture\n  expected: " + expected + "\n  actual:   " + actual;
 }
 
 std::size_t ReplayScript::host_messages_left() const {
-  return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(), [this](std::size_t i) { return required(i); }));
+  return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(),
+                                                [this](std::size_t i) { return required(i); }));
 }
 
 std::string ReplayScript::next_expected() const {
-  const auto first = std::find_if(pending_.begin(), pending_.end(), [this](std::size_t i) { return required(i); });
+  const auto first =
+      std::find_if(pending_.begin(), pending_.end(), [this](std::size_t i) { return required(i); });
   if (first == pending_.end()) return {};
   const ReplayStep& step = steps_[*first];
   return describe_message(step.message) + " (capture frame " + std::to_string(step.record) + ")";

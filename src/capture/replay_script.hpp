@@ -101,10 +101,10 @@ class ReplayScript {
   // Unmatched host steps the live host must still send (those on a stream the device has
   // closed are optional and dropped from here).
   std::set<std::size_t> pending_;
-  std::vector<bool> close_stdin_;  // per step: a host shell v2 close-stdin
+  std::vector<bool> close_stdin_;             // per step: a host shell v2 close-stdin
   std::set<std::uint32_t> shell_v2_streams_;  // recorded host ids of live shell v2 streams
-  std::size_t released_ = 0;  // every device step before this index is released
-  std::size_t emitted_ = 0;   // device steps before this index were given to the host
+  std::size_t released_ = 0;                  // every device step before this index is released
+  std::size_t emitted_ = 0;  // device steps before this index were given to the host
   std::size_t host_sent_count_ = 0;
   protocol::MessageReader reader_;
   std::unordered_map<std::uint32_t, std::uint32_t> recorded_to_live_;

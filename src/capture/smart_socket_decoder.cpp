@@ -89,7 +89,8 @@ void SmartSocketDecoder::parse_server(Side& side, std::vector<Unit>& out) {
       if (side.buffer.size() < side.binary_reply) return;
       Unit unit;
       unit.kind = CapturedKind::smart_data;
-      unit.payload.assign(side.buffer.begin(), side.buffer.begin() + static_cast<std::ptrdiff_t>(side.binary_reply));
+      unit.payload.assign(side.buffer.begin(),
+                          side.buffer.begin() + static_cast<std::ptrdiff_t>(side.binary_reply));
       unit.summary = "transport id " + preview_bytes(unit.payload);
       consume(side.buffer, side.binary_reply);
       side.binary_reply = 0;
@@ -111,8 +112,9 @@ void SmartSocketDecoder::parse_server(Side& side, std::vector<Unit>& out) {
           return;
         }
         if (side.buffer.size() < 2 * kLengthDigits + *length) return;
-        unit.payload.assign(side.buffer.begin() + 2 * kLengthDigits,
-                            side.buffer.begin() + static_cast<std::ptrdiff_t>(2 * kLengthDigits + *length));
+        unit.payload.assign(
+            side.buffer.begin() + 2 * kLengthDigits,
+            side.buffer.begin() + static_cast<std::ptrdiff_t>(2 * kLengthDigits + *length));
         unit.summary = preview_bytes(unit.payload, 72);
         used = 2 * kLengthDigits + *length;
       }

@@ -24,7 +24,8 @@ class SmartSocketDecoder {
   };
 
   // Consumes bytes of one direction; appends every unit completed.
-  void feed(CaptureDirection direction, std::span<const std::uint8_t> bytes, std::vector<Unit>& out);
+  void feed(CaptureDirection direction, std::span<const std::uint8_t> bytes,
+            std::vector<Unit>& out);
 
   // Bytes of that direction were lost: line framing cannot be trusted, so it turns raw.
   void gap(CaptureDirection direction);

@@ -26,7 +26,8 @@ void TcpReassembler::segment(std::uint32_t sequence, bool syn, std::uint32_t pay
   const std::int64_t signed_end = signed_offset + payload_length;
   if (signed_end <= static_cast<std::int64_t>(next_offset_)) return;  // a retransmission
   if (signed_offset <= static_cast<std::int64_t>(next_offset_)) {
-    const auto skip = static_cast<std::size_t>(static_cast<std::int64_t>(next_offset_) - signed_offset);
+    const auto skip =
+        static_cast<std::size_t>(static_cast<std::int64_t>(next_offset_) - signed_offset);
     if (skip < payload.size()) deliver_from(next_offset_, payload.subspan(skip), deliver);
     const auto end = static_cast<std::uint64_t>(signed_end);
     if (end > next_offset_) {  // the capture's snap length cut this segment

@@ -30,7 +30,8 @@ class TcpReassembler {
   std::uint64_t lost_bytes() const noexcept { return lost_; }
 
  private:
-  void deliver_from(std::uint64_t offset, std::span<const std::uint8_t> bytes, const Deliver& deliver);
+  void deliver_from(std::uint64_t offset, std::span<const std::uint8_t> bytes,
+                    const Deliver& deliver);
   void drain(const Deliver& deliver);
 
   bool started_ = false;

@@ -1,10 +1,9 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "adbwire/capture.hpp"
 #include "adbwire/error.hpp"
@@ -21,24 +20,36 @@ struct DecodeArgs {
 
 const char* kind_label(CapturedKind kind) {
   switch (kind) {
-    case CapturedKind::adb: return "adb";
-    case CapturedKind::smart_request: return "REQ";
-    case CapturedKind::smart_okay: return "OKAY";
-    case CapturedKind::smart_fail: return "FAIL";
-    case CapturedKind::smart_data: return "DATA";
-    case CapturedKind::raw_data: return "RAW";
+    case CapturedKind::adb:
+      return "adb";
+    case CapturedKind::smart_request:
+      return "REQ";
+    case CapturedKind::smart_okay:
+      return "OKAY";
+    case CapturedKind::smart_fail:
+      return "FAIL";
+    case CapturedKind::smart_data:
+      return "DATA";
+    case CapturedKind::raw_data:
+      return "RAW";
   }
   return "?";
 }
 
 const char* kind_name(CapturedKind kind) {
   switch (kind) {
-    case CapturedKind::adb: return "adb";
-    case CapturedKind::smart_request: return "smart_request";
-    case CapturedKind::smart_okay: return "smart_okay";
-    case CapturedKind::smart_fail: return "smart_fail";
-    case CapturedKind::smart_data: return "smart_data";
-    case CapturedKind::raw_data: return "raw_data";
+    case CapturedKind::adb:
+      return "adb";
+    case CapturedKind::smart_request:
+      return "smart_request";
+    case CapturedKind::smart_okay:
+      return "smart_okay";
+    case CapturedKind::smart_fail:
+      return "smart_fail";
+    case CapturedKind::smart_data:
+      return "smart_data";
+    case CapturedKind::raw_data:
+      return "raw_data";
   }
   return "?";
 }
@@ -56,12 +67,14 @@ void print_line(const CapturedMessage& m, double seconds) {
   std::string service = m.service.empty() ? "" : " [" + m.service + "]";
   if (service.size() > 48) service = service.substr(0, 44) + "...]";
   if (m.kind == CapturedKind::adb) {
-    std::printf("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %08x %08x %7zu%s %s\n", seconds, m.record, m.connection,
-                direction_arrow(m.direction), command_label(m).c_str(), m.message.arg0, m.message.arg1,
-                m.message.payload.size(), service.c_str(), m.summary.c_str());
+    std::printf("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %08x %08x %7zu%s %s\n", seconds, m.record,
+                m.connection, direction_arrow(m.direction), command_label(m).c_str(),
+                m.message.arg0, m.message.arg1, m.message.payload.size(), service.c_str(),
+                m.summary.c_str());
   } else {
-    std::printf("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %17s %7zu%s %s\n", seconds, m.record, m.connection,
-                direction_arrow(m.direction), command_label(m).c_str(), "", m.message.payload.size(),
+    std::printf("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %17s %7zu%s %s\n", seconds, m.record,
+                m.connection, direction_arrow(m.direction), command_label(m).c_str(), "",
+                m.message.payload.size(),
                 m.kind == CapturedKind::smart_request ? "" : service.c_str(), m.summary.c_str());
   }
 }
@@ -72,7 +85,8 @@ void print_json(const CapturedMessage& m, double seconds) {
       {"time_ns", m.time.time_since_epoch().count()},
       {"time", seconds},
       {"connection", m.connection},
-      {"direction", m.direction == CaptureDirection::host_to_device ? "host_to_device" : "device_to_host"},
+      {"direction",
+       m.direction == CaptureDirection::host_to_device ? "host_to_device" : "device_to_host"},
       {"kind", kind_name(m.kind)},
       {"command", command_label(m)},
       {"length", m.message.payload.size()},
@@ -108,14 +122,15 @@ int run_decode(const DecodeArgs& args) {
       ec);
   if (!args.json) {
     for (const auto& c : summary.connections) {
-      std::printf("# c%u %s%s\n", c.id, c.description.c_str(), c.smart_socket ? " (adb server)" : "");
+      std::printf("# c%u %s%s\n", c.id, c.description.c_str(),
+                  c.smart_socket ? " (adb server)" : "");
     }
     std::printf("# %" PRIu64 " messages from %" PRIu64 " records (%" PRIu64 " tcp, %" PRIu64
                 " usb, %" PRIu64 " other); %" PRIu64 " resyncs, %" PRIu64 " bytes skipped, %" PRIu64
                 " bytes lost\n",
-                count, summary.stats.records, summary.stats.tcp_segments, summary.stats.usb_transfers,
-                summary.stats.other_records, summary.stats.resyncs, summary.stats.skipped_bytes,
-                summary.stats.lost_bytes);
+                count, summary.stats.records, summary.stats.tcp_segments,
+                summary.stats.usb_transfers, summary.stats.other_records, summary.stats.resyncs,
+                summary.stats.skipped_bytes, summary.stats.lost_bytes);
   }
   std::fflush(stdout);
   throw_if_error(ec, summary.fault.detail);
@@ -125,11 +140,13 @@ int run_decode(const DecodeArgs& args) {
 }  // namespace
 
 void add_capture_command(CLI::App& app, const GlobalOptions&, Run& run) {
-  auto* capture = app.add_subcommand("capture", "read packet captures (pcap/pcapng) of ADB traffic");
+  auto* capture =
+      app.add_subcommand("capture", "read packet captures (pcap/pcapng) of ADB traffic");
   capture->require_subcommand(1);
   auto args = std::make_shared<DecodeArgs>();
   auto* decode = capture->add_subcommand(
-      "decode", "print one line per ADB message (TCP 5555-style, adb server 5037, USB usbmon/USBPcap)");
+      "decode",
+      "print one line per ADB message (TCP 5555-style, adb server 5037, USB usbmon/USBPcap)");
   decode->add_option("FILE", args->file, "capture file (pcap or pcapng)")->required();
   decode->add_flag("--json", args->json, "print one JSON object per message (JSON Lines)");
   decode->callback([&run, args] { run = [args] { return run_decode(*args); }; });

@@ -8,7 +8,8 @@ namespace adbwire::cli {
 
 ServerAddress server_address(const GlobalOptions& globals) {
   if (globals.port < 0 || globals.port > 65535)
-    throw Error(errc::invalid_argument, "-P " + std::to_string(globals.port) + " is not a port 1..65535");
+    throw Error(errc::invalid_argument,
+                "-P " + std::to_string(globals.port) + " is not a port 1..65535");
   return ServerAddress{globals.host, static_cast<std::uint16_t>(globals.port)};
 }
 

@@ -82,8 +82,10 @@ Row probe(const Target& target) {
 // A phone on the USB bus, as far as opening it shows (connecting, which could raise the
 // phone's authorization prompt, is left to the user): available, no permissions, busy.
 Row usb_row(const UsbDevice& device) {
-  Row row{device.serial.empty() ? "(serial unknown)" : device.serial, "available",
-          "usb " + (device.port_path.empty() ? std::to_string(device.bus) : device.port_path), {}};
+  Row row{device.serial.empty() ? "(serial unknown)" : device.serial,
+          "available",
+          "usb " + (device.port_path.empty() ? std::to_string(device.bus) : device.port_path),
+          {}};
   switch (device.access) {
     case UsbAccess::ok:
       break;
@@ -164,7 +166,8 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         usb = list_usb_devices();
       } catch (const Error& e) {
         // No bus in containers and VMs is normal: said with -l only.
-        if (args->long_format) std::fprintf(stderr, "adbwire: USB devices not listed: %s\n", e.what());
+        if (args->long_format)
+          std::fprintf(stderr, "adbwire: USB devices not listed: %s\n", e.what());
       }
       for (const UsbDevice& device : usb) rows.push_back(usb_row(device));
       for (const Target& target : direct) rows.push_back(probe(target));

@@ -20,8 +20,9 @@ std::string usb_report(const std::vector<UsbDevice>& devices, const std::error_c
       out += "NOT accessible: " + device.problem + "\n";
     } else if (device.serial.empty()) {
       // "usb:" alone means "the first ADB device on USB", which is this one only by chance.
-      out += "accessible, but its serial is unknown: no usb:SERIAL target names it (-s usb: "
-             "takes the first USB device with ADB)\n";
+      out +=
+          "accessible, but its serial is unknown: no usb:SERIAL target names it (-s usb: "
+          "takes the first USB device with ADB)\n";
     } else {
       out += "accessible, use -s " + device.target() + "\n";
     }

@@ -58,8 +58,9 @@ struct Entry {
 bool read_entry(const fs::path& path, Entry& entry) {
   std::ifstream in(path);
   std::string pid;
-  if (!std::getline(in, pid) || !std::getline(in, entry.started) || !std::getline(in, entry.rule.serial) ||
-      !std::getline(in, entry.rule.local) || !std::getline(in, entry.rule.remote)) {
+  if (!std::getline(in, pid) || !std::getline(in, entry.started) ||
+      !std::getline(in, entry.rule.serial) || !std::getline(in, entry.rule.local) ||
+      !std::getline(in, entry.rule.remote)) {
     return false;
   }
   try {
@@ -96,13 +97,18 @@ std::vector<Entry> live_entries() {
 
 }  // namespace
 
-ForwardRegistration::ForwardRegistration(std::string_view serial, std::string_view local, std::string_view remote) {
+ForwardRegistration::ForwardRegistration(std::string_view serial, std::string_view local,
+                                         std::string_view remote) {
   const pid_t pid = ::getpid();
   path_ = private_runtime_folder() / (std::string(kPrefix) + std::to_string(pid));
   const fs::path temporary = path_.string() + ".tmp";
   {
     std::ofstream out(temporary, std::ios::trunc);
-    out << pid << '\n' << start_time(pid) << '\n' << serial << '\n' << local << '\n' << remote << '\n';
+    out << pid << '\n'
+        << start_time(pid) << '\n'
+        << serial << '\n'
+        << local << '\n'
+        << remote << '\n';
     out.close();
     if (!out) throw Error(errc::io_error, "cannot write " + temporary.string());
   }
@@ -127,14 +133,16 @@ std::vector<RegisteredForward> registered_forwards() {
 
 std::size_t remove_registered_forwards(std::string_view local, std::chrono::milliseconds wait) {
   std::vector<Entry> targets = live_entries();
-  std::erase_if(targets, [&](const Entry& entry) { return !local.empty() && entry.rule.local != local; });
+  std::erase_if(targets,
+                [&](const Entry& entry) { return !local.empty() && entry.rule.local != local; });
   for (const Entry& entry : targets) ::kill(entry.rule.pid, SIGTERM);
   const auto give_up = std::chrono::steady_clock::now() + wait;
   for (const Entry& entry : targets) {
     // Done when the process removed its file, or died without doing so.
     while (fs::exists(entry.path) && is_running(entry.rule.pid, entry.started)) {
       if (std::chrono::steady_clock::now() > give_up) {
-        throw Error(errc::timeout, "process " + std::to_string(entry.rule.pid) + " holding " + entry.rule.local +
+        throw Error(errc::timeout, "process " + std::to_string(entry.rule.pid) + " holding " +
+                                       entry.rule.local +
                                        " did not end after SIGTERM; end it with kill -9 " +
                                        std::to_string(entry.rule.pid));
       }

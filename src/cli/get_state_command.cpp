@@ -8,7 +8,8 @@
 namespace adbwire::cli {
 
 void add_get_state_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
-  auto* cmd = app.add_subcommand("get-state", "print the device's state: device, recovery, sideload, bootloader …");
+  auto* cmd = app.add_subcommand(
+      "get-state", "print the device's state: device, recovery, sideload, bootloader …");
   cmd->callback([&globals, &run] {
     run = [&globals] {
       Device device = connect_device(globals);

@@ -20,16 +20,19 @@ void add_getprop_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
   auto args = std::make_shared<GetpropArgs>();
   auto* cmd = app.add_subcommand("getprop", "print one system property, or all as [key]: [value]");
   cmd->add_option("name", args->name, "the property (ro.build.version.sdk …); none: all");
-  cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: the command timeout)");
+  cmd->add_option("-t,--timeout", args->timeout,
+                  "give up after this many seconds (default: the command timeout)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       Device device = connect_device(globals);
-      const Deadline deadline = args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline =
+          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       if (!args->name.empty()) {
         std::printf("%s\n", getprop(device, args->name, deadline).c_str());
         return 0;
       }
-      for (const auto& [key, value] : getprops(device, deadline)) std::printf("[%s]: [%s]\n", key.c_str(), value.c_str());
+      for (const auto& [key, value] : getprops(device, deadline))
+        std::printf("[%s]: [%s]\n", key.c_str(), value.c_str());
       return 0;
     };
   });

@@ -29,16 +29,21 @@ struct InstallArgs {
 
 void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<InstallArgs>();
-  auto* cmd = app.add_subcommand("install", "install an APK, or several as the splits of one app "
-                                            "(adb install / install-multiple): install [-r] [-d] [-g] [-t] APK…");
+  auto* cmd =
+      app.add_subcommand("install",
+                         "install an APK, or several as the splits of one app "
+                         "(adb install / install-multiple): install [-r] [-d] [-g] [-t] APK…");
   cmd->add_option("apks", args->apks, "the APK files")->required()->expected(1, -1);
   cmd->add_flag("-r", args->replace, "replace an installed app, keeping its data (always done)");
   cmd->add_flag("-d", args->downgrade, "allow a lower versionCode");
   cmd->add_flag("-g", args->grant, "grant every runtime permission");
   cmd->add_flag("-t", args->test, "allow test-only APKs");
-  cmd->add_flag("--streaming", args->streaming, "stream the APK into the package manager (needs `cmd`)");
-  cmd->add_flag("--no-streaming", args->no_streaming, "push to /data/local/tmp first, then pm install");
-  cmd->add_option("--timeout", args->timeout, "give up after this many seconds in all (default: only when the device stalls)");
+  cmd->add_flag("--streaming", args->streaming,
+                "stream the APK into the package manager (needs `cmd`)");
+  cmd->add_flag("--no-streaming", args->no_streaming,
+                "push to /data/local/tmp first, then pm install");
+  cmd->add_option("--timeout", args->timeout,
+                  "give up after this many seconds in all (default: only when the device stalls)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       InstallOptions options;
@@ -55,12 +60,14 @@ void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       InstallProgressHandler progress;
       if (tty) {
         progress = [](std::uint64_t sent, std::uint64_t total) {
-          std::fprintf(stderr, "\rPerforming install: %3d%%", total == 0 ? 100 : static_cast<int>(sent * 100 / total));
+          std::fprintf(stderr, "\rPerforming install: %3d%%",
+                       total == 0 ? 100 : static_cast<int>(sent * 100 / total));
           if (sent == total) std::fputc('\n', stderr);
         };
       }
       Device device = connect_device(globals);
-      const Deadline deadline = args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline =
+          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       std::fputs(install(device, apks, options, progress, deadline).c_str(), stdout);
       return 0;
     };

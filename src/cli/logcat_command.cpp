@@ -24,7 +24,8 @@ struct LogcatArgs {
 void print(const LogRecord& record) {
   const auto since_epoch = record.time.time_since_epoch();
   const std::time_t seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
-  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count() % 1000;
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count() % 1000;
   std::tm local{};
   localtime_r(&seconds, &local);
   char stamp[32];
@@ -33,9 +34,9 @@ void print(const LogRecord& record) {
   do {
     std::size_t end = record.message.find('\n', at);
     if (end == std::string::npos) end = record.message.size();
-    std::printf("%s.%03d %5d %5u %c %-8s: %.*s\n", stamp, static_cast<int>(millis), record.pid, record.tid,
-                log_level_letter(record.level), record.tag.c_str(), static_cast<int>(end - at),
-                record.message.data() + at);
+    std::printf("%s.%03d %5d %5u %c %-8s: %.*s\n", stamp, static_cast<int>(millis), record.pid,
+                record.tid, log_level_letter(record.level), record.tag.c_str(),
+                static_cast<int>(end - at), record.message.data() + at);
     at = end + 1;
   } while (at < record.message.size());
   std::fflush(stdout);
@@ -45,9 +46,11 @@ void print(const LogRecord& record) {
 
 void add_logcat_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<LogcatArgs>();
-  auto* cmd = app.add_subcommand("logcat", "print the device log as it grows (threadtime format): "
-                                           "logcat [-d] [-c] [-s] [-T N] [TAG:LEVEL…]");
-  cmd->add_option("filters", args->filters, "filterspecs: TAG:LEVEL with LEVEL V D I W E F S, *:LEVEL for the rest");
+  auto* cmd = app.add_subcommand("logcat",
+                                 "print the device log as it grows (threadtime format): "
+                                 "logcat [-d] [-c] [-s] [-T N] [TAG:LEVEL…]");
+  cmd->add_option("filters", args->filters,
+                  "filterspecs: TAG:LEVEL with LEVEL V D I W E F S, *:LEVEL for the rest");
   cmd->add_flag("-s", args->silent, "show only the tags named in filters (default level S)");
   cmd->add_flag("-d", args->dump, "print what the device holds, then exit");
   cmd->add_flag("-c", args->clear, "clear the device log first");

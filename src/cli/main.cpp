@@ -9,12 +9,14 @@ int main(int argc, char** argv) {
   CLI::App app{"adbwire: control Android devices over the ADB wire protocol, no adb binary"};
   app.require_subcommand(1);
   GlobalOptions globals;
-  app.add_option("-s", globals.serial,
-                 "target: tcp:HOST[:PORT], usb:[SERIAL], server:[HOST:PORT/]SERIAL (default $ANDROID_SERIAL)");
+  app.add_option(
+      "-s", globals.serial,
+      "target: tcp:HOST[:PORT], usb:[SERIAL], server:[HOST:PORT/]SERIAL (default $ANDROID_SERIAL)");
   app.add_option("-H", globals.host, "adb server host (like adb -H)");
   app.add_option("-P", globals.port, "adb server port (like adb -P)");
-  app.add_option("--record", globals.record,
-                 "record every byte of the connection (or, for vdevice, of every host connection) as pcapng");
+  app.add_option(
+      "--record", globals.record,
+      "record every byte of the connection (or, for vdevice, of every host connection) as pcapng");
   Run run;
   for (AddCommand add : kCommands) add(app, globals, run);
   try {

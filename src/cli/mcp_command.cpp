@@ -57,9 +57,10 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       "mcp",
       "serve agents over the Model Context Protocol (JSON-RPC on stdin/stdout): snapshot, tap, "
       "type, screenshot … as MCP tools");
-  cmd->add_option("target", args->target,
-                  "default device (tcp:HOST:PORT, HOST:PORT, a serial; default -s or $ANDROID_SERIAL); "
-                  "each tool call may name another");
+  cmd->add_option(
+      "target", args->target,
+      "default device (tcp:HOST:PORT, HOST:PORT, a serial; default -s or $ANDROID_SERIAL); "
+      "each tool call may name another");
   cmd->add_flag("--allow-shell", args->tools.allow_shell,
                 "offer the `shell` tool (runs any command the device's shell user may)");
   cmd->add_flag("--auto-snapshot", args->tools.auto_snapshot,
@@ -67,16 +68,19 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_option("--settle-ms", args->settle_ms, "pause before --auto-snapshot's snapshot")
       ->check(CLI::Range(0, 10000))
       ->capture_default_str();
-  cmd->add_option("--max-snapshot-chars", args->tools.max_snapshot_chars,
-                  "longer snapshots are saved to a file and summarized (about 4 characters a token)")
+  cmd->add_option(
+         "--max-snapshot-chars", args->tools.max_snapshot_chars,
+         "longer snapshots are saved to a file and summarized (about 4 characters a token)")
       ->check(CLI::Range(1000, 10000000))
       ->capture_default_str();
   add_helper_option(*cmd, args->tools.page.helper);
-  cmd->add_flag("--no-web", args->no_web,
-                "show WebViews as the device reports them, without reading debuggable pages over CDP");
+  cmd->add_flag(
+      "--no-web", args->no_web,
+      "show WebViews as the device reports them, without reading debuggable pages over CDP");
   cmd->add_option("--snapshot-dir", args->tools.snapshot_dir,
                   "where oversized snapshots are saved (default: a folder in the temp directory)");
-  cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
+  cmd->callback(
+      [args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
 }
 
 }  // namespace adbwire::cli

@@ -27,8 +27,9 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       ->check(CLI::Range(1, 7 * 24 * 3600))
       ->capture_default_str();
   add_helper_option(*cmd, args->helper);
-  cmd->add_flag("--no-web", args->no_web,
-                "show WebViews as the device reports them, without reading debuggable pages over CDP");
+  cmd->add_flag(
+      "--no-web", args->no_web,
+      "show WebViews as the device reports them, without reading debuggable pages over CDP");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const std::string target = args->target.empty() ? globals.serial : args->target;

@@ -24,8 +24,10 @@ struct PullArgs {
 
 void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<PullArgs>();
-  auto* cmd = app.add_subcommand("pull", "copy files or folders from the device: pull [-a] REMOTE… [LOCAL]");
-  cmd->add_option("paths", args->paths, "REMOTE… then LOCAL (default: the current folder)")->required();
+  auto* cmd = app.add_subcommand(
+      "pull", "copy files or folders from the device: pull [-a] REMOTE… [LOCAL]");
+  cmd->add_option("paths", args->paths, "REMOTE… then LOCAL (default: the current folder)")
+      ->required();
   cmd->add_flag("-a", args->keep_attributes, "keep the device's file modes and mtimes");
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
   add_compression_options(*cmd, args->compression, args->no_compression);

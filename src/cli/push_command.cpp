@@ -24,8 +24,9 @@ struct PushArgs {
 
 void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<PushArgs>();
-  auto* cmd = app.add_subcommand("push", "copy files or folders to the device, keeping modes and mtimes: "
-                                         "push LOCAL… REMOTE");
+  auto* cmd = app.add_subcommand("push",
+                                 "copy files or folders to the device, keeping modes and mtimes: "
+                                 "push LOCAL… REMOTE");
   cmd->add_option("paths", args->paths, "LOCAL… then REMOTE")->required()->expected(2, -1);
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
   add_compression_options(*cmd, args->compression, args->no_compression);
@@ -42,7 +43,8 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);
       SyncClient sync(device, options.deadline);
       const TransferStats stats = sync.push(locals, remote, options);
-      print_summary(locals.size() == 1 ? locals.front().string() : remote, "pushed", stats, args->quiet);
+      print_summary(locals.size() == 1 ? locals.front().string() : remote, "pushed", stats,
+                    args->quiet);
       return 0;
     };
   });

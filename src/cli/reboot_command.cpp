@@ -29,19 +29,23 @@ const std::map<std::string, RebootTarget> kTargets = {
 
 void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<RebootArgs>();
-  auto* cmd = app.add_subcommand("reboot", "reboot the device, or into bootloader, recovery, sideload, "
-                                           "sideload-auto-reboot or fastboot");
+  auto* cmd = app.add_subcommand("reboot",
+                                 "reboot the device, or into bootloader, recovery, sideload, "
+                                 "sideload-auto-reboot or fastboot");
   cmd->add_option("target", args->target, "where to reboot into (default: the system)");
-  cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: the command timeout)");
+  cmd->add_option("-t,--timeout", args->timeout,
+                  "give up after this many seconds (default: the command timeout)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const auto target = kTargets.find(args->target);
       if (target == kTargets.end()) {
-        throw Error(errc::invalid_argument, "unknown reboot target '" + args->target +
-                                                "': use bootloader, recovery, sideload, sideload-auto-reboot or fastboot");
+        throw Error(errc::invalid_argument,
+                    "unknown reboot target '" + args->target +
+                        "': use bootloader, recovery, sideload, sideload-auto-reboot or fastboot");
       }
       Device device = connect_device(globals);
-      const Deadline deadline = args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline =
+          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       std::fputs(reboot(device, target->second, deadline).c_str(), stdout);
       return 0;
     };

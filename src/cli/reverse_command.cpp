@@ -24,9 +24,12 @@ struct ReverseArgs {
 
 void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<ReverseArgs>();
-  auto* cmd = app.add_subcommand("reverse", "let the device connect to this host: reverse tcp:DEVICE_PORT tcp:HOST_PORT "
-                                            "(stays in the foreground to carry the connections; Ctrl-C ends it)");
-  cmd->add_option("specs", args->specs, "the device side (tcp:PORT, localabstract:NAME) and the host side (tcp:PORT)")
+  auto* cmd = app.add_subcommand(
+      "reverse",
+      "let the device connect to this host: reverse tcp:DEVICE_PORT tcp:HOST_PORT "
+      "(stays in the foreground to carry the connections; Ctrl-C ends it)");
+  cmd->add_option("specs", args->specs,
+                  "the device side (tcp:PORT, localabstract:NAME) and the host side (tcp:PORT)")
       ->expected(0, 2);
   cmd->add_flag("--no-rebind", args->no_rebind, "fail if the device side is already reversed");
   cmd->add_flag("--list", args->list, "list the device's reverse rules");
@@ -39,7 +42,8 @@ void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       Forwarder forwarder(device);
       if (args->list) {
         for (const ForwardRule& rule : forwarder.reverse_list()) {
-          std::printf("%s %s %s\n", device.serial().c_str(), rule.local.c_str(), rule.remote.c_str());
+          std::printf("%s %s %s\n", device.serial().c_str(), rule.local.c_str(),
+                      rule.remote.c_str());
         }
         return 0;
       }
@@ -52,11 +56,13 @@ void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         return 0;
       }
       if (args->specs.size() != 2) {
-        throw Error(errc::invalid_argument, "reverse needs the device side and the host side: reverse tcp:8081 tcp:8081");
+        throw Error(errc::invalid_argument,
+                    "reverse needs the device side and the host side: reverse tcp:8081 tcp:8081");
       }
       const std::string port = forwarder.reverse(args->specs[0], args->specs[1], args->no_rebind);
       if (!port.empty()) std::printf("%s\n", port.c_str());
-      std::printf("%s (device) -> %s (Ctrl-C to stop)\n", args->specs[0].c_str(), args->specs[1].c_str());
+      std::printf("%s (device) -> %s (Ctrl-C to stop)\n", args->specs[0].c_str(),
+                  args->specs[1].c_str());
       std::fflush(stdout);
       wait_for_stop_signal();
       forwarder.reverse_remove(args->specs[0]);

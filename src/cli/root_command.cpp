@@ -17,12 +17,15 @@ struct RootArgs {
 
 void add_root_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<RootArgs>();
-  auto* cmd = app.add_subcommand("root", "restart adbd with root permissions (adb root); prints the device's answer");
-  cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: the command timeout)");
+  auto* cmd = app.add_subcommand(
+      "root", "restart adbd with root permissions (adb root); prints the device's answer");
+  cmd->add_option("-t,--timeout", args->timeout,
+                  "give up after this many seconds (default: the command timeout)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       Device device = connect_device(globals);
-      const Deadline deadline = args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline =
+          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       const std::string answer = root(device, deadline);
       std::fputs(answer.c_str(), stdout);
       return 0;

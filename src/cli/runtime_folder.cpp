@@ -23,8 +23,9 @@ std::filesystem::path private_runtime_folder() {
   if (::lstat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::getuid() ||
       (info.st_mode & 077) != 0) {
     throw Error(errc::permission_denied,
-                folder.string() + " must be a folder owned by you with mode 0700; remove it, or set "
-                                  "XDG_RUNTIME_DIR to a private folder");
+                folder.string() +
+                    " must be a folder owned by you with mode 0700; remove it, or set "
+                    "XDG_RUNTIME_DIR to a private folder");
   }
   return folder;
 }

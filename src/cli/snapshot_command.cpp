@@ -45,7 +45,8 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
     if (args.helper != PageOptions::Helper::off || args.no_web) {
       throw Error(errc::invalid_argument,
                   std::string(args.no_web ? "--no-web" : "--helper") +
-                      " belongs to the session: `adbwire open " + (args.no_web ? "--no-web" : "--helper auto") +
+                      " belongs to the session: `adbwire open " +
+                      (args.no_web ? "--no-web" : "--helper auto") +
                       " [TARGET]` (or use -s TARGET for a one-off snapshot)");
     }
     return run_in_session("snapshot", {{"json", args.json},
@@ -89,14 +90,17 @@ void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run)
   cmd->add_flag("-p,--print", args->print, "in the session, print the snapshot after its path");
   cmd->add_flag("--interactive", args->options.interactive_only,
                 "hide text that is not part of an element with a ref");
-  cmd->add_option("--max-depth", args->options.max_depth, "print at most this many levels (0: all)");
+  cmd->add_option("--max-depth", args->options.max_depth,
+                  "print at most this many levels (0: all)");
   cmd->add_flag("--compact", args->options.compact,
                 "for very large screens: skip unlabeled groups and cut long text");
   add_helper_option(*cmd, args->helper);
-  cmd->add_flag("--no-web", args->no_web,
-                "with -s: show WebViews as the device reports them, without reading debuggable pages "
-                "over CDP (in a session: `adbwire open --no-web`)");
-  cmd->callback([args, &globals, &run] { run = [args, &globals] { return run_snapshot(*args, globals); }; });
+  cmd->add_flag(
+      "--no-web", args->no_web,
+      "with -s: show WebViews as the device reports them, without reading debuggable pages "
+      "over CDP (in a session: `adbwire open --no-web`)");
+  cmd->callback(
+      [args, &globals, &run] { run = [args, &globals] { return run_snapshot(*args, globals); }; });
 }
 
 }  // namespace adbwire::cli

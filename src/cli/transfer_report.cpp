@@ -39,21 +39,26 @@ SyncProgressHandler progress_bar(bool quiet) {
     const bool finished = p.files_done == p.files_total && p.total_bytes == p.total_size;
     if (now - *last < kRedrawInterval && !finished) return;
     *last = now;
-    const unsigned percent = p.total_size == 0 ? 100u : static_cast<unsigned>(p.total_bytes * 100 / p.total_size);
-    std::fprintf(stderr, "\r\x1b[K[%3u%%] %.*s", percent, static_cast<int>(p.remote.size()), p.remote.data());
+    const unsigned percent =
+        p.total_size == 0 ? 100u : static_cast<unsigned>(p.total_bytes * 100 / p.total_size);
+    std::fprintf(stderr, "\r\x1b[K[%3u%%] %.*s", percent, static_cast<int>(p.remote.size()),
+                 p.remote.data());
     std::fflush(stderr);
   };
 }
 
-void print_summary(std::string_view what, std::string_view verb, const TransferStats& stats, bool quiet) {
+void print_summary(std::string_view what, std::string_view verb, const TransferStats& stats,
+                   bool quiet) {
   if (::isatty(STDERR_FILENO) == 1 && !quiet) std::fputs("\r\x1b[K", stderr);
   if (quiet) return;
   const double seconds = std::chrono::duration<double>(stats.elapsed).count();
   // adb's rate: MiB per second, labelled MB/s.
-  const double rate = seconds > 0 ? static_cast<double>(stats.bytes) / 1024.0 / 1024.0 / seconds : 0.0;
-  std::printf("%.*s: %zu file%s %.*s, %zu skipped. %.1f MB/s (%llu bytes in %.3fs)\n", static_cast<int>(what.size()),
-              what.data(), stats.files, stats.files == 1 ? "" : "s", static_cast<int>(verb.size()), verb.data(),
-              stats.skipped, rate, static_cast<unsigned long long>(stats.bytes), seconds);
+  const double rate =
+      seconds > 0 ? static_cast<double>(stats.bytes) / 1024.0 / 1024.0 / seconds : 0.0;
+  std::printf("%.*s: %zu file%s %.*s, %zu skipped. %.1f MB/s (%llu bytes in %.3fs)\n",
+              static_cast<int>(what.size()), what.data(), stats.files, stats.files == 1 ? "" : "s",
+              static_cast<int>(verb.size()), verb.data(), stats.skipped, rate,
+              static_cast<unsigned long long>(stats.bytes), seconds);
   std::fflush(stdout);
 }
 

@@ -20,6 +20,7 @@ SyncProgressHandler progress_bar(bool quiet);
 
 // Clears the progress line (if one was drawn) and prints, as adb does,
 // "WHAT: N files pulled, S skipped. R MB/s (B bytes in T s)".
-void print_summary(std::string_view what, std::string_view verb, const TransferStats& stats, bool quiet);
+void print_summary(std::string_view what, std::string_view verb, const TransferStats& stats,
+                   bool quiet);
 
 }  // namespace adbwire::cli

@@ -17,12 +17,15 @@ struct UsbArgs {
 
 void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<UsbArgs>();
-  auto* cmd = app.add_subcommand("usb", "restart adbd listening on USB (adb usb); prints the device's answer");
-  cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: the command timeout)");
+  auto* cmd = app.add_subcommand(
+      "usb", "restart adbd listening on USB (adb usb); prints the device's answer");
+  cmd->add_option("-t,--timeout", args->timeout,
+                  "give up after this many seconds (default: the command timeout)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       Device device = connect_device(globals);
-      const Deadline deadline = args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline =
+          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       const std::string answer = usb(device, deadline);
       std::fputs(answer.c_str(), stdout);
       return 0;

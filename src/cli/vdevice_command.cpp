@@ -51,27 +51,36 @@ int run_vdevice(const VdeviceArgs& args) {
 
 void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<VdeviceArgs>();
-  auto* cmd = app.add_subcommand("vdevice", "serve a virtual Android device over ADB on a TCP port (until Ctrl-C)");
-  cmd->add_option("--port", args->port, "TCP port to listen on (0 = any free port)")->check(CLI::Range(0, 65535));
-  cmd->add_option("--address", args->options.address, "address to listen on")->capture_default_str();
-  cmd->add_option("--serial", args->options.serial, "what getprop ro.serialno reports")->capture_default_str();
+  auto* cmd = app.add_subcommand(
+      "vdevice", "serve a virtual Android device over ADB on a TCP port (until Ctrl-C)");
+  cmd->add_option("--port", args->port, "TCP port to listen on (0 = any free port)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--address", args->options.address, "address to listen on")
+      ->capture_default_str();
+  cmd->add_option("--serial", args->options.serial, "what getprop ro.serialno reports")
+      ->capture_default_str();
   cmd->add_option("--auth", args->auth, "require RSA authentication like a phone: required|none")
       ->check(CLI::IsMember({"required", "none"}))
       ->capture_default_str();
-  cmd->add_option("--keys", args->options.keys_file, "adb_keys file: one adbkey.pub line per accepted host key");
+  cmd->add_option("--keys", args->options.keys_file,
+                  "adb_keys file: one adbkey.pub line per accepted host key");
   cmd->add_flag("--accept-new-keys", args->options.accept_new_keys,
                 "accept (and append to --keys) any public key a host offers");
   cmd->add_flag("--tls", args->options.tls,
-                "Wireless debugging port: answer CNXN with STLS, then TLS 1.3 for hosts whose key is in --keys");
+                "Wireless debugging port: answer CNXN with STLS, then TLS 1.3 for hosts whose key "
+                "is in --keys");
   cmd->add_option("--screens", args->options.screens,
-                  "screen graph folder that taps, keys and text move through (src/vdevice/screens/demo: a 3-screen app)");
-  cmd->add_option("--features", args->options.features,
-                  "CNXN features to offer, comma separated (default: all the virtual device implements)")
+                  "screen graph folder that taps, keys and text move through "
+                  "(src/vdevice/screens/demo: a 3-screen app)");
+  cmd->add_option(
+         "--features", args->options.features,
+         "CNXN features to offer, comma separated (default: all the virtual device implements)")
       ->delimiter(',');
   cmd->add_flag("--print-events", args->print_events,
                 "print each input/am/monkey/cmd line the device runs as `event: LINE` on stdout");
-  cmd->add_option("--root", args->options.root,
-                  "host folder backing the device file system (default: a temporary folder, removed at exit)");
+  cmd->add_option(
+      "--root", args->options.root,
+      "host folder backing the device file system (default: a temporary folder, removed at exit)");
   cmd->callback([&run, &globals, args] {
     args->options.record = globals.record;
     run = [args] { return run_vdevice(*args); };

@@ -11,9 +11,9 @@
 namespace adbwire::cli {
 
 void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
-  auto* cmd = app.add_subcommand(
-      "webviews",
-      "list debuggable WebViews and browser tabs (DevTools sockets, reached through ADB; no forward)");
+  auto* cmd = app.add_subcommand("webviews",
+                                 "list debuggable WebViews and browser tabs (DevTools sockets, "
+                                 "reached through ADB; no forward)");
   cmd->callback([&globals, &run] {
     run = [&globals] {
       Device device = connect_device(globals);
@@ -27,8 +27,8 @@ void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run)
       std::printf("SOCKET  PACKAGE  TYPE  ID  VISIBLE  TITLE  URL\n");
       for (const WebViewPage& page : pages) {
         std::printf("@%s  %s  %s  %s  %s  %s  %s\n", page.socket.c_str(),
-                    page.package.empty() ? "?" : page.package.c_str(), page.type.c_str(), page.id.c_str(),
-                    page.has_screen_rect ? (page.visible ? "yes" : "no") : "-",
+                    page.package.empty() ? "?" : page.package.c_str(), page.type.c_str(),
+                    page.id.c_str(), page.has_screen_rect ? (page.visible ? "yes" : "no") : "-",
                     page.title.empty() ? "\"\"" : page.title.c_str(), page.url.c_str());
       }
       return 0;

@@ -115,12 +115,12 @@ class Connection final : public detail::StreamOpener,
 
   mutable std::mutex mutex_;
   std::condition_variable phase_changed_;
-  Phase phase_ = Phase::handshaking;  // guarded by mutex_
-  detail::Failure failure_;           // guarded by mutex_
-  bool awaiting_user_ = false;        // guarded by mutex_
-  Deadline auth_deadline_{};          // guarded by mutex_
-  ConnectionInfo info_;               // guarded by mutex_
-  bool closing_ = false;              // guarded by mutex_
+  Phase phase_ = Phase::handshaking;                   // guarded by mutex_
+  detail::Failure failure_;                            // guarded by mutex_
+  bool awaiting_user_ = false;                         // guarded by mutex_
+  Deadline auth_deadline_{};                           // guarded by mutex_
+  ConnectionInfo info_;                                // guarded by mutex_
+  bool closing_ = false;                               // guarded by mutex_
   std::shared_ptr<detail::IncomingStreams> incoming_;  // guarded by mutex_
   // Every stream a caller may be waiting on, so a failure can wake them all.
   std::unordered_map<const StreamState*, std::weak_ptr<StreamState>> live_;  // guarded by mutex_

@@ -13,9 +13,13 @@ namespace adbwire::detail {
 
 struct DeviceAccess {
   static std::shared_ptr<StreamOpener> opener(const Device& device) { return device.opener_; }
-  static std::chrono::milliseconds command_timeout(const Device& device) { return device.command_timeout_; }
+  static std::chrono::milliseconds command_timeout(const Device& device) {
+    return device.command_timeout_;
+  }
   // kDefaultDeadline -> now + command_timeout, so a multi-step call shares one deadline.
-  static Deadline resolve(const Device& device, Deadline deadline) { return device.resolve(deadline); }
+  static Deadline resolve(const Device& device, Deadline deadline) {
+    return device.resolve(deadline);
+  }
 };
 
 }  // namespace adbwire::detail

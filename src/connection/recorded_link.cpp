@@ -7,10 +7,12 @@
 
 namespace adbwire::connection {
 
-TransportFactory recorded_link(TransportFactory factory, const ConnectOptions& options, CaptureWriterOptions link) {
+TransportFactory recorded_link(TransportFactory factory, const ConnectOptions& options,
+                               CaptureWriterOptions link) {
   if (options.record.empty()) return factory;
   return [factory = std::move(factory), path = options.record, link](
-             asio::io_context& io, Deadline deadline, detail::Failure& failure) -> std::unique_ptr<transport::Transport> {
+             asio::io_context& io, Deadline deadline,
+             detail::Failure& failure) -> std::unique_ptr<transport::Transport> {
     auto inner = factory(io, deadline, failure);
     if (!inner) return nullptr;
     auto observer = transport::record_to_file(path, link, failure);

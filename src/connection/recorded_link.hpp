@@ -13,7 +13,8 @@ namespace adbwire::connection {
 
 // factory itself when options.record is empty; else a factory that connects, then creates
 // the capture (failing with io_error when it cannot) and records the link's every byte.
-TransportFactory recorded_link(TransportFactory factory, const ConnectOptions& options, CaptureWriterOptions link);
+TransportFactory recorded_link(TransportFactory factory, const ConnectOptions& options,
+                               CaptureWriterOptions link);
 
 // How a direct TCP link to host:port appears in a capture (IPv4 literals as they are).
 CaptureWriterOptions tcp_capture_link(const std::string& host, std::uint16_t port);

@@ -33,7 +33,8 @@ constexpr auto kWaitPause = 300ms;
 std::string detail_of(const std::system_error& e) {
   std::string what = e.what();
   const std::string suffix = ": " + e.code().message();
-  if (what.size() > suffix.size() && what.ends_with(suffix)) what.resize(what.size() - suffix.size());
+  if (what.size() > suffix.size() && what.ends_with(suffix))
+    what.resize(what.size() - suffix.size());
   return what;
 }
 
@@ -136,10 +137,11 @@ class Args {
                                       std::int64_t maximum) const {
     const Json* value = find(name);
     if (value == nullptr) return std::nullopt;
-    const std::string range = "an integer " + std::to_string(minimum) + ".." + std::to_string(maximum);
+    const std::string range =
+        "an integer " + std::to_string(minimum) + ".." + std::to_string(maximum);
     if (value->is_number_integer()) {
       const std::int64_t n = value->is_number_unsigned() && value->get<std::uint64_t>() >
-                                                               static_cast<std::uint64_t>(maximum)
+                                                                static_cast<std::uint64_t>(maximum)
                                  ? maximum + 1
                                  : value->get<std::int64_t>();
       if (n < minimum || n > maximum) fail(name, range);
@@ -148,7 +150,8 @@ class Args {
     // Some clients send whole numbers as 5.0.
     if (value->is_number_float()) {
       const double d = value->get<double>();
-      if (d == std::floor(d) && d >= static_cast<double>(minimum) && d <= static_cast<double>(maximum))
+      if (d == std::floor(d) && d >= static_cast<double>(minimum) &&
+          d <= static_cast<double>(maximum))
         return static_cast<std::int64_t>(d);
     }
     fail(name, range);
@@ -176,7 +179,8 @@ class Args {
 
   // ref (from the latest snapshot) or x and y; nullopt for each part that is absent.
   std::optional<std::uint32_t> ref() const {
-    const std::optional<std::int64_t> ref = integer("ref", 1, std::numeric_limits<std::uint32_t>::max());
+    const std::optional<std::int64_t> ref =
+        integer("ref", 1, std::numeric_limits<std::uint32_t>::max());
     return ref ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*ref)) : std::nullopt;
   }
 
@@ -273,8 +277,8 @@ class DeviceTools::Call {
       const std::string_view model = page->device().banner().property("ro.product.model");
       text += "  " + target + (model.empty() ? "" : "  model:" + std::string(model)) + '\n';
     }
-    text += "Default device: " +
-            (tools_.options_.target.empty() ? std::string("$ANDROID_SERIAL") : tools_.options_.target);
+    text += "Default device: " + (tools_.options_.target.empty() ? std::string("$ANDROID_SERIAL")
+                                                                 : tools_.options_.target);
     return text_result(std::move(text));
   }
 
@@ -285,7 +289,8 @@ class DeviceTools::Call {
     const protocol::Banner& banner = connected.device().banner();
     for (const char* key : {"ro.product.model", "ro.product.device", "ro.product.name"}) {
       const std::string_view value = banner.property(key);
-      if (!value.empty()) text += std::string(text.ends_with(device_) ? " (" : ", ") + key + "=" + std::string(value);
+      if (!value.empty())
+        text += std::string(text.ends_with(device_) ? " (" : ", ") + key + "=" + std::string(value);
     }
     if (!text.ends_with(device_)) text += ")";
     text += ". Pass device: " + in_quotes(device_) + " to the other tools to drive it.";
@@ -302,7 +307,8 @@ class DeviceTools::Call {
     std::string text = fit(current, render(current, view));
     // Say why a WebView shows no page content, so the agent knows what it is not seeing.
     const WebStatus& web = current.web_status();
-    if (web.webviews > web.pages && !web.problem.empty()) text += "\n(WebView content not shown: " + web.problem + ")";
+    if (web.webviews > web.pages && !web.problem.empty())
+      text += "\n(WebView content not shown: " + web.problem + ")";
     return text_result(std::move(text));
   }
 
@@ -310,13 +316,15 @@ class DeviceTools::Call {
     const std::vector<WebViewPage> pages = list_webviews(page().device());
     if (pages.empty()) {
       return text_result(
-          "No debuggable WebView or browser tab: WebView content is readable only in debug builds, in apps that "
+          "No debuggable WebView or browser tab: WebView content is readable only in debug builds, "
+          "in apps that "
           "call WebView.setWebContentsDebuggingEnabled(true), and in Chrome.");
     }
     std::string text;
     for (const WebViewPage& p : pages) {
-      text += "- " + p.type + " " + in_quotes(p.title) + " " + p.url + " (app " + (p.package.empty() ? "?" : p.package) +
-              ", socket @" + p.socket + (p.has_screen_rect ? (p.visible ? ", visible" : ", not visible") : "") + ")\n";
+      text += "- " + p.type + " " + in_quotes(p.title) + " " + p.url + " (app " +
+              (p.package.empty() ? "?" : p.package) + ", socket @" + p.socket +
+              (p.has_screen_rect ? (p.visible ? ", visible" : ", not visible") : "") + ")\n";
     }
     text += "Visible pages appear inside snapshot under their WebView, with refs.";
     return text_result(std::move(text));
@@ -345,7 +353,8 @@ class DeviceTools::Call {
 
   Json type() {
     const std::optional<std::uint32_t> given = args_.ref();
-    if (!given) throw Error(errc::invalid_argument, "argument 'ref' is required: the TextInput's [ref=N]");
+    if (!given)
+      throw Error(errc::invalid_argument, "argument 'ref' is required: the TextInput's [ref=N]");
     const std::uint32_t ref = *given;
     const std::string text = args_.required_string("text");
     const TypeOptions options{.clear = args_.flag("clear"), .submit = args_.flag("submit")};
@@ -372,7 +381,8 @@ class DeviceTools::Call {
     const Direction direction = direction_of(args_.required_string("direction"));
     const std::optional<std::uint32_t> ref = args_.ref();
     Page& current = page();
-    const std::string where = ref ? "ref " + std::to_string(*ref) + label_of(current, *ref) : "the screen";
+    const std::string where =
+        ref ? "ref " + std::to_string(*ref) + label_of(current, *ref) : "the screen";
     if (ref) {
       current.scroll(*ref, direction);
     } else {
@@ -404,7 +414,8 @@ class DeviceTools::Call {
 
   Json swipe() {
     const bool normalized = args_.flag("normalized");
-    const ScreenPoint from{args_.required_number("from_x"), args_.required_number("from_y"), normalized};
+    const ScreenPoint from{args_.required_number("from_x"), args_.required_number("from_y"),
+                           normalized};
     const ScreenPoint to{args_.required_number("to_x"), args_.required_number("to_y"), normalized};
     const std::chrono::milliseconds duration{args_.integer("duration_ms", 1, 60000).value_or(0)};
     page().swipe(from, to, duration);
@@ -421,13 +432,15 @@ class DeviceTools::Call {
 
   Json take_screenshot() {
     ScreenshotOptions options;
-    options.format = args_.string("format").value_or("png") == "jpeg" ? ImageFormat::jpeg : ImageFormat::png;
+    options.format =
+        args_.string("format").value_or("png") == "jpeg" ? ImageFormat::jpeg : ImageFormat::png;
     if (const std::optional<std::string> format = args_.string("format");
         format && *format != "png" && *format != "jpeg") {
       throw Error(errc::invalid_argument, "format '" + *format + "': use png or jpeg");
     }
     options.jpeg_quality = static_cast<int>(args_.integer("quality", 1, 100).value_or(80));
-    options.max_side = static_cast<std::uint32_t>(args_.integer("max_side", 16, kMaxImageSide).value_or(kMaxImageSide));
+    options.max_side = static_cast<std::uint32_t>(
+        args_.integer("max_side", 16, kMaxImageSide).value_or(kMaxImageSide));
     options.max_bytes = tools_.options_.max_image_bytes;
     const EncodedImage image = adbwire::screenshot(page().device(), options);
     Json content = Json::array();
@@ -443,7 +456,8 @@ class DeviceTools::Call {
 
   Json wait_for_text() {
     const std::string text = args_.required_string("text");
-    const std::chrono::milliseconds timeout{args_.integer("timeout_ms", 1, kMaxWaitMs).value_or(kDefaultWaitMs)};
+    const std::chrono::milliseconds timeout{
+        args_.integer("timeout_ms", 1, kMaxWaitMs).value_or(kDefaultWaitMs)};
     const Deadline end = deadline_after(timeout);
     Page& current = page();
     for (;;) {
@@ -454,10 +468,10 @@ class DeviceTools::Call {
                            fit(current, snapshot.to_text()));
       }
       if (Clock::now() + kWaitPause >= end) {
-        return text_result(in_quotes(text) + " did not appear within " + std::to_string(timeout.count()) +
-                               " ms. The screen now (its refs are current):\n" +
-                               fit(current, snapshot.to_text()),
-                           true);
+        return text_result(
+            in_quotes(text) + " did not appear within " + std::to_string(timeout.count()) +
+                " ms. The screen now (its refs are current):\n" + fit(current, snapshot.to_text()),
+            true);
       }
       cancel_.sleep(kWaitPause);
     }
@@ -470,40 +484,49 @@ class DeviceTools::Call {
     };
     const ui::MatchMode mode = args_.flag("exact") ? ui::MatchMode::exact : ui::MatchMode::partial;
     std::vector<std::pair<ui::FindField, std::string>> criteria;
-    for (const Criterion c : {Criterion{ui::FindField::text, "text"}, Criterion{ui::FindField::resource_id, "id"},
-                              Criterion{ui::FindField::content_desc, "desc"}}) {
-      if (std::optional<std::string> value = args_.string(c.name)) criteria.emplace_back(c.field, std::move(*value));
+    for (const Criterion c :
+         {Criterion{ui::FindField::text, "text"}, Criterion{ui::FindField::resource_id, "id"},
+          Criterion{ui::FindField::content_desc, "desc"}}) {
+      if (std::optional<std::string> value = args_.string(c.name))
+        criteria.emplace_back(c.field, std::move(*value));
     }
     if (criteria.empty()) throw Error(errc::invalid_argument, "give text, id or desc to look for");
     Page& current = page();
     const ui::Snapshot& snapshot = current.snapshot();
     std::vector<ui::NodeIndex> matches = snapshot.find(criteria[0].first, criteria[0].second, mode);
     for (std::size_t i = 1; i < criteria.size(); ++i) {
-      const std::vector<ui::NodeIndex> more = snapshot.find(criteria[i].first, criteria[i].second, mode);
+      const std::vector<ui::NodeIndex> more =
+          snapshot.find(criteria[i].first, criteria[i].second, mode);
       const std::set<ui::NodeIndex> keep(more.begin(), more.end());
       std::erase_if(matches, [&keep](ui::NodeIndex n) { return !keep.contains(n); });
     }
     if (matches.empty()) {
-      return text_result("Nothing on the current screen matches (" + std::to_string(snapshot.nodes().size()) +
+      return text_result("Nothing on the current screen matches (" +
+                         std::to_string(snapshot.nodes().size()) +
                          " elements searched). Try a shorter text, another field, exact: false, "
                          "scroll to reveal more, or take a snapshot to read the screen.");
     }
-    std::string text = std::to_string(matches.size()) + (matches.size() == 1 ? " match" : " matches") +
+    std::string text = std::to_string(matches.size()) +
+                       (matches.size() == 1 ? " match" : " matches") +
                        " (refs are from the fresh snapshot just taken):\n";
     for (std::size_t i = 0; i < std::min(matches.size(), kMaxFindMatches); ++i) {
       text += describe(snapshot, matches[i]) + '\n';
     }
     if (matches.size() > kMaxFindMatches)
-      text += "… " + std::to_string(matches.size() - kMaxFindMatches) + " more; narrow the search.\n";
+      text +=
+          "… " + std::to_string(matches.size() - kMaxFindMatches) + " more; narrow the search.\n";
     return text_result(std::move(text));
   }
 
   Json shell() {
     const std::string command = args_.required_string("command");
-    const std::chrono::milliseconds timeout{args_.integer("timeout_ms", 1, kMaxWaitMs).value_or(30000)};
+    const std::chrono::milliseconds timeout{
+        args_.integer("timeout_ms", 1, kMaxWaitMs).value_or(30000)};
     const ShellResult ran = page().device().shell(command, deadline_after(timeout));
-    std::string text = "exit code: " + (ran.exit_code < 0 ? std::string("unknown (no shell v2)")
-                                                          : std::to_string(ran.exit_code)) + "\n";
+    std::string text =
+        "exit code: " +
+        (ran.exit_code < 0 ? std::string("unknown (no shell v2)") : std::to_string(ran.exit_code)) +
+        "\n";
     text += "stdout:\n" + cap(ran.out) + (ran.err.empty() ? "" : "\nstderr:\n" + cap(ran.err));
     return text_result(std::move(text));
   }
@@ -518,7 +541,8 @@ class DeviceTools::Call {
     if (!node.text.empty()) line += " " + in_quotes(node.text);
     if (!node.content_desc.empty()) line += " (" + std::string(node.content_desc) + ")";
     if (!node.resource_id.empty()) line += " id=" + std::string(node.resource_id);
-    line += " centre (" + std::to_string(info.center.x) + ", " + std::to_string(info.center.y) + ")";
+    line +=
+        " centre (" + std::to_string(info.center.x) + ", " + std::to_string(info.center.y) + ")";
     if (node.ref == 0) {
       for (ui::NodeIndex up = node.parent; up != ui::kNoNode; up = snapshot.node(up).parent) {
         if (snapshot.node(up).ref == 0) continue;
@@ -552,16 +576,19 @@ class DeviceTools::Call {
     std::string out = "The snapshot is " + std::to_string(text.size()) + " characters (" +
                       std::to_string(std::count(text.begin(), text.end(), '\n')) + " lines, " +
                       std::to_string(page.last_snapshot().refs().size()) + " refs), over the " +
-                      std::to_string(budget) + "-character budget, so it is saved in full to " + path +
-                      ". Its refs are valid. The interactive elements, compactly:\n";
+                      std::to_string(budget) + "-character budget, so it is saved in full to " +
+                      path + ". Its refs are valid. The interactive elements, compactly:\n";
     const std::string view =
-        ui::parse_dump(page.last_dump(), {.interactive_only = true, .max_depth = 0, .compact = true}).to_text();
+        ui::parse_dump(page.last_dump(),
+                       {.interactive_only = true, .max_depth = 0, .compact = true})
+            .to_text();
     const std::size_t room = budget > out.size() ? budget - out.size() : 0;
     std::size_t cut = view.size() <= room ? view.size() : view.rfind('\n', room);
     if (cut == std::string::npos) cut = 0;
     out.append(view, 0, cut);
     if (cut < view.size()) {
-      const auto rest = std::count(view.begin() + static_cast<std::ptrdiff_t>(cut), view.end(), '\n');
+      const auto rest =
+          std::count(view.begin() + static_cast<std::ptrdiff_t>(cut), view.end(), '\n');
       out += (cut > 0 ? "\n… " : "… ") + std::to_string(rest) +
              " more lines: read the file, use find, or snapshot with max_depth.\n";
     }
@@ -586,7 +613,8 @@ class DeviceTools::Call {
     content.push_back(text_block(
         error ? "The action was sent, but the snapshot after it failed: " + current.last_error() +
                     ". Take a snapshot before the next action on a ref."
-              : "The screen after it (refs are current):\n" + fit(current, current.last_snapshot().to_text())));
+              : "The screen after it (refs are current):\n" +
+                    fit(current, current.last_snapshot().to_text())));
     return result(std::move(content));
   }
 
@@ -599,7 +627,8 @@ class DeviceTools::Call {
 DeviceTools::DeviceTools(DeviceToolsOptions options)
     : options_(std::move(options)), definitions_(tool_definitions(options_.allow_shell)) {
   if (options_.snapshot_dir.empty())
-    options_.snapshot_dir = fs::temp_directory_path() / ("adbwire-mcp-" + std::to_string(::getpid()));
+    options_.snapshot_dir =
+        fs::temp_directory_path() / ("adbwire-mcp-" + std::to_string(::getpid()));
 }
 
 DeviceTools::~DeviceTools() = default;
@@ -611,8 +640,9 @@ Json DeviceTools::call(const std::string& name, const Json& arguments, const Can
                                        [&name](const Json& tool) { return tool["name"] == name; });
   if (definition == definitions_.end()) {
     throw RpcError(kInvalidParams,
-                   name == "shell" ? "the shell tool is off: start the server with --allow-shell to offer it"
-                                   : "unknown tool '" + name + "'; tools/list names the tools");
+                   name == "shell"
+                       ? "the shell tool is off: start the server with --allow-shell to offer it"
+                       : "unknown tool '" + name + "'; tools/list names the tools");
   }
   std::string device;
   try {
@@ -658,20 +688,23 @@ void DeviceTools::forget(const std::string& device) {
 std::string DeviceTools::save_snapshot(std::string_view text) {
   std::error_code error;
   fs::create_directories(options_.snapshot_dir, error);
-  const fs::path path = options_.snapshot_dir / ("snapshot-" + std::to_string(++saved_snapshots_) + ".yml");
+  const fs::path path =
+      options_.snapshot_dir / ("snapshot-" + std::to_string(++saved_snapshots_) + ".yml");
   // Written under a temporary name and renamed, so the path in a reply never names half a file.
   fs::path partial = path;
   partial += ".partial";
   bool written = false;
   if (!error) {
     std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    written = file.write(text.data(), static_cast<std::streamsize>(text.size())) && (file.close(), !file.fail());
+    written = file.write(text.data(), static_cast<std::streamsize>(text.size())) &&
+              (file.close(), !file.fail());
   }
   if (written) fs::rename(partial, path, error);
   if (!written || error) {
     fs::remove(partial, error);
     throw Error(errc::io_error, "the snapshot is too large for a reply and cannot be saved to " +
-                                    path.string() + "; pass --snapshot-dir to a writable folder, or "
+                                    path.string() +
+                                    "; pass --snapshot-dir to a writable folder, or "
                                     "use interactive, compact or max_depth");
   }
   return path.string();

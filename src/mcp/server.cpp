@@ -114,9 +114,10 @@ Json Server::initialize(const Json& params) {
                                        std::string(kProtocolVersions[0]) + "\"");
   }
   Json server_info = {{"name", info_.name}, {"title", info_.title}, {"version", info_.version}};
-  Json result = {{"protocolVersion", negotiate_version(params["protocolVersion"].get<std::string>())},
-                 {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                 {"serverInfo", std::move(server_info)}};
+  Json result = {
+      {"protocolVersion", negotiate_version(params["protocolVersion"].get<std::string>())},
+      {"capabilities", {{"tools", {{"listChanged", false}}}}},
+      {"serverInfo", std::move(server_info)}};
   if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
   return result;
 }
@@ -124,7 +125,8 @@ Json Server::initialize(const Json& params) {
 void Server::enqueue(const Message& message) {
   const Json& params = message.params;
   if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
-    throw RpcError(kInvalidParams, "tools/call needs params.name, the tool's name (see tools/list)");
+    throw RpcError(kInvalidParams,
+                   "tools/call needs params.name, the tool's name (see tools/list)");
   }
   const auto arguments = params.find("arguments");
   if (arguments != params.end() && !arguments->is_object() && !arguments->is_null()) {

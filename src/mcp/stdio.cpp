@@ -21,7 +21,8 @@ void write_all(int fd, std::string_view data) {
 }  // namespace
 
 int serve_stdio(Toolset& tools, ServerInfo info) {
-  Server server(tools, std::move(info), [](std::string_view line) { write_all(STDOUT_FILENO, line); });
+  Server server(tools, std::move(info),
+                [](std::string_view line) { write_all(STDOUT_FILENO, line); });
   std::string pending;
   char buffer[65536];
   for (;;) {

@@ -20,13 +20,14 @@ constexpr Hints kNavigation{.read_only = false, .destructive = false, .idempoten
 
 Json tool(const char* name, const char* title, const char* description, Json properties,
           std::vector<std::string> required, Hints hints, bool per_device = true) {
-  if (per_device) properties["device"] = {
-      {"type", "string"},
-      {"description",
-       "Which device: a target such as tcp:HOST:PORT, HOST:PORT or an adb serial (see the "
-       "devices tool). Omit it for the server's default device."}};
-  Json schema = {{"type", "object"}, {"properties", std::move(properties)},
-                 {"additionalProperties", false}};
+  if (per_device)
+    properties["device"] = {
+        {"type", "string"},
+        {"description",
+         "Which device: a target such as tcp:HOST:PORT, HOST:PORT or an adb serial (see the "
+         "devices tool). Omit it for the server's default device."}};
+  Json schema = {
+      {"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
   if (!required.empty()) schema["required"] = std::move(required);
   return {{"name", name},
           {"title", title},
@@ -46,13 +47,13 @@ Json integer(const char* description, int minimum) {
 
 Json number(const char* description) { return {{"type", "number"}, {"description", description}}; }
 
-Json boolean(const char* description) { return {{"type", "boolean"}, {"description", description}}; }
+Json boolean(const char* description) {
+  return {{"type", "boolean"}, {"description", description}};
+}
 
 Json string(const char* description) { return {{"type", "string"}, {"description", description}}; }
 
-Json ref_property(const char* what) {
-  return integer(what, 1);
-}
+Json ref_property(const char* what) { return integer(what, 1); }
 
 Json point_properties(Json properties) {
   properties["x"] = number("Horizontal position in pixels (or 0..1 with normalized).");
@@ -71,9 +72,8 @@ Json tool_definitions(bool allow_shell) {
       "List the Android devices this server can reach: the ones a running adb server lists and "
       "the ones this server is connected to. Pass a listed serial or target as `device` to any "
       "other tool to drive that device.",
-      Json::object(), {}, {.read_only = true, .destructive = false, .idempotent = true,
-                           .open_world = true},
-      false));
+      Json::object(), {},
+      {.read_only = true, .destructive = false, .idempotent = true, .open_world = true}, false));
   tools.push_back(tool(
       "connect", "Connect to a device",
       "Connect to a device and keep the connection for later calls. Other tools connect on "
@@ -82,9 +82,8 @@ Json tool_definitions(bool allow_shell) {
       "accept it.",
       {{"target", string("tcp:HOST:PORT, HOST:PORT, an adb serial (through the adb server) or "
                          "server:HOST:PORT/SERIAL.")}},
-      {"target"}, {.read_only = false, .destructive = false, .idempotent = true,
-                   .open_world = true},
-      false));
+      {"target"},
+      {.read_only = false, .destructive = false, .idempotent = true, .open_world = true}, false));
   tools.push_back(tool(
       "snapshot", "Read the screen",
       "Read the current screen as an accessibility tree, one element per line: "
@@ -95,8 +94,8 @@ Json tool_definitions(bool allow_shell) {
       "compact / max_depth, to see less).",
       {{"interactive", boolean("Hide text that is not part of an element with a ref.")},
        {"compact", boolean("Skip unlabeled groups and cut long text (for very large screens).")},
-       {"max_depth", integer("Print at most this many levels (0: all); refs keep their numbers.",
-                             0)}},
+       {"max_depth",
+        integer("Print at most this many levels (0: all); refs keep their numbers.", 0)}},
       {}, kReadOnly));
   tools.push_back(tool(
       "tap", "Tap",
@@ -116,58 +115,63 @@ Json tool_definitions(bool allow_shell) {
        {"clear", boolean("Delete the field's current text first.")},
        {"submit", boolean("Press Enter after the text (search boxes, chat inputs).")}},
       {"ref", "text"}, kAction));
-  tools.push_back(tool(
-      "press", "Press a key",
-      "Press a key: back, home, enter, delete, tab, escape, up, down, left, right, space, "
-      "power, volup, voldown, recent, menu, paste, a KEYCODE_* name or a key code number.",
-      {{"key", string("The key's name or number, for example enter.")}}, {"key"}, kAction));
+  tools.push_back(
+      tool("press", "Press a key",
+           "Press a key: back, home, enter, delete, tab, escape, up, down, left, right, space, "
+           "power, volup, voldown, recent, menu, paste, a KEYCODE_* name or a key code number.",
+           {{"key", string("The key's name or number, for example enter.")}}, {"key"}, kAction));
   tools.push_back(tool(
       "scroll", "Scroll",
       "Scroll a scrollable element (ref) or, without ref, the middle of the screen, so that the "
       "content lying in `direction` comes into view (down shows what is below). Take a new "
       "snapshot afterwards to see it.",
       {{"ref", ref_property("A scrollable element's [ref=N]; omit it to scroll the screen.")},
-       {"direction", {{"type", "string"},
-                      {"enum", {"up", "down", "left", "right"}},
-                      {"description", "Where the content you want to see lies."}}}},
+       {"direction",
+        {{"type", "string"},
+         {"enum", {"up", "down", "left", "right"}},
+         {"description", "Where the content you want to see lies."}}}},
       {"direction"}, kNavigation));
-  tools.push_back(tool(
-      "swipe", "Swipe",
-      "Swipe from one point to another (pixels, or fractions 0..1 with normalized). For lists "
-      "prefer scroll, which aims inside the element.",
-      {{"from_x", number("Start x.")},
-       {"from_y", number("Start y.")},
-       {"to_x", number("End x.")},
-       {"to_y", number("End y.")},
-       {"normalized", boolean("true: coordinates are fractions 0..1 of the screen.")},
-       {"duration_ms", integer("How long the swipe takes (default 300).", 1)}},
-      {"from_x", "from_y", "to_x", "to_y"}, kAction));
+  tools.push_back(
+      tool("swipe", "Swipe",
+           "Swipe from one point to another (pixels, or fractions 0..1 with normalized). For lists "
+           "prefer scroll, which aims inside the element.",
+           {{"from_x", number("Start x.")},
+            {"from_y", number("Start y.")},
+            {"to_x", number("End x.")},
+            {"to_y", number("End y.")},
+            {"normalized", boolean("true: coordinates are fractions 0..1 of the screen.")},
+            {"duration_ms", integer("How long the swipe takes (default 300).", 1)}},
+           {"from_x", "from_y", "to_x", "to_y"}, kAction));
   tools.push_back(tool(
       "long_press", "Long-press",
       "Press and hold (1 s) an element by ref, or a point (x, y): opens context menus, starts "
       "selection or drag modes.",
       point_properties({{"ref", ref_property("The element's [ref=N] from the latest snapshot.")}}),
       {}, kAction));
-  tools.push_back(tool(
-      "launch", "Launch an app",
-      "Start an app by package name (for example com.android.settings) through its launcher "
-      "entry, or a given activity. Use shell `pm list packages` (when offered) or ask for the "
-      "package name when unsure.",
-      {{"package", string("The app's package name.")},
-       {"activity", string("An activity to start instead of the launcher entry, such as .MainActivity.")}},
-      {"package"}, kAction));
-  tools.push_back(tool("back", "Go back", "Press the Back key: leaves the current screen or closes a dialog or the keyboard.",
-                       Json::object(), {}, kNavigation));
-  tools.push_back(tool("home", "Go home", "Press the Home key: shows the launcher.",
-                       Json::object(), {}, kNavigation));
+  tools.push_back(
+      tool("launch", "Launch an app",
+           "Start an app by package name (for example com.android.settings) through its launcher "
+           "entry, or a given activity. Use shell `pm list packages` (when offered) or ask for the "
+           "package name when unsure.",
+           {{"package", string("The app's package name.")},
+            {"activity",
+             string("An activity to start instead of the launcher entry, such as .MainActivity.")}},
+           {"package"}, kAction));
+  tools.push_back(
+      tool("back", "Go back",
+           "Press the Back key: leaves the current screen or closes a dialog or the keyboard.",
+           Json::object(), {}, kNavigation));
+  tools.push_back(tool("home", "Go home", "Press the Home key: shows the launcher.", Json::object(),
+                       {}, kNavigation));
   tools.push_back(tool(
       "screenshot", "Take a screenshot",
       "Capture the screen as an image, scaled to at most 2000 px a side and under 1 MB. Prefer "
       "snapshot to find and act on elements (it is smaller and gives refs); use a screenshot "
       "when appearance matters: images, colours, layout, content missing from the tree.",
-      {{"format", {{"type", "string"},
-                   {"enum", {"png", "jpeg"}},
-                   {"description", "png (default, exact) or jpeg (smaller, for photos)."}}},
+      {{"format",
+        {{"type", "string"},
+         {"enum", {"png", "jpeg"}},
+         {"description", "png (default, exact) or jpeg (smaller, for photos)."}}},
        {"quality", integer("JPEG quality 1..100 (default 80).", 1)},
        {"max_side", integer("Longest side in pixels, at most 2000 (default 2000).", 16)}},
       {}, kReadOnly));
@@ -179,21 +183,22 @@ Json tool_definitions(bool allow_shell) {
       {{"text", string("The text, description or resource-id to wait for.")},
        {"timeout_ms", integer("How long to wait (default 10000, at most 120000).", 1)}},
       {"text"}, kReadOnly));
-  tools.push_back(tool(
-      "find", "Find elements",
-      "Take a fresh snapshot and list the elements matching text, id (resource-id) or desc "
-      "(content description); several criteria must all match. Matching is a case-insensitive "
-      "substring unless exact is true. Each match shows its ref (when it has one), role, text "
-      "and centre, so you can tap the ref or the centre point.",
-      {{"text", string("Text shown by the element.")},
-       {"id", string("Resource id, such as com.example:id/submit or just submit.")},
-       {"desc", string("Content description (accessibility label).")},
-       {"exact", boolean("Match whole values only.")}},
-      {}, kReadOnly));
+  tools.push_back(
+      tool("find", "Find elements",
+           "Take a fresh snapshot and list the elements matching text, id (resource-id) or desc "
+           "(content description); several criteria must all match. Matching is a case-insensitive "
+           "substring unless exact is true. Each match shows its ref (when it has one), role, text "
+           "and centre, so you can tap the ref or the centre point.",
+           {{"text", string("Text shown by the element.")},
+            {"id", string("Resource id, such as com.example:id/submit or just submit.")},
+            {"desc", string("Content description (accessibility label).")},
+            {"exact", boolean("Match whole values only.")}},
+           {}, kReadOnly));
   tools.push_back(tool(
       "webviews", "List web pages",
       "List the debuggable WebViews and browser tabs on the device (debug builds, apps that enable "
-      "WebView debugging, Chrome): type, title, URL and app. The visible ones already appear inside "
+      "WebView debugging, Chrome): type, title, URL and app. The visible ones already appear "
+      "inside "
       "snapshot, under their WebView, with refs you can tap and type into.",
       Json::object(), {}, kReadOnly));
   if (allow_shell) {
@@ -204,8 +209,8 @@ Json tool_definitions(bool allow_shell) {
         "change anything the shell user can.",
         {{"command", string("The command line, for example `pm list packages`.")},
          {"timeout_ms", integer("How long it may run (default 30000, at most 120000).", 1)}},
-        {"command"}, {.read_only = false, .destructive = true, .idempotent = false,
-                      .open_world = true}));
+        {"command"},
+        {.read_only = false, .destructive = true, .idempotent = false, .open_world = true}));
   }
   return tools;
 }

@@ -7,9 +7,9 @@
 namespace adbwire::mcp {
 
 // Limits the tools state in their descriptions and enforce.
-inline constexpr int kMaxImageSide = 2000;          // px; what model APIs accept per side
-inline constexpr int kDefaultWaitMs = 10000;        // wait_for_text without timeout_ms
-inline constexpr int kMaxWaitMs = 120000;           // wait_for_text / shell timeout_ms cap
+inline constexpr int kMaxImageSide = 2000;    // px; what model APIs accept per side
+inline constexpr int kDefaultWaitMs = 10000;  // wait_for_text without timeout_ms
+inline constexpr int kMaxWaitMs = 120000;     // wait_for_text / shell timeout_ms cap
 
 // The tools/list array: every tool, with `shell` only when allow_shell. Every tool that acts
 // on one device has an optional "device" property.

@@ -57,8 +57,8 @@ std::unique_ptr<ServerSocket> ServerSocket::connect(const ServerAddress& address
                                                     detail::Failure& failure) {
   const std::string where = to_string(address);
   auto reader = std::make_unique<Side>();
-  const transport::TcpConnectResult connected =
-      transport::connect_with_deadline(reader->io, reader->socket, address.host, address.port, deadline);
+  const transport::TcpConnectResult connected = transport::connect_with_deadline(
+      reader->io, reader->socket, address.host, address.port, deadline);
   reader->io.restart();
   switch (connected.outcome) {
     case transport::TcpConnectResult::Outcome::connected:
@@ -69,15 +69,15 @@ std::unique_ptr<ServerSocket> ServerSocket::connect(const ServerAddress& address
                                      "reachable? check the address and any firewall)");
       return nullptr;
     case transport::TcpConnectResult::Outcome::unresolved:
-      failure.set(errc::not_found,
-                  "cannot resolve adb server host '" + address.host + "': " + connected.error.message());
+      failure.set(errc::not_found, "cannot resolve adb server host '" + address.host +
+                                       "': " + connected.error.message());
       return nullptr;
     case transport::TcpConnectResult::Outcome::refused:
       failure.set(errc::connection_refused, refused_message(where));
       return nullptr;
     case transport::TcpConnectResult::Outcome::failed:
-      failure.set(errc::io_error,
-                  "connecting to the adb server at " + where + " failed: " + connected.error.message());
+      failure.set(errc::io_error, "connecting to the adb server at " + where +
+                                      " failed: " + connected.error.message());
       return nullptr;
   }
   std::error_code error;

@@ -41,12 +41,18 @@ std::string ask(Device& device, const std::string& service, Deadline deadline) {
 
 std::string_view target_name(RebootTarget target) {
   switch (target) {
-    case RebootTarget::system: return "";
-    case RebootTarget::bootloader: return "bootloader";
-    case RebootTarget::recovery: return "recovery";
-    case RebootTarget::sideload: return "sideload";
-    case RebootTarget::sideload_auto_reboot: return "sideload-auto-reboot";
-    case RebootTarget::fastboot: return "fastboot";
+    case RebootTarget::system:
+      return "";
+    case RebootTarget::bootloader:
+      return "bootloader";
+    case RebootTarget::recovery:
+      return "recovery";
+    case RebootTarget::sideload:
+      return "sideload";
+    case RebootTarget::sideload_auto_reboot:
+      return "sideload-auto-reboot";
+    case RebootTarget::fastboot:
+      return "fastboot";
   }
   return "";
 }
@@ -57,15 +63,17 @@ std::string get_state(const Device& device) { return device.banner().system_type
 
 std::string getprop(Device& device, std::string_view name, Deadline deadline) {
   if (name.empty() || !std::all_of(name.begin(), name.end(), property_char)) {
-    throw Error(errc::invalid_argument, "'" + std::string(name) +
-                                            "' is not a property name (letters, digits and ._:@- only)");
+    throw Error(
+        errc::invalid_argument,
+        "'" + std::string(name) + "' is not a property name (letters, digits and ._:@- only)");
   }
   std::string value = device.shell("getprop " + std::string(name), deadline).out;
   while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
   return value;
 }
 
-std::string getprop(Device& device, std::string_view name, Deadline deadline, std::error_code& error) {
+std::string getprop(Device& device, std::string_view name, Deadline deadline,
+                    std::error_code& error) {
   return no_throw<std::string>(error, [&] { return getprop(device, name, deadline); });
 }
 
@@ -81,13 +89,15 @@ std::map<std::string, std::string> getprops(Device& device, Deadline deadline) {
     }
     const std::size_t key_end = out.find("]: [", at);
     if (out[at] != '[' || key_end == std::string::npos) {
-      throw Error(errc::parse_error, "getprop printed a line that is not '[key]: [value]' at byte " +
-                                         std::to_string(at) + ": " + out.substr(at, 60));
+      throw Error(errc::parse_error,
+                  "getprop printed a line that is not '[key]: [value]' at byte " +
+                      std::to_string(at) + ": " + out.substr(at, 60));
     }
     std::size_t value_end = out.find("]\n", key_end + 4);
     if (value_end == std::string::npos) value_end = out.rfind(']');
     if (value_end == std::string::npos || value_end < key_end + 4) {
-      throw Error(errc::parse_error, "getprop output ends inside the value of " + out.substr(at + 1, key_end - at - 1));
+      throw Error(errc::parse_error, "getprop output ends inside the value of " +
+                                         out.substr(at + 1, key_end - at - 1));
     }
     std::string value = out.substr(key_end + 4, value_end - key_end - 4);
     if (!value.empty() && value.back() == '\r') value.pop_back();
@@ -97,8 +107,10 @@ std::map<std::string, std::string> getprops(Device& device, Deadline deadline) {
   return props;
 }
 
-std::map<std::string, std::string> getprops(Device& device, Deadline deadline, std::error_code& error) {
-  return no_throw<std::map<std::string, std::string>>(error, [&] { return getprops(device, deadline); });
+std::map<std::string, std::string> getprops(Device& device, Deadline deadline,
+                                            std::error_code& error) {
+  return no_throw<std::map<std::string, std::string>>(error,
+                                                      [&] { return getprops(device, deadline); });
 }
 
 std::string reboot(Device& device, RebootTarget target, Deadline deadline) {
@@ -124,7 +136,8 @@ std::string remount(Device& device, Deadline deadline, std::error_code& error) {
 }
 
 std::string tcpip(Device& device, std::uint16_t port, Deadline deadline) {
-  if (port == 0) throw Error(errc::invalid_argument, "tcpip needs a port from 1 to 65535 (adb uses 5555)");
+  if (port == 0)
+    throw Error(errc::invalid_argument, "tcpip needs a port from 1 to 65535 (adb uses 5555)");
   return ask(device, "tcpip:" + std::to_string(port), deadline);
 }
 std::string tcpip(Device& device, std::uint16_t port, Deadline deadline, std::error_code& error) {

@@ -5,13 +5,12 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/post.hpp>
 #include <asio/write.hpp>
-
-#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <future>
@@ -33,7 +32,8 @@ std::optional<std::uint16_t> tcp_port(std::string_view spec) {
   const std::string_view text = spec.substr(4);
   unsigned port = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || port > 65535) return std::nullopt;
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || port > 65535)
+    return std::nullopt;
   return static_cast<std::uint16_t>(port);
 }
 
@@ -52,7 +52,8 @@ T no_throw(std::error_code& error, Body body) {
 
 // One bridged connection: a TCP socket and a device stream.
 struct Pipe {
-  explicit Pipe(asio::ip::tcp::socket s, std::string key) : socket(std::move(s)), rule(std::move(key)) {}
+  explicit Pipe(asio::ip::tcp::socket s, std::string key)
+      : socket(std::move(s)), rule(std::move(key)) {}
 
   // Ends both directions; any thread. The socket is shut down (which wakes a blocked read),
   // never closed here: the pipe's threads still use it.
@@ -66,7 +67,7 @@ struct Pipe {
   asio::ip::tcp::socket socket;
   const std::string rule;  // the forward rule's local spec; "" for reverse
   std::mutex mutex;
-  Stream stream;       // set once (guarded by mutex until the pump threads start)
+  Stream stream;        // set once (guarded by mutex until the pump threads start)
   bool ending = false;  // guarded by mutex
   std::thread owner;
   std::atomic<bool> done{false};
@@ -191,16 +192,16 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
 
   void accept(const std::string& key, const std::shared_ptr<asio::ip::tcp::acceptor>& acceptor,
               const std::string& remote) {
-    acceptor->async_accept(
-        [weak = weak_from_this(), key, acceptor, remote](std::error_code error, asio::ip::tcp::socket socket) {
-          auto self = weak.lock();
-          if (!self || error == asio::error::operation_aborted || !acceptor->is_open()) return;
-          if (!error) {
-            socket.set_option(asio::ip::tcp::no_delay(true), error);
-            self->start_pipe(std::make_shared<Pipe>(std::move(socket), key), remote, Stream());
-          }
-          self->accept(key, acceptor, remote);
-        });
+    acceptor->async_accept([weak = weak_from_this(), key, acceptor, remote](
+                               std::error_code error, asio::ip::tcp::socket socket) {
+      auto self = weak.lock();
+      if (!self || error == asio::error::operation_aborted || !acceptor->is_open()) return;
+      if (!error) {
+        socket.set_option(asio::ip::tcp::no_delay(true), error);
+        self->start_pipe(std::make_shared<Pipe>(std::move(socket), key), remote, Stream());
+      }
+      self->accept(key, acceptor, remote);
+    });
   }
 
   // Ends the pipes of one forward rule ("" for reverse ones) or of all (nullptr) and joins
@@ -221,14 +222,18 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     }
   }
 
-  Deadline resolve(Deadline deadline) const { return deadline == kDefaultDeadline ? deadline_after(timeout) : deadline; }
+  Deadline resolve(Deadline deadline) const {
+    return deadline == kDefaultDeadline ? deadline_after(timeout) : deadline;
+  }
 
   // Opens reverse:COMMAND and returns what follows the device's OKAY; FAIL becomes
   // command_failed with the device's text.
   std::string ask_reverse(const std::string& command, Deadline deadline) {
     if (!incoming_supported) {
-      throw Error(errc::not_supported, serial + " is reached through an adb server, which carries reverse "
-                                                "rules itself: use `adb reverse`");
+      throw Error(errc::not_supported,
+                  serial +
+                      " is reached through an adb server, which carries reverse "
+                      "rules itself: use `adb reverse`");
     }
     deadline = resolve(deadline);
     detail::Failure failure;
@@ -241,10 +246,11 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     if (command == "list-forward" && !answer.starts_with("FAIL")) return answer;
     if (answer.starts_with("FAIL")) {
       const std::string text = answer.size() >= 8 ? answer.substr(8) : answer.substr(4);
-      throw Error(errc::command_failed, "reverse " + command + " on " + serial + " failed: " + text);
+      throw Error(errc::command_failed,
+                  "reverse " + command + " on " + serial + " failed: " + text);
     }
-    throw Error(errc::protocol_error, "reverse " + command + " on " + serial + " answered '" + answer.substr(0, 40) +
-                                          "', neither OKAY nor FAIL");
+    throw Error(errc::protocol_error, "reverse " + command + " on " + serial + " answered '" +
+                                          answer.substr(0, 40) + "', neither OKAY nor FAIL");
   }
 
   // The hex4-length-prefixed string of an answer ("" when there is none).
@@ -253,7 +259,8 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     unsigned length = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + 4, length, 16);
     if (ec != std::errc() || end != text.data() + 4 || text.size() < 4 + length) {
-      throw Error(errc::parse_error, "a reverse answer's length prefix is malformed: '" + text.substr(0, 40) + "'");
+      throw Error(errc::parse_error,
+                  "a reverse answer's length prefix is malformed: '" + text.substr(0, 40) + "'");
     }
     return text.substr(4, length);
   }
@@ -267,8 +274,9 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
       auto impl = impl_.lock();
       if (!impl) return false;
       std::lock_guard lock(impl->mutex);
-      const bool known = !impl->stopped && std::find(impl->reverse_targets.begin(), impl->reverse_targets.end(),
-                                                     service) != impl->reverse_targets.end();
+      const bool known =
+          !impl->stopped && std::find(impl->reverse_targets.begin(), impl->reverse_targets.end(),
+                                      service) != impl->reverse_targets.end();
       if (!known) ++impl->refused;
       return known;
     }
@@ -277,7 +285,8 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
       auto impl = impl_.lock();
       Stream stream(std::move(backend), impl ? impl->timeout : std::chrono::milliseconds(0));
       if (!impl) return;
-      impl->start_pipe(std::make_shared<Pipe>(asio::ip::tcp::socket(impl->io), ""), service, std::move(stream));
+      impl->start_pipe(std::make_shared<Pipe>(asio::ip::tcp::socket(impl->io), ""), service,
+                       std::move(stream));
     }
 
    private:
@@ -308,7 +317,8 @@ Forwarder::Forwarder(Device& device) : impl_(std::make_shared<Impl>()) {
   d.opener = detail::DeviceAccess::opener(device);
   d.timeout = detail::DeviceAccess::command_timeout(device);
   d.serial = d.opener ? d.opener->serial() : std::string("a moved-from Device");
-  d.incoming_supported = d.opener && d.opener->set_incoming(std::make_shared<Impl::Incoming>(impl_));
+  d.incoming_supported =
+      d.opener && d.opener->set_incoming(std::make_shared<Impl::Incoming>(impl_));
   d.io_thread = std::thread([&d] { d.io.run(); });
 }
 
@@ -318,15 +328,20 @@ std::string Forwarder::forward(std::string_view local, std::string_view remote, 
   Impl& d = *impl_;
   const auto port = tcp_port(local);
   if (!port) {
-    throw Error(errc::invalid_argument, "forward listens on 'tcp:PORT' (tcp:0 picks a port), not '" +
-                                            std::string(local) + "'");
+    throw Error(
+        errc::invalid_argument,
+        "forward listens on 'tcp:PORT' (tcp:0 picks a port), not '" + std::string(local) + "'");
   }
-  if (remote.empty()) throw Error(errc::invalid_argument, "forward needs a device service (tcp:PORT, localabstract:NAME …)");
-  if (!d.opener) throw Error(errc::closed, "the Device was moved from; use the Device it was moved to");
+  if (remote.empty())
+    throw Error(errc::invalid_argument,
+                "forward needs a device service (tcp:PORT, localabstract:NAME …)");
+  if (!d.opener)
+    throw Error(errc::closed, "the Device was moved from; use the Device it was moved to");
   return d.on_io([&]() -> std::string {
     std::lock_guard lock(d.mutex);
     if (d.stopped) throw Error(errc::closed, "the Forwarder is shutting down");
-    auto existing = std::find_if(d.rules.begin(), d.rules.end(), [&](const auto& r) { return r.first == local; });
+    auto existing = std::find_if(d.rules.begin(), d.rules.end(),
+                                 [&](const auto& r) { return r.first == local; });
     if (existing != d.rules.end() && *port != 0) {
       if (no_rebind) throw Error(errc::busy, "cannot rebind existing socket " + std::string(local));
       existing->second.remote = std::string(remote);
@@ -369,7 +384,8 @@ void Forwarder::remove(std::string_view local) {
   const std::string key(local);
   const bool found = d.on_io([&] {
     std::lock_guard lock(d.mutex);
-    auto it = std::find_if(d.rules.begin(), d.rules.end(), [&](const auto& r) { return r.first == key; });
+    auto it =
+        std::find_if(d.rules.begin(), d.rules.end(), [&](const auto& r) { return r.first == key; });
     if (it == d.rules.end()) return false;
     std::error_code ignored;
     it->second.acceptor->close(ignored);
@@ -394,28 +410,33 @@ void Forwarder::remove_all() noexcept {
   }
 }
 
-std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side, bool no_rebind,
-                               Deadline deadline) {
+std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side,
+                               bool no_rebind, Deadline deadline) {
   Impl& d = *impl_;
   if (!tcp_port(host_side) || tcp_port(host_side) == 0) {
-    throw Error(errc::invalid_argument, "reverse connects to 'tcp:PORT' on this host, not '" + std::string(host_side) + "'");
+    throw Error(errc::invalid_argument, "reverse connects to 'tcp:PORT' on this host, not '" +
+                                            std::string(host_side) + "'");
   }
   if (device_side.find(':') == std::string_view::npos) {
-    throw Error(errc::invalid_argument, "'" + std::string(device_side) + "' is not a device socket (tcp:PORT, localabstract:NAME …)");
+    throw Error(errc::invalid_argument,
+                "'" + std::string(device_side) +
+                    "' is not a device socket (tcp:PORT, localabstract:NAME …)");
   }
   bool added = false;
   {
     // Registered before the device is asked, so a connection that comes at once is accepted.
     std::lock_guard lock(d.mutex);
-    if (std::find(d.reverse_targets.begin(), d.reverse_targets.end(), host_side) == d.reverse_targets.end()) {
+    if (std::find(d.reverse_targets.begin(), d.reverse_targets.end(), host_side) ==
+        d.reverse_targets.end()) {
       d.reverse_targets.emplace_back(host_side);
       added = true;
     }
   }
   try {
-    const std::string rest = d.ask_reverse(std::string("forward:") + (no_rebind ? "norebind:" : "") +
-                                               std::string(device_side) + ";" + std::string(host_side),
-                                           deadline);
+    const std::string rest =
+        d.ask_reverse(std::string("forward:") + (no_rebind ? "norebind:" : "") +
+                          std::string(device_side) + ";" + std::string(host_side),
+                      deadline);
     return Impl::length_prefixed(rest);
   } catch (const Error&) {
     if (added) {
@@ -426,9 +447,10 @@ std::string Forwarder::reverse(std::string_view device_side, std::string_view ho
   }
 }
 
-std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side, bool no_rebind,
-                               Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return reverse(device_side, host_side, no_rebind, deadline); });
+std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side,
+                               bool no_rebind, Deadline deadline, std::error_code& error) {
+  return no_throw<std::string>(
+      error, [&] { return reverse(device_side, host_side, no_rebind, deadline); });
 }
 
 std::vector<ForwardRule> Forwarder::reverse_list(Deadline deadline) {
@@ -445,7 +467,8 @@ std::vector<ForwardRule> Forwarder::reverse_list(Deadline deadline) {
     const std::size_t first = line.find(' ');
     const std::size_t second = first == std::string::npos ? first : line.find(' ', first + 1);
     if (second == std::string::npos) {
-      throw Error(errc::parse_error, "reverse --list line '" + line + "' is not 'TRANSPORT LOCAL REMOTE'");
+      throw Error(errc::parse_error,
+                  "reverse --list line '" + line + "' is not 'TRANSPORT LOCAL REMOTE'");
     }
     rules.push_back({line.substr(first + 1, second - first - 1), line.substr(second + 1)});
   }
@@ -467,7 +490,8 @@ void Forwarder::reverse_remove(std::string_view device_side, Deadline deadline) 
   std::erase(d.reverse_targets, host_side);
 }
 
-void Forwarder::reverse_remove(std::string_view device_side, Deadline deadline, std::error_code& error) {
+void Forwarder::reverse_remove(std::string_view device_side, Deadline deadline,
+                               std::error_code& error) {
   no_throw<int>(error, [&] {
     reverse_remove(device_side, deadline);
     return 0;

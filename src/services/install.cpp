@@ -33,8 +33,8 @@ class Waits {
 };
 
 bool safe_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '=' || c == ':' || c == '/' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '=' || c == ':' || c == '/' || c == '-';
 }
 
 bool safe_word(std::string_view word) {
@@ -42,7 +42,8 @@ bool safe_word(std::string_view word) {
 }
 
 std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.pop_back();
   return text;
 }
 
@@ -68,8 +69,9 @@ std::vector<Apk> check_apks(const std::vector<fs::path>& paths) {
     std::error_code error;
     const auto size = fs::file_size(path, error);
     if (error || !fs::is_regular_file(path, error)) {
-      throw Error(errc::not_found, "cannot read the APK '" + path.string() + "': " +
-                                       (error ? error.message() : std::string("not a regular file")));
+      throw Error(errc::not_found,
+                  "cannot read the APK '" + path.string() +
+                      "': " + (error ? error.message() : std::string("not a regular file")));
     }
     apks.push_back({path, size});
   }
@@ -84,8 +86,9 @@ std::vector<std::string> pm_flags(const InstallOptions& options) {
   if (options.allow_test) flags.emplace_back("-t");
   for (const std::string& arg : options.extra_args) {
     if (!safe_word(arg)) {
-      throw Error(errc::invalid_argument, "install option '" + arg +
-                                              "' has characters other than letters, digits and ._=:/-");
+      throw Error(
+          errc::invalid_argument,
+          "install option '" + arg + "' has characters other than letters, digits and ._=:/-");
     }
     flags.push_back(arg);
   }
@@ -123,8 +126,8 @@ class PackageManager {
 };
 
 // Copies the APK into the stream chunk by chunk.
-void send_file(Stream& stream, const Apk& apk, const Waits& waits, std::uint64_t& sent, std::uint64_t total,
-               const InstallProgressHandler& progress) {
+void send_file(Stream& stream, const Apk& apk, const Waits& waits, std::uint64_t& sent,
+               std::uint64_t total, const InstallProgressHandler& progress) {
   std::ifstream file(apk.path, std::ios::binary);
   if (!file) throw Error(errc::not_found, "cannot open the APK '" + apk.path.string() + "'");
   std::vector<char> buffer(kChunk);
@@ -133,10 +136,12 @@ void send_file(Stream& stream, const Apk& apk, const Waits& waits, std::uint64_t
     const auto want = static_cast<std::streamsize>(std::min<std::uint64_t>(left, buffer.size()));
     file.read(buffer.data(), want);
     if (file.gcount() != want) {
-      throw Error(errc::io_error, "the APK '" + apk.path.string() + "' became shorter while it was being sent");
+      throw Error(errc::io_error,
+                  "the APK '" + apk.path.string() + "' became shorter while it was being sent");
     }
-    stream.write({reinterpret_cast<const std::uint8_t*>(buffer.data()), static_cast<std::size_t>(want)},
-                 waits.next());
+    stream.write(
+        {reinterpret_cast<const std::uint8_t*>(buffer.data()), static_cast<std::size_t>(want)},
+        waits.next());
     left -= static_cast<std::uint64_t>(want);
     sent += static_cast<std::uint64_t>(want);
     if (progress) progress(sent, total);
@@ -147,10 +152,12 @@ void require_success(const std::string& answer, const std::string& what) {
   if (answer.starts_with("Success")) return;
   const std::string text = trimmed(answer);
   throw Error(errc::command_failed,
-              what + " failed: " + (text.empty() ? std::string("the package manager gave no answer") : text));
+              what + " failed: " +
+                  (text.empty() ? std::string("the package manager gave no answer") : text));
 }
 
-std::string install_streamed(Device& device, const std::vector<Apk>& apks, const std::vector<std::string>& flags,
+std::string install_streamed(Device& device, const std::vector<Apk>& apks,
+                             const std::vector<std::string>& flags,
                              const InstallProgressHandler& progress, const Waits& waits) {
   PackageManager pm(device, waits);
   std::uint64_t total = 0;
@@ -172,26 +179,32 @@ std::string install_streamed(Device& device, const std::vector<Apk>& apks, const
   const std::size_t open = created.find('[');
   const std::size_t end = created.find(']', open == std::string::npos ? 0 : open);
   if (!created.starts_with("Success") || open == std::string::npos || end == std::string::npos) {
-    require_success(created.starts_with("Success") ? std::string() : created, "creating an install session");
-    throw Error(errc::parse_error, "install-create answered '" + trimmed(created) + "', with no [SESSION] id");
+    require_success(created.starts_with("Success") ? std::string() : created,
+                    "creating an install session");
+    throw Error(errc::parse_error,
+                "install-create answered '" + trimmed(created) + "', with no [SESSION] id");
   }
   const std::string session = created.substr(open + 1, end - open - 1);
   if (!safe_word(session)) {
-    throw Error(errc::parse_error, "install-create answered a session id that is not a number: " + session);
+    throw Error(errc::parse_error,
+                "install-create answered a session id that is not a number: " + session);
   }
   try {
     for (std::size_t i = 0; i < apks.size(); ++i) {
       Stream stream = pm.open({"install-write", "-S", std::to_string(apks[i].size), session,
                                std::to_string(i) + "_" + safe_name(apks[i].path), "-"});
       send_file(stream, apks[i], waits, sent, total, progress);
-      require_success(stream.read_all(waits.next()), "writing " + apks[i].path.string() + " into session " + session);
+      require_success(stream.read_all(waits.next()),
+                      "writing " + apks[i].path.string() + " into session " + session);
     }
     const std::string answer = pm.run({"install-commit", session});
-    require_success(answer, "installing " + std::to_string(apks.size()) + " split APKs (session " + session + ")");
+    require_success(answer, "installing " + std::to_string(apks.size()) + " split APKs (session " +
+                                session + ")");
     return answer;
   } catch (const Error&) {
     std::error_code ignored;
-    Stream abandon = device.open("exec:cmd package install-abandon " + session, waits.next(), ignored);
+    Stream abandon =
+        device.open("exec:cmd package install-abandon " + session, waits.next(), ignored);
     if (!ignored) abandon.read_all(waits.next(), ignored);
     throw;
   }
@@ -201,7 +214,8 @@ std::string install_pushed(Device& device, const Apk& apk, const std::vector<std
                            const InstallProgressHandler& progress, const Waits& waits) {
   const std::string remote = std::string(kTempFolder) + safe_name(apk.path);
   PushOptions push;
-  if (progress) push.progress = [&](const SyncProgress& p) { progress(p.total_bytes, p.total_size); };
+  if (progress)
+    push.progress = [&](const SyncProgress& p) { progress(p.total_bytes, p.total_size); };
   push.deadline = waits.as_given();
   adbwire::push(device, apk.path, remote, push);
   std::string command = "pm install";
@@ -222,23 +236,27 @@ std::string install_pushed(Device& device, const Apk& apk, const std::vector<std
   return answer;
 }
 
-std::string run_install(Device& device, const std::vector<fs::path>& paths, const InstallOptions& options,
-                        const InstallProgressHandler& progress, Deadline deadline) {
+std::string run_install(Device& device, const std::vector<fs::path>& paths,
+                        const InstallOptions& options, const InstallProgressHandler& progress,
+                        Deadline deadline) {
   const std::vector<Apk> apks = check_apks(paths);
   const std::vector<std::string> flags = pm_flags(options);
   const Waits waits(device, deadline);
   const bool has_cmd = device.banner().has_feature("cmd");
   InstallMethod method = options.method;
-  if (method == InstallMethod::automatic) method = has_cmd ? InstallMethod::streamed : InstallMethod::push;
+  if (method == InstallMethod::automatic)
+    method = has_cmd ? InstallMethod::streamed : InstallMethod::push;
   if (method == InstallMethod::streamed) {
     if (!has_cmd) {
-      throw Error(errc::not_supported, device.serial() +
-                                           " has no `cmd` (Android before 7.0): install with InstallMethod::push");
+      throw Error(
+          errc::not_supported,
+          device.serial() + " has no `cmd` (Android before 7.0): install with InstallMethod::push");
     }
     return install_streamed(device, apks, flags, progress, waits);
   }
   if (apks.size() != 1) {
-    throw Error(errc::invalid_argument, "installing split APKs needs `cmd` on the device; push installs one APK");
+    throw Error(errc::invalid_argument,
+                "installing split APKs needs `cmd` on the device; push installs one APK");
   }
   return install_pushed(device, apks[0], flags, progress, waits);
 }
@@ -256,22 +274,27 @@ std::string no_throw(std::error_code& error, Body body) {
 
 }  // namespace
 
-std::string install(Device& device, const std::vector<fs::path>& apks, const InstallOptions& options,
-                    const InstallProgressHandler& progress, Deadline deadline) {
+std::string install(Device& device, const std::vector<fs::path>& apks,
+                    const InstallOptions& options, const InstallProgressHandler& progress,
+                    Deadline deadline) {
   return run_install(device, apks, options, progress, deadline);
 }
 
-std::string install(Device& device, const std::vector<fs::path>& apks, const InstallOptions& options,
-                    const InstallProgressHandler& progress, Deadline deadline, std::error_code& error) {
+std::string install(Device& device, const std::vector<fs::path>& apks,
+                    const InstallOptions& options, const InstallProgressHandler& progress,
+                    Deadline deadline, std::error_code& error) {
   return no_throw(error, [&] { return run_install(device, apks, options, progress, deadline); });
 }
 
 std::string uninstall(Device& device, std::string_view package, bool keep_data, Deadline deadline) {
   const bool valid = !package.empty() && std::all_of(package.begin(), package.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_';
   });
-  if (!valid) throw Error(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
-  const std::string command = std::string("pm uninstall ") + (keep_data ? "-k " : "") + std::string(package);
+  if (!valid)
+    throw Error(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
+  const std::string command =
+      std::string("pm uninstall ") + (keep_data ? "-k " : "") + std::string(package);
   const ShellResult result = device.shell(command, deadline);
   if (!result.out.starts_with("Success")) {
     const std::string text = trimmed(result.out + result.err);

@@ -32,8 +32,8 @@ std::uint32_t le32(const std::uint8_t* p) {
 
 bool tag_fits_command_line(std::string_view tag) {
   return !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == '-' || c == '*' || c == '/' || c == '@';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-' || c == '*' || c == '/' || c == '@';
   });
 }
 
@@ -41,27 +41,50 @@ bool tag_fits_command_line(std::string_view tag) {
 
 std::optional<LogLevel> log_level_from_letter(char letter) noexcept {
   switch (letter) {
-    case 'V': case 'v': return LogLevel::verbose;
-    case 'D': case 'd': return LogLevel::debug;
-    case 'I': case 'i': return LogLevel::info;
-    case 'W': case 'w': return LogLevel::warn;
-    case 'E': case 'e': return LogLevel::error;
-    case 'F': case 'f': return LogLevel::fatal;
-    case 'S': case 's': return LogLevel::silent;
-    default: return std::nullopt;
+    case 'V':
+    case 'v':
+      return LogLevel::verbose;
+    case 'D':
+    case 'd':
+      return LogLevel::debug;
+    case 'I':
+    case 'i':
+      return LogLevel::info;
+    case 'W':
+    case 'w':
+      return LogLevel::warn;
+    case 'E':
+    case 'e':
+      return LogLevel::error;
+    case 'F':
+    case 'f':
+      return LogLevel::fatal;
+    case 'S':
+    case 's':
+      return LogLevel::silent;
+    default:
+      return std::nullopt;
   }
 }
 
 char log_level_letter(LogLevel level) noexcept {
   switch (level) {
-    case LogLevel::verbose: return 'V';
-    case LogLevel::debug: return 'D';
-    case LogLevel::info: return 'I';
-    case LogLevel::warn: return 'W';
-    case LogLevel::error: return 'E';
-    case LogLevel::fatal: return 'F';
-    case LogLevel::silent: return 'S';
-    case LogLevel::unknown: break;
+    case LogLevel::verbose:
+      return 'V';
+    case LogLevel::debug:
+      return 'D';
+    case LogLevel::info:
+      return 'I';
+    case LogLevel::warn:
+      return 'W';
+    case LogLevel::error:
+      return 'E';
+    case LogLevel::fatal:
+      return 'F';
+    case LogLevel::silent:
+      return 'S';
+    case LogLevel::unknown:
+      break;
   }
   return '?';
 }
@@ -77,8 +100,9 @@ LogFilter LogFilter::parse(const std::vector<std::string>& specs, bool silent_ot
       level = spec.size() == colon + 2 ? log_level_from_letter(spec[colon + 1]) : std::nullopt;
     }
     if (tag.empty() || !level) {
-      throw Error(errc::invalid_argument,
-                  "'" + spec + "' is not a logcat filter: write TAG:LEVEL with LEVEL one of V D I W E F S (*:E for all tags)");
+      throw Error(errc::invalid_argument, "'" + spec +
+                                              "' is not a logcat filter: write TAG:LEVEL with "
+                                              "LEVEL one of V D I W E F S (*:E for all tags)");
     }
     if (tag == "*") {
       filter.default_level = *level;
@@ -92,7 +116,8 @@ LogFilter LogFilter::parse(const std::vector<std::string>& specs, bool silent_ot
 bool LogFilter::passes(const LogRecord& record) const noexcept {
   const auto it = tags.find(record.tag);
   const LogLevel floor = it == tags.end() ? default_level : it->second;
-  return static_cast<std::uint8_t>(record.level) >= static_cast<std::uint8_t>(floor) && floor != LogLevel::silent;
+  return static_cast<std::uint8_t>(record.level) >= static_cast<std::uint8_t>(floor) &&
+         floor != LogLevel::silent;
 }
 
 std::vector<std::string> LogFilter::specs() const {
@@ -102,7 +127,8 @@ std::vector<std::string> LogFilter::specs() const {
   return out;
 }
 
-void LogcatDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<LogRecord>& out, std::error_code& error) {
+void LogcatDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<LogRecord>& out,
+                         std::error_code& error) {
   error.clear();
   if (failed_) {
     error = make_error_code(errc::parse_error);
@@ -121,14 +147,15 @@ void LogcatDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<LogRec
     }
     if (pending_.size() - at < header + length) break;
     const std::uint32_t buffer = header >= 24 ? le32(p + 20) : 0;
-    const bool binary = header >= 28 && (buffer == kEventsBuffer || buffer == kStatsBuffer || buffer == kSecurityBuffer);
+    const bool binary = header >= 28 && (buffer == kEventsBuffer || buffer == kStatsBuffer ||
+                                         buffer == kSecurityBuffer);
     if (!binary && length > 0) {
       LogRecord record;
       record.pid = static_cast<std::int32_t>(le32(p + 4));
       record.tid = le32(p + 8);
       record.time = std::chrono::system_clock::time_point(
-          std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::seconds(le32(p + 12)) +
-                                                                           std::chrono::nanoseconds(le32(p + 16))));
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(
+              std::chrono::seconds(le32(p + 12)) + std::chrono::nanoseconds(le32(p + 16))));
       record.buffer = buffer;
       record.uid = header >= 28 ? le32(p + 24) : 0;
       const auto* payload = reinterpret_cast<const char*>(p + header);
@@ -136,7 +163,8 @@ void LogcatDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<LogRec
       const std::string_view rest(payload + 1, length - 1);
       const std::size_t nul = rest.find('\0');
       record.tag = std::string(rest.substr(0, nul));
-      std::string_view message = nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
+      std::string_view message =
+          nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
       while (!message.empty() && message.back() == '\0') message.remove_suffix(1);
       record.message = std::string(message);
       out.push_back(std::move(record));
@@ -234,22 +262,25 @@ Logcat& Logcat::operator=(Logcat&& other) noexcept {
 }
 Logcat::~Logcat() { stop(); }
 
-Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record, Deadline deadline) {
+Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record,
+                     Deadline deadline) {
   deadline = detail::DeviceAccess::resolve(device, deadline);
   std::string command = "logcat -B";
   if (options.dump) command += " -d";
   if (options.tail) command += " -T " + std::to_string(*options.tail);
   for (const std::string& spec : options.filter.specs()) {
     if (!tag_fits_command_line(spec.substr(0, spec.rfind(':')))) {
-      throw Error(errc::invalid_argument, "the logcat filter tag in '" + spec +
-                                              "' cannot be passed on a command line (letters, digits and ._-/@ only)");
+      throw Error(errc::invalid_argument,
+                  "the logcat filter tag in '" + spec +
+                      "' cannot be passed on a command line (letters, digits and ._-/@ only)");
     }
     command += " '" + spec + "'";
   }
   if (options.clear) {
     const ShellResult cleared = device.shell("logcat -c", deadline);
     if (cleared.exit_code > 0) {
-      throw Error(errc::command_failed, "logcat -c failed on " + device.serial() + ": " + cleared.out + cleared.err);
+      throw Error(errc::command_failed,
+                  "logcat -c failed on " + device.serial() + ": " + cleared.out + cleared.err);
     }
   }
   auto state = std::make_shared<State>();
@@ -263,8 +294,8 @@ Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHand
   return logcat;
 }
 
-Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record, Deadline deadline,
-                     std::error_code& error) {
+Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record,
+                     Deadline deadline, std::error_code& error) {
   error.clear();
   try {
     return start(device, options, std::move(on_record), deadline);
@@ -295,7 +326,8 @@ bool Logcat::running() const {
 bool Logcat::wait(Deadline deadline) const {
   if (!state_) return true;
   std::unique_lock lock(state_->mutex);
-  return connection::wait_until(state_->ended_changed, lock, deadline, [&] { return state_->ended; });
+  return connection::wait_until(state_->ended_changed, lock, deadline,
+                                [&] { return state_->ended; });
 }
 
 std::error_code Logcat::error() const {

@@ -137,13 +137,16 @@ Pixels scale_down(const Pixels& in, std::uint32_t width, std::uint32_t height) {
 Pixels fit(const Pixels& in, std::uint32_t max_side) {
   const std::uint32_t longest = std::max(in.width, in.height);
   if (max_side == 0 || longest <= max_side) return in;
-  const auto w = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::uint64_t{in.width} * max_side / longest));
-  const auto h = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::uint64_t{in.height} * max_side / longest));
+  const auto w = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::uint64_t{in.width} * max_side / longest));
+  const auto h = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::uint64_t{in.height} * max_side / longest));
   return scale_down(in, w, h);
 }
 
 std::vector<std::uint8_t> encode_png(const Pixels& p) {
-  std::unique_ptr<spng_ctx, decltype(&spng_ctx_free)> ctx(spng_ctx_new(SPNG_CTX_ENCODER), spng_ctx_free);
+  std::unique_ptr<spng_ctx, decltype(&spng_ctx_free)> ctx(spng_ctx_new(SPNG_CTX_ENCODER),
+                                                          spng_ctx_free);
   if (!ctx) throw Error(errc::io_error, "cannot create a PNG encoder (out of memory)");
   spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
   // Speed over size: screenshots are encoded per agent step; zlib level 1 with the "sub"
@@ -156,12 +159,16 @@ std::vector<std::uint8_t> encode_png(const Pixels& p) {
   ihdr.bit_depth = 8;
   ihdr.color_type = p.channels == 4 ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA : SPNG_COLOR_TYPE_TRUECOLOR;
   spng_set_ihdr(ctx.get(), &ihdr);
-  if (const int rc = spng_encode_image(ctx.get(), p.data.data(), p.data.size(), SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE); rc != 0)
+  if (const int rc = spng_encode_image(ctx.get(), p.data.data(), p.data.size(), SPNG_FMT_PNG,
+                                       SPNG_ENCODE_FINALIZE);
+      rc != 0)
     throw Error(errc::io_error, std::string("PNG encoding failed: ") + spng_strerror(rc));
   std::size_t size = 0;
   int rc = 0;
-  std::unique_ptr<void, decltype(&std::free)> buffer(spng_get_png_buffer(ctx.get(), &size, &rc), std::free);
-  if (!buffer) throw Error(errc::io_error, std::string("PNG encoding failed: ") + spng_strerror(rc));
+  std::unique_ptr<void, decltype(&std::free)> buffer(spng_get_png_buffer(ctx.get(), &size, &rc),
+                                                     std::free);
+  if (!buffer)
+    throw Error(errc::io_error, std::string("PNG encoding failed: ") + spng_strerror(rc));
   const auto* bytes = static_cast<const std::uint8_t*>(buffer.get());
   return {bytes, bytes + size};
 }
@@ -171,11 +178,12 @@ std::vector<std::uint8_t> encode_jpeg(const Pixels& p, int quality) {
   if (!tj) throw Error(errc::io_error, "cannot create a JPEG encoder (out of memory)");
   unsigned char* out = nullptr;
   unsigned long size = 0;
-  const int rc = tjCompress2(tj.get(), p.data.data(), static_cast<int>(p.width), 0, static_cast<int>(p.height),
-                             p.channels == 4 ? TJPF_RGBA : TJPF_RGB, &out, &size, TJSAMP_420, quality,
-                             TJFLAG_FASTDCT);
+  const int rc = tjCompress2(tj.get(), p.data.data(), static_cast<int>(p.width), 0,
+                             static_cast<int>(p.height), p.channels == 4 ? TJPF_RGBA : TJPF_RGB,
+                             &out, &size, TJSAMP_420, quality, TJFLAG_FASTDCT);
   std::unique_ptr<unsigned char, decltype(&tjFree)> owned(out, tjFree);
-  if (rc != 0) throw Error(errc::io_error, std::string("JPEG encoding failed: ") + tjGetErrorStr2(tj.get()));
+  if (rc != 0)
+    throw Error(errc::io_error, std::string("JPEG encoding failed: ") + tjGetErrorStr2(tj.get()));
   return {out, out + size};
 }
 
@@ -185,20 +193,24 @@ Pixels decode_png(const std::vector<std::uint8_t>& png) {
   spng_set_png_buffer(ctx.get(), png.data(), png.size());
   spng_ihdr ihdr{};
   std::size_t size = 0;
-  if (spng_get_ihdr(ctx.get(), &ihdr) != 0 || spng_decoded_image_size(ctx.get(), SPNG_FMT_RGBA8, &size) != 0)
+  if (spng_get_ihdr(ctx.get(), &ihdr) != 0 ||
+      spng_decoded_image_size(ctx.get(), SPNG_FMT_RGBA8, &size) != 0)
     throw Error(errc::parse_error, "the device's screencap -p output is not a readable PNG");
   Pixels p{ihdr.width, ihdr.height, 4, std::vector<std::uint8_t>(size)};
   if (const int rc = spng_decode_image(ctx.get(), p.data.data(), size, SPNG_FMT_RGBA8, 0); rc != 0)
-    throw Error(errc::parse_error, std::string("the device's PNG does not decode: ") + spng_strerror(rc));
+    throw Error(errc::parse_error,
+                std::string("the device's PNG does not decode: ") + spng_strerror(rc));
   return p;
 }
 
 EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options) {
   if (options.jpeg_quality < 1 || options.jpeg_quality > 100)
-    throw Error(errc::invalid_argument, "jpeg_quality must be 1..100, not " + std::to_string(options.jpeg_quality));
+    throw Error(errc::invalid_argument,
+                "jpeg_quality must be 1..100, not " + std::to_string(options.jpeg_quality));
   if (options.format == ImageFormat::jpeg && pixels.channels == 4) {
     // JPEG has no alpha: drop it once rather than per attempt.
-    Pixels rgb{pixels.width, pixels.height, 3, std::vector<std::uint8_t>(std::size_t{pixels.width} * pixels.height * 3)};
+    Pixels rgb{pixels.width, pixels.height, 3,
+               std::vector<std::uint8_t>(std::size_t{pixels.width} * pixels.height * 3)};
     for (std::size_t i = 0, n = std::size_t{pixels.width} * pixels.height; i < n; ++i)
       std::memcpy(&rgb.data[i * 3], &pixels.data[i * 4], 3);
     pixels = std::move(rgb);
@@ -206,8 +218,9 @@ EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options) {
   Pixels current = fit(pixels, options.max_side);
   int quality = options.jpeg_quality;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    EncodedImage image{options.format, current.width, current.height,
-                       options.format == ImageFormat::png ? encode_png(current) : encode_jpeg(current, quality)};
+    EncodedImage image{
+        options.format, current.width, current.height,
+        options.format == ImageFormat::png ? encode_png(current) : encode_jpeg(current, quality)};
     if (options.max_bytes == 0 || image.bytes.size() <= options.max_bytes) return image;
     // Too big: JPEG first gives up quality (down to 50), then both give up pixels (3/4 a side).
     if (options.format == ImageFormat::jpeg && quality > 50) {
@@ -217,7 +230,8 @@ EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options) {
     if (current.width < 16 || current.height < 16) break;
     current = scale_down(current, current.width * 3 / 4, current.height * 3 / 4);
   }
-  throw Error(errc::command_failed, "cannot bring the screenshot under " + std::to_string(options.max_bytes) +
+  throw Error(errc::command_failed, "cannot bring the screenshot under " +
+                                        std::to_string(options.max_bytes) +
                                         " bytes; raise max_bytes or choose JPEG");
 }
 
@@ -230,7 +244,8 @@ std::optional<RawImage> raw_at(std::span<const std::uint8_t> bytes, std::size_t 
   image.width = load_le32(p);
   image.height = load_le32(p + 4);
   image.format = static_cast<PixelFormat>(load_le32(p + 8));
-  const std::uint64_t pixels = std::uint64_t{image.width} * image.height * bytes_per_pixel(image.format);
+  const std::uint64_t pixels =
+      std::uint64_t{image.width} * image.height * bytes_per_pixel(image.format);
   if (pixels == 0) return std::nullopt;
   for (const std::size_t header : {std::size_t{16}, std::size_t{12}}) {
     if (bytes.size() - at >= header && bytes.size() - at - header == pixels) {
@@ -292,8 +307,8 @@ RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id, 
   return no_throw<RawImage>(error, [&] { return screencap_raw(device, display_id, deadline); });
 }
 
-void screencap_png(Device& device, const OutputHandler& on_chunk, std::optional<std::uint64_t> display_id,
-                   Deadline deadline) {
+void screencap_png(Device& device, const OutputHandler& on_chunk,
+                   std::optional<std::uint64_t> display_id, Deadline deadline) {
   // Bytes before the signature are held (bounded: a warning line, not an image) until the
   // signature shows; from then on chunks pass straight through.
   std::vector<std::uint8_t> prefix;
@@ -306,14 +321,17 @@ void screencap_png(Device& device, const OutputHandler& on_chunk, std::optional<
           return;
         }
         prefix.insert(prefix.end(), chunk.begin(), chunk.end());
-        const auto at = std::search(prefix.begin(), prefix.end(), kPngSignature.begin(), kPngSignature.end());
+        const auto at =
+            std::search(prefix.begin(), prefix.end(), kPngSignature.begin(), kPngSignature.end());
         if (at != prefix.end()) {
           started = true;
-          on_chunk(std::span<const std::uint8_t>(&*at, static_cast<std::size_t>(prefix.end() - at)));
+          on_chunk(
+              std::span<const std::uint8_t>(&*at, static_cast<std::size_t>(prefix.end() - at)));
           prefix.clear();
         } else if (prefix.size() > 64 * 1024) {
-          throw Error(errc::parse_error, "screencap -p printed 64 KiB without a PNG signature; it starts " +
-                                             quote_start(std::string(prefix.begin(), prefix.end())));
+          throw Error(errc::parse_error,
+                      "screencap -p printed 64 KiB without a PNG signature; it starts " +
+                          quote_start(std::string(prefix.begin(), prefix.end())));
         }
       },
       deadline);
@@ -323,8 +341,9 @@ void screencap_png(Device& device, const OutputHandler& on_chunk, std::optional<
   }
 }
 
-void screencap_png(Device& device, const OutputHandler& on_chunk, std::optional<std::uint64_t> display_id,
-                   Deadline deadline, std::error_code& error) {
+void screencap_png(Device& device, const OutputHandler& on_chunk,
+                   std::optional<std::uint64_t> display_id, Deadline deadline,
+                   std::error_code& error) {
   no_throw<int>(error, [&] {
     screencap_png(device, on_chunk, display_id, deadline);
     return 0;
@@ -339,8 +358,8 @@ RawImage parse_raw_screencap(std::span<const std::uint8_t> output, std::error_co
 
 EncodedImage encode(const RawImage& image, const ScreenshotOptions& options) {
   const std::size_t bpp = bytes_per_pixel(image.format);
-  if (bpp == 0 || image.pixels.size() != std::size_t{image.width} * image.height * bpp || image.width == 0 ||
-      image.height == 0) {
+  if (bpp == 0 || image.pixels.size() != std::size_t{image.width} * image.height * bpp ||
+      image.width == 0 || image.height == 0) {
     throw Error(errc::invalid_argument, "raw image " + std::to_string(image.width) + "x" +
                                             std::to_string(image.height) + " does not match its " +
                                             std::to_string(image.pixels.size()) + " pixel bytes");
@@ -348,15 +367,20 @@ EncodedImage encode(const RawImage& image, const ScreenshotOptions& options) {
   return encode_pixels(to_rgba(image), options);
 }
 
-EncodedImage encode(const RawImage& image, const ScreenshotOptions& options, std::error_code& error) {
+EncodedImage encode(const RawImage& image, const ScreenshotOptions& options,
+                    std::error_code& error) {
   return no_throw<EncodedImage>(error, [&] { return encode(image, options); });
 }
 
 EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadline deadline) {
-  if (options.encode_on_host) return encode(screencap_raw(device, options.display_id, deadline), options);
+  if (options.encode_on_host)
+    return encode(screencap_raw(device, options.display_id, deadline), options);
   std::vector<std::uint8_t> png;
   screencap_png(
-      device, [&](std::span<const std::uint8_t> chunk) { png.insert(png.end(), chunk.begin(), chunk.end()); },
+      device,
+      [&](std::span<const std::uint8_t> chunk) {
+        png.insert(png.end(), chunk.begin(), chunk.end());
+      },
       options.display_id, deadline);
   const bool as_is = options.format == ImageFormat::png && options.max_side == 0 &&
                      (options.max_bytes == 0 || png.size() <= options.max_bytes);
@@ -364,9 +388,11 @@ EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadli
   // The device's PNG unchanged: read its size from the IHDR chunk.
   EncodedImage image{ImageFormat::png, 0, 0, std::move(png)};
   if (image.bytes.size() >= 24) {
-    image.width = static_cast<std::uint32_t>(image.bytes[16]) << 24 | static_cast<std::uint32_t>(image.bytes[17]) << 16 |
+    image.width = static_cast<std::uint32_t>(image.bytes[16]) << 24 |
+                  static_cast<std::uint32_t>(image.bytes[17]) << 16 |
                   static_cast<std::uint32_t>(image.bytes[18]) << 8 | image.bytes[19];
-    image.height = static_cast<std::uint32_t>(image.bytes[20]) << 24 | static_cast<std::uint32_t>(image.bytes[21]) << 16 |
+    image.height = static_cast<std::uint32_t>(image.bytes[20]) << 24 |
+                   static_cast<std::uint32_t>(image.bytes[21]) << 16 |
                    static_cast<std::uint32_t>(image.bytes[22]) << 8 | image.bytes[23];
   }
   return image;

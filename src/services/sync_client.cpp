@@ -8,8 +8,6 @@
 //
 // Compression (SND2/RCV2 flags) is chosen per call from PullOptions/PushOptions::compression
 // and the device's sendrecv_v2_<algorithm> features; each file is one compressed stream.
-#include "adbwire/sync.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +22,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/sync.hpp"
+#include "adbwire/sync.hpp"
 #include "services/sync_compression.hpp"
 #include "transport/failure.hpp"
 
@@ -149,11 +148,13 @@ class TempFile {
   // A hidden file beside final: ".NAME.adbwire-XXXXXX".
   bool create(const fs::path& final_path, Failure& failure) {
     fs::path parent = final_path.parent_path();
-    std::string pattern = (parent / ("." + final_path.filename().string() + ".adbwire-XXXXXX")).string();
+    std::string pattern =
+        (parent / ("." + final_path.filename().string() + ".adbwire-XXXXXX")).string();
     fd_ = ::mkstemp(pattern.data());
     if (fd_ < 0) {
-      failure.set(errc::io_error, "cannot create a file in " + (parent.empty() ? std::string(".") : parent.string()) +
-                                      ": " + errno_text(errno));
+      failure.set(errc::io_error, "cannot create a file in " +
+                                      (parent.empty() ? std::string(".") : parent.string()) + ": " +
+                                      errno_text(errno));
       return false;
     }
     path_ = pattern;
@@ -169,7 +170,8 @@ class TempFile {
       return false;
     }
     if (::rename(path_.c_str(), final_path.c_str()) != 0) {
-      failure.set(errc::io_error, "cannot rename " + path_ + " to " + final_path.string() + ": " + errno_text(errno));
+      failure.set(errc::io_error, "cannot rename " + path_ + " to " + final_path.string() + ": " +
+                                      errno_text(errno));
       return false;
     }
     path_.clear();
@@ -235,7 +237,8 @@ struct SyncClient::Impl {
           sendrecv_v2 && d.has_feature(detail::sync_codec_feature(codec));
     }
     const std::size_t payload = d.connection_info().max_payload;
-    write_limit = std::max<std::size_t>(payload, 2 * protocol::kSyncHeaderSize + protocol::kSyncDataMax);
+    write_limit =
+        std::max<std::size_t>(payload, 2 * protocol::kSyncHeaderSize + protocol::kSyncDataMax);
     in.resize(kReadBufferSize);
   }
 
@@ -275,7 +278,8 @@ struct SyncClient::Impl {
           return true;
         }
         if (result == SyncParse::failed) {
-          failure.set(errc::protocol_error, "the device broke the sync protocol: " + reader.error_detail());
+          failure.set(errc::protocol_error,
+                      "the device broke the sync protocol: " + reader.error_detail());
           broken = true;
           return false;
         }
@@ -297,7 +301,8 @@ struct SyncClient::Impl {
 
   bool request(SyncId id, std::string_view path, Failure& failure) {
     if (protocol::append_sync_request(out, id, path)) {
-      failure.set(errc::invalid_argument, "device path longer than 1024 bytes: " + std::string(path));
+      failure.set(errc::invalid_argument,
+                  "device path longer than 1024 bytes: " + std::string(path));
       return false;
     }
     reader.expect(id);
@@ -328,7 +333,8 @@ struct SyncClient::Impl {
 
   // ---- stat / list
 
-  bool stat(std::string_view path, bool follow, RemoteStat& result, Deadline deadline, Failure& failure) {
+  bool stat(std::string_view path, bool follow, RemoteStat& result, Deadline deadline,
+            Failure& failure) {
     if (!ensure(deadline, failure)) return false;
     const SyncId id = stat_v2 ? (follow ? SyncId::sta2 : SyncId::lst2) : SyncId::stat;
     if (!request(id, path, failure) || !flush(deadline, failure)) return false;
@@ -350,9 +356,11 @@ struct SyncClient::Impl {
     return true;
   }
 
-  bool list(std::string_view path, std::vector<RemoteEntry>& entries, Deadline deadline, Failure& failure) {
+  bool list(std::string_view path, std::vector<RemoteEntry>& entries, Deadline deadline,
+            Failure& failure) {
     if (!ensure(deadline, failure)) return false;
-    if (!request(ls_v2 ? SyncId::lis2 : SyncId::list, path, failure) || !flush(deadline, failure)) return false;
+    if (!request(ls_v2 ? SyncId::lis2 : SyncId::list, path, failure) || !flush(deadline, failure))
+      return false;
     for (SyncReply reply;;) {
       if (!next(reply, deadline, failure)) return false;
       if (reply.type == SyncReply::Type::done) return true;
@@ -369,7 +377,8 @@ struct SyncClient::Impl {
 
   // Adds remote (a file or a whole folder) to the plan, to be written at local.
   bool plan_pull(const std::string& remote, const fs::path& local, std::vector<PullItem>& files,
-                 std::vector<PullItem>& folders, TransferStats& stats, Deadline deadline, Failure& failure) {
+                 std::vector<PullItem>& folders, TransferStats& stats, Deadline deadline,
+                 Failure& failure) {
     RemoteStat st;
     if (!stat(remote, true, st, deadline, failure)) return false;
     if (!st.is_directory()) {
@@ -391,7 +400,8 @@ struct SyncClient::Impl {
         RemoteStat target;
         if (stat(child, true, target, deadline, failure) && target.is_regular()) {
           files.push_back({child, child_local, target});
-        } else if (!failure || failure.code == errc::not_found || failure.code == errc::permission_denied) {
+        } else if (!failure || failure.code == errc::not_found ||
+                   failure.code == errc::permission_denied) {
           ++stats.skipped;  // a link to a folder, or a dangling one
           failure = {};
         } else {
@@ -443,7 +453,8 @@ struct SyncClient::Impl {
     for (SyncReply reply;;) {
       if (!next(reply, options.deadline, failure)) {
         failure.detail = "pulling " + item.remote + ": " + failure.detail + " (after " +
-                         std::to_string(progress.file_bytes) + " bytes; nothing was written to " + local_text + ")";
+                         std::to_string(progress.file_bytes) + " bytes; nothing was written to " +
+                         local_text + ")";
         return false;
       }
       if (reply.type == SyncReply::Type::done) {
@@ -469,7 +480,8 @@ struct SyncClient::Impl {
     }
     if (options.keep_attributes) {
       ::fchmod(temp.fd(), static_cast<mode_t>(item.stat.mode & 07777));
-      const timespec times[2] = {{static_cast<time_t>(item.stat.mtime), 0}, {static_cast<time_t>(item.stat.mtime), 0}};
+      const timespec times[2] = {{static_cast<time_t>(item.stat.mtime), 0},
+                                 {static_cast<time_t>(item.stat.mtime), 0}};
       ::futimens(temp.fd(), times);
     } else {
       ::fchmod(temp.fd(), 0644);
@@ -499,24 +511,26 @@ struct SyncClient::Impl {
     }
   }
 
-  TransferStats pull(const std::vector<std::string>& remotes, const fs::path& local, const PullOptions& options,
-                     Failure& failure) {
+  TransferStats pull(const std::vector<std::string>& remotes, const fs::path& local,
+                     const PullOptions& options, Failure& failure) {
     const auto start = Clock::now();
     TransferStats stats;
     std::error_code ignored;
     const bool local_is_folder = fs::is_directory(local, ignored);
     if (remotes.empty() || (remotes.size() > 1 && !local_is_folder)) {
-      failure.set(errc::invalid_argument, remotes.empty() ? std::string("pull needs at least one remote path")
-                                                          : "pulling " + std::to_string(remotes.size()) +
-                                                                " paths needs an existing local folder, not " +
-                                                                local.string());
+      failure.set(errc::invalid_argument, remotes.empty()
+                                              ? std::string("pull needs at least one remote path")
+                                              : "pulling " + std::to_string(remotes.size()) +
+                                                    " paths needs an existing local folder, not " +
+                                                    local.string());
       return stats;
     }
     std::vector<PullItem> files;
     std::vector<PullItem> folders;
     for (const std::string& remote : remotes) {
       const fs::path target = local_is_folder ? local / remote_basename(remote) : local;
-      if (!plan_pull(remote, target, files, folders, stats, options.deadline, failure)) return stats;
+      if (!plan_pull(remote, target, files, folders, stats, options.deadline, failure))
+        return stats;
     }
     SyncProgress progress;
     progress.files_total = files.size();
@@ -528,7 +542,8 @@ struct SyncClient::Impl {
       std::error_code error;
       fs::create_directories(folder.local, error);
       if (error) {
-        failure.set(errc::io_error, "cannot create folder " + folder.local.string() + ": " + error.message());
+        failure.set(errc::io_error,
+                    "cannot create folder " + folder.local.string() + ": " + error.message());
         return stats;
       }
     }
@@ -537,7 +552,8 @@ struct SyncClient::Impl {
       std::error_code error;
       if (!parent.empty()) fs::create_directories(parent, error);
       if (error) {
-        failure.set(errc::io_error, "cannot create folder " + parent.string() + ": " + error.message());
+        failure.set(errc::io_error,
+                    "cannot create folder " + parent.string() + ": " + error.message());
         return stats;
       }
       if (!pull_file(file, options, codec, progress, stats.wire_bytes, failure)) break;
@@ -548,7 +564,8 @@ struct SyncClient::Impl {
     if (!failure && options.keep_attributes) {
       for (auto it = folders.rbegin(); it != folders.rend(); ++it) {
         ::chmod(it->local.c_str(), static_cast<mode_t>(it->stat.mode & 07777));
-        const timespec times[2] = {{static_cast<time_t>(it->stat.mtime), 0}, {static_cast<time_t>(it->stat.mtime), 0}};
+        const timespec times[2] = {{static_cast<time_t>(it->stat.mtime), 0},
+                                   {static_cast<time_t>(it->stat.mtime), 0}};
         ::utimensat(AT_FDCWD, it->local.c_str(), times, 0);
       }
     }
@@ -562,11 +579,13 @@ struct SyncClient::Impl {
                  std::vector<std::string>& empty_folders, TransferStats& stats, Failure& failure) {
     struct stat st {};
     if (::lstat(local.c_str(), &st) != 0) {
-      failure.set(errno == ENOENT ? errc::not_found : errc::io_error, local.string() + ": " + errno_text(errno));
+      failure.set(errno == ENOENT ? errc::not_found : errc::io_error,
+                  local.string() + ": " + errno_text(errno));
       return false;
     }
     if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
-      files.push_back({local, remote, st.st_mode, st.st_mtime, static_cast<std::uint64_t>(st.st_size)});
+      files.push_back(
+          {local, remote, st.st_mode, st.st_mtime, static_cast<std::uint64_t>(st.st_size)});
       return true;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -577,8 +596,8 @@ struct SyncClient::Impl {
     bool empty = true;
     for (const fs::directory_entry& entry : fs::directory_iterator(local, error)) {
       empty = false;
-      if (!plan_push(entry.path(), remote_join(remote, entry.path().filename().string()), files, empty_folders, stats,
-                     failure)) {
+      if (!plan_push(entry.path(), remote_join(remote, entry.path().filename().string()), files,
+                     empty_folders, stats, failure)) {
         return false;
       }
     }
@@ -597,14 +616,16 @@ struct SyncClient::Impl {
     const PushItem* item = waiting.front();
     waiting.pop_front();
     if (reply.type == SyncReply::Type::fail) {
-      failure.set(errc::command_failed, "pushing " + item->local.string() + " to " + item->remote + ": " + reply.message);
+      failure.set(errc::command_failed,
+                  "pushing " + item->local.string() + " to " + item->remote + ": " + reply.message);
       return false;
     }
     return true;
   }
 
   // After a failed write the device may have said why before it closed the stream.
-  void explain_write_failure(std::deque<const PushItem*>& waiting, Deadline deadline, Failure& failure) {
+  void explain_write_failure(std::deque<const PushItem*>& waiting, Deadline deadline,
+                             Failure& failure) {
     Failure reason;
     while (!waiting.empty() && read_ack(waiting, deadline, reason)) {
     }
@@ -655,7 +676,8 @@ struct SyncClient::Impl {
         return false;
       }
       target.push_back('\0');
-      protocol::append_sync_data(out, {reinterpret_cast<const std::uint8_t*>(target.data()), target.size()});
+      protocol::append_sync_data(
+          out, {reinterpret_cast<const std::uint8_t*>(target.data()), target.size()});
       wire_bytes += target.size();
     } else if (compressed) {
       if (!push_compressed(fd, item, codec, waiting, options, progress, wire_bytes, failure))
@@ -683,9 +705,10 @@ struct SyncClient::Impl {
           out.resize(at);
           break;
         }
-        out.resize(at + protocol::kSyncHeaderSize + static_cast<std::size_t>(n));  // shrinking keeps the bytes
-        protocol::write_sync_header(std::span<std::uint8_t, protocol::kSyncHeaderSize>(out.data() + at,
-                                                                                      protocol::kSyncHeaderSize),
+        out.resize(at + protocol::kSyncHeaderSize +
+                   static_cast<std::size_t>(n));  // shrinking keeps the bytes
+        protocol::write_sync_header(std::span<std::uint8_t, protocol::kSyncHeaderSize>(
+                                        out.data() + at, protocol::kSyncHeaderSize),
                                     SyncId::data, static_cast<std::uint32_t>(n));
         progress.file_bytes += static_cast<std::uint64_t>(n);
         progress.total_bytes += static_cast<std::uint64_t>(n);
@@ -751,8 +774,8 @@ struct SyncClient::Impl {
     return encoder->finish(send) || encoder_failed();
   }
 
-  TransferStats push(const std::vector<fs::path>& locals, std::string_view remote, const PushOptions& options,
-                     Failure& failure) {
+  TransferStats push(const std::vector<fs::path>& locals, std::string_view remote,
+                     const PushOptions& options, Failure& failure) {
     const auto start = Clock::now();
     TransferStats stats;
     if (locals.empty()) {
@@ -766,16 +789,19 @@ struct SyncClient::Impl {
       failure = std::move(remote_failure);
       return stats;
     }
-    const bool remote_is_folder = (remote_exists && remote_stat.is_directory()) || remote.ends_with('/');
+    const bool remote_is_folder =
+        (remote_exists && remote_stat.is_directory()) || remote.ends_with('/');
     if (locals.size() > 1 && !remote_is_folder) {
-      failure.set(errc::invalid_argument, "pushing " + std::to_string(locals.size()) +
-                                              " paths needs an existing folder on the device, not " + std::string(remote));
+      failure.set(errc::invalid_argument,
+                  "pushing " + std::to_string(locals.size()) +
+                      " paths needs an existing folder on the device, not " + std::string(remote));
       return stats;
     }
     std::vector<PushItem> files;
     std::vector<std::string> empty_folders;
     for (const fs::path& local : locals) {
-      const std::string target = remote_is_folder ? remote_join(remote, local.filename().string()) : std::string(remote);
+      const std::string target =
+          remote_is_folder ? remote_join(remote, local.filename().string()) : std::string(remote);
       if (!plan_push(local, target, files, empty_folders, stats, failure)) return stats;
     }
     SyncProgress progress;
@@ -792,7 +818,8 @@ struct SyncClient::Impl {
       if (!push_file(file, waiting, options, codec, progress, wire_bytes, failure)) break;
       ++sent;
     }
-    if (!failure && !flush(options.deadline, failure)) explain_write_failure(waiting, options.deadline, failure);
+    if (!failure && !flush(options.deadline, failure))
+      explain_write_failure(waiting, options.deadline, failure);
     while (!failure && !waiting.empty()) read_ack(waiting, options.deadline, failure);
     if (!failure) {
       stats.files = sent;
@@ -811,7 +838,8 @@ struct SyncClient::Impl {
       if (error) {
         failure.set(error, "creating empty folders on the device: " + error.message());
       } else if (result.exit_code > 0) {
-        failure.set(errc::command_failed, "creating empty folders on the device: " + result.err + result.out);
+        failure.set(errc::command_failed,
+                    "creating empty folders on the device: " + result.err + result.out);
       }
     }
     stats.elapsed = Clock::now() - start;
@@ -844,7 +872,7 @@ struct SyncClient::Impl {
   bool ls_v2 = false;
   bool sendrecv_v2 = false;
   bool offered[3] = {};  // by SyncCodec: the device lists sendrecv_v2_<algorithm>
-  bool broken = false;  // mid-reply or after a FAIL: the next call opens a new stream
+  bool broken = false;   // mid-reply or after a FAIL: the next call opens a new stream
   std::string last_error;
 };
 
@@ -862,81 +890,120 @@ SyncClient& SyncClient::operator=(SyncClient&&) noexcept = default;
 SyncClient::~SyncClient() = default;
 
 RemoteStat SyncClient::stat(std::string_view path, Deadline deadline) {
-  return impl_->run<RemoteStat>([&](Failure& f) { RemoteStat s; impl_->stat(path, true, s, deadline, f); return s; },
-                                nullptr);
+  return impl_->run<RemoteStat>(
+      [&](Failure& f) {
+        RemoteStat s;
+        impl_->stat(path, true, s, deadline, f);
+        return s;
+      },
+      nullptr);
 }
 RemoteStat SyncClient::stat(std::string_view path, Deadline deadline, std::error_code& error) {
-  return impl_->run<RemoteStat>([&](Failure& f) { RemoteStat s; impl_->stat(path, true, s, deadline, f); return s; },
-                                &error);
+  return impl_->run<RemoteStat>(
+      [&](Failure& f) {
+        RemoteStat s;
+        impl_->stat(path, true, s, deadline, f);
+        return s;
+      },
+      &error);
 }
 RemoteStat SyncClient::lstat(std::string_view path, Deadline deadline) {
-  return impl_->run<RemoteStat>([&](Failure& f) { RemoteStat s; impl_->stat(path, false, s, deadline, f); return s; },
-                                nullptr);
+  return impl_->run<RemoteStat>(
+      [&](Failure& f) {
+        RemoteStat s;
+        impl_->stat(path, false, s, deadline, f);
+        return s;
+      },
+      nullptr);
 }
 RemoteStat SyncClient::lstat(std::string_view path, Deadline deadline, std::error_code& error) {
-  return impl_->run<RemoteStat>([&](Failure& f) { RemoteStat s; impl_->stat(path, false, s, deadline, f); return s; },
-                                &error);
+  return impl_->run<RemoteStat>(
+      [&](Failure& f) {
+        RemoteStat s;
+        impl_->stat(path, false, s, deadline, f);
+        return s;
+      },
+      &error);
 }
 
 std::vector<RemoteEntry> SyncClient::list(std::string_view path, Deadline deadline) {
   return impl_->run<std::vector<RemoteEntry>>(
-      [&](Failure& f) { std::vector<RemoteEntry> e; impl_->list(path, e, deadline, f); return e; }, nullptr);
+      [&](Failure& f) {
+        std::vector<RemoteEntry> e;
+        impl_->list(path, e, deadline, f);
+        return e;
+      },
+      nullptr);
 }
-std::vector<RemoteEntry> SyncClient::list(std::string_view path, Deadline deadline, std::error_code& error) {
+std::vector<RemoteEntry> SyncClient::list(std::string_view path, Deadline deadline,
+                                          std::error_code& error) {
   return impl_->run<std::vector<RemoteEntry>>(
-      [&](Failure& f) { std::vector<RemoteEntry> e; impl_->list(path, e, deadline, f); return e; }, &error);
+      [&](Failure& f) {
+        std::vector<RemoteEntry> e;
+        impl_->list(path, e, deadline, f);
+        return e;
+      },
+      &error);
 }
 
-TransferStats SyncClient::pull(std::string_view remote, const fs::path& local, const PullOptions& options) {
+TransferStats SyncClient::pull(std::string_view remote, const fs::path& local,
+                               const PullOptions& options) {
   return pull(std::vector<std::string>{std::string(remote)}, local, options);
 }
-TransferStats SyncClient::pull(std::string_view remote, const fs::path& local, const PullOptions& options,
-                               std::error_code& error) {
+TransferStats SyncClient::pull(std::string_view remote, const fs::path& local,
+                               const PullOptions& options, std::error_code& error) {
   return pull(std::vector<std::string>{std::string(remote)}, local, options, error);
 }
 TransferStats SyncClient::pull(const std::vector<std::string>& remotes, const fs::path& local,
                                const PullOptions& options) {
-  return impl_->run<TransferStats>([&](Failure& f) { return impl_->pull(remotes, local, options, f); }, nullptr);
+  return impl_->run<TransferStats>(
+      [&](Failure& f) { return impl_->pull(remotes, local, options, f); }, nullptr);
 }
 TransferStats SyncClient::pull(const std::vector<std::string>& remotes, const fs::path& local,
                                const PullOptions& options, std::error_code& error) {
-  return impl_->run<TransferStats>([&](Failure& f) { return impl_->pull(remotes, local, options, f); }, &error);
+  return impl_->run<TransferStats>(
+      [&](Failure& f) { return impl_->pull(remotes, local, options, f); }, &error);
 }
 
-TransferStats SyncClient::push(const fs::path& local, std::string_view remote, const PushOptions& options) {
+TransferStats SyncClient::push(const fs::path& local, std::string_view remote,
+                               const PushOptions& options) {
   return push(std::vector<fs::path>{local}, remote, options);
 }
-TransferStats SyncClient::push(const fs::path& local, std::string_view remote, const PushOptions& options,
-                               std::error_code& error) {
+TransferStats SyncClient::push(const fs::path& local, std::string_view remote,
+                               const PushOptions& options, std::error_code& error) {
   return push(std::vector<fs::path>{local}, remote, options, error);
 }
 TransferStats SyncClient::push(const std::vector<fs::path>& locals, std::string_view remote,
                                const PushOptions& options) {
-  return impl_->run<TransferStats>([&](Failure& f) { return impl_->push(locals, remote, options, f); }, nullptr);
+  return impl_->run<TransferStats>(
+      [&](Failure& f) { return impl_->push(locals, remote, options, f); }, nullptr);
 }
 TransferStats SyncClient::push(const std::vector<fs::path>& locals, std::string_view remote,
                                const PushOptions& options, std::error_code& error) {
-  return impl_->run<TransferStats>([&](Failure& f) { return impl_->push(locals, remote, options, f); }, &error);
+  return impl_->run<TransferStats>(
+      [&](Failure& f) { return impl_->push(locals, remote, options, f); }, &error);
 }
 
 const std::string& SyncClient::last_error() const noexcept { return impl_->last_error; }
 
-TransferStats pull(Device& device, std::string_view remote, const fs::path& local, const PullOptions& options) {
+TransferStats pull(Device& device, std::string_view remote, const fs::path& local,
+                   const PullOptions& options) {
   return SyncClient(device, options.deadline).pull(remote, local, options);
 }
 
-TransferStats pull(Device& device, std::string_view remote, const fs::path& local, const PullOptions& options,
-                   std::error_code& error) {
+TransferStats pull(Device& device, std::string_view remote, const fs::path& local,
+                   const PullOptions& options, std::error_code& error) {
   SyncClient client(device, options.deadline, error);
   return error ? TransferStats{} : client.pull(remote, local, options, error);
 }
 
-TransferStats push(Device& device, const fs::path& local, std::string_view remote, const PushOptions& options) {
+TransferStats push(Device& device, const fs::path& local, std::string_view remote,
+                   const PushOptions& options) {
   return SyncClient(device, options.deadline).push(local, remote, options);
 }
 
-TransferStats push(Device& device, const fs::path& local, std::string_view remote, const PushOptions& options,
-                   std::error_code& error) {
+TransferStats push(Device& device, const fs::path& local, std::string_view remote,
+                   const PushOptions& options, std::error_code& error) {
   SyncClient client(device, options.deadline, error);
   return error ? TransferStats{} : client.push(local, remote, options, error);
 }

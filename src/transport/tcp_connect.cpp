@@ -6,8 +6,9 @@
 
 namespace adbwire::transport {
 
-TcpConnectResult connect_with_deadline(asio::io_context& io, asio::ip::tcp::socket& socket, const std::string& host,
-                                       std::uint16_t port, Deadline deadline) {
+TcpConnectResult connect_with_deadline(asio::io_context& io, asio::ip::tcp::socket& socket,
+                                       const std::string& host, std::uint16_t port,
+                                       Deadline deadline) {
   using Outcome = TcpConnectResult::Outcome;
   asio::ip::tcp::resolver resolver(io);
   asio::steady_timer timer(io, deadline);
@@ -38,16 +39,17 @@ TcpConnectResult connect_with_deadline(asio::io_context& io, asio::ip::tcp::sock
     const std::array endpoints{asio::ip::tcp::endpoint(literal, port)};
     asio::async_connect(socket, endpoints, on_connect);
   } else {
-    resolver.async_resolve(host, std::to_string(port),
-                           [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
-                             if (error) {
-                               result = {Outcome::unresolved, error};
-                               connect_done = true;
-                               timer.cancel();
-                               return;
-                             }
-                             asio::async_connect(socket, results, on_connect);
-                           });
+    resolver.async_resolve(
+        host, std::to_string(port),
+        [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
+          if (error) {
+            result = {Outcome::unresolved, error};
+            connect_done = true;
+            timer.cancel();
+            return;
+          }
+          asio::async_connect(socket, results, on_connect);
+        });
   }
   // Every handler above refers to these locals: run until both chains have finished.
   while (!(timer_done && connect_done)) io.run_one();

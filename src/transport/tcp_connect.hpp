@@ -24,7 +24,8 @@ struct TcpConnectResult {
 // thread of its own, which cost a thread start per command through the adb server. Runs io
 // until the connect and its timer have both finished; the caller restarts io if it runs it
 // again.
-TcpConnectResult connect_with_deadline(asio::io_context& io, asio::ip::tcp::socket& socket, const std::string& host,
-                                       std::uint16_t port, Deadline deadline);
+TcpConnectResult connect_with_deadline(asio::io_context& io, asio::ip::tcp::socket& socket,
+                                       const std::string& host, std::uint16_t port,
+                                       Deadline deadline);
 
 }  // namespace adbwire::transport

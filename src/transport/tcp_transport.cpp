@@ -60,7 +60,8 @@ std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& 
                                      "(is the host reachable? check the address and any firewall)");
       return nullptr;
     case TcpConnectResult::Outcome::unresolved:
-      failure.set(errc::not_found, "cannot resolve host '" + host + "': " + connected.error.message());
+      failure.set(errc::not_found,
+                  "cannot resolve host '" + host + "': " + connected.error.message());
       return nullptr;
     case TcpConnectResult::Outcome::refused:
       failure.set(
@@ -70,7 +71,8 @@ std::unique_ptr<Transport> connect_tcp(asio::io_context& io, const std::string& 
               "(`adbwire vdevice`, or `adb tcpip 5555` on a USB-connected phone) or fix the port");
       return nullptr;
     case TcpConnectResult::Outcome::failed:
-      failure.set(errc::io_error, "TCP connect to " + where + " failed: " + connected.error.message());
+      failure.set(errc::io_error,
+                  "TCP connect to " + where + " failed: " + connected.error.message());
       return nullptr;
   }
   std::error_code option_error;

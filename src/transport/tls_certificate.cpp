@@ -46,18 +46,18 @@ X509Ptr self_signed_certificate(EVP_PKEY* key, detail::Failure& failure) {
   bool ok = cert != nullptr && key != nullptr;
   if (ok) {
     X509_NAME* subject = X509_get_subject_name(cert.get());
-    ok = X509_set_version(cert.get(), X509_VERSION_3) == 1 &&
-         ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), 1) == 1 &&
-         X509_gmtime_adj(X509_getm_notBefore(cert.get()), 0) != nullptr &&
-         X509_gmtime_adj(X509_getm_notAfter(cert.get()), kValiditySeconds) != nullptr &&
-         X509_set_pubkey(cert.get(), key) == 1 && add_text(subject, "C", "US") &&
-         add_text(subject, "O", "Android") && add_text(subject, "CN", "Adb") &&
-         X509_set_issuer_name(cert.get(), subject) == 1 &&
-         add_extension(cert.get(), NID_basic_constraints, "critical,CA:TRUE") &&
-         add_extension(cert.get(), NID_key_usage,
-                       "critical,keyCertSign,cRLSign,digitalSignature") &&
-         add_extension(cert.get(), NID_subject_key_identifier, "hash") &&
-         X509_sign(cert.get(), key, EVP_sha256()) > 0;
+    ok =
+        X509_set_version(cert.get(), X509_VERSION_3) == 1 &&
+        ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), 1) == 1 &&
+        X509_gmtime_adj(X509_getm_notBefore(cert.get()), 0) != nullptr &&
+        X509_gmtime_adj(X509_getm_notAfter(cert.get()), kValiditySeconds) != nullptr &&
+        X509_set_pubkey(cert.get(), key) == 1 && add_text(subject, "C", "US") &&
+        add_text(subject, "O", "Android") && add_text(subject, "CN", "Adb") &&
+        X509_set_issuer_name(cert.get(), subject) == 1 &&
+        add_extension(cert.get(), NID_basic_constraints, "critical,CA:TRUE") &&
+        add_extension(cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature") &&
+        add_extension(cert.get(), NID_subject_key_identifier, "hash") &&
+        X509_sign(cert.get(), key, EVP_sha256()) > 0;
   }
   if (!ok) {
     failure.set(errc::io_error,

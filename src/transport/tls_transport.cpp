@@ -1,8 +1,7 @@
 #include "transport/tls_transport.hpp"
 
-#include <asio/post.hpp>
-
 #include <algorithm>
+#include <asio/post.hpp>
 #include <cctype>
 #include <cstring>
 #include <utility>
@@ -80,7 +79,8 @@ int TlsTransport::choose_certificate(SSL* ssl, void* opaque) {
       auto hash = hash_from_ca_name(sk_X509_NAME_value(names, i));
       if (!hash) continue;
       // adbd writes upper-case hex; AOSP's host decodes either case, so we compare in one.
-      std::transform(hash->begin(), hash->end(), hash->begin(), [](unsigned char c) { return std::toupper(c); });
+      std::transform(hash->begin(), hash->end(), hash->begin(),
+                     [](unsigned char c) { return std::toupper(c); });
       const auto match = std::find(chooser.hashes.begin(), chooser.hashes.end(), *hash);
       if (match != chooser.hashes.end()) {
         chooser.chosen = static_cast<std::size_t>(match - chooser.hashes.begin());
@@ -91,9 +91,8 @@ int TlsTransport::choose_certificate(SSL* ssl, void* opaque) {
   EVP_PKEY* key = chooser.keys[chooser.chosen];
   detail::Failure ignored;
   X509Ptr cert = self_signed_certificate(key, ignored);
-  return cert && SSL_use_certificate(ssl, cert.get()) == 1 && SSL_use_PrivateKey(ssl, key) == 1
-             ? 1
-             : 0;
+  return cert && SSL_use_certificate(ssl, cert.get()) == 1 && SSL_use_PrivateKey(ssl, key) == 1 ? 1
+                                                                                                : 0;
 }
 
 void TlsTransport::async_read_some(std::span<std::uint8_t> buffer, Handler handler) {
@@ -191,9 +190,9 @@ void TlsTransport::tls_failed(const detail::Failure& why) {
   } else if (why.code == errc::closed) {
     failure_.set(errc::closed, target_ + " ended the TLS session (close_notify)");
   } else if (!engine_->handshake_done()) {
-    failure_.set(why.code, target_ + " asked for TLS (STLS) but the TLS 1.3 handshake failed: " +
-                               why.detail +
-                               "; is it an adbd Wireless debugging port (Android 11+)?");
+    failure_.set(why.code,
+                 target_ + " asked for TLS (STLS) but the TLS 1.3 handshake failed: " + why.detail +
+                     "; is it an adbd Wireless debugging port (Android 11+)?");
   } else {
     failure_.set(why.code, target_ + " broke the TLS session: " + why.detail);
   }

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <asio/io_context.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>

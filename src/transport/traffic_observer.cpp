@@ -21,8 +21,8 @@ class ObservedTransport final : public Transport {
       : inner_(std::move(inner)), observer_(std::move(observer)), sending_(sending) {}
 
   void async_read_some(std::span<std::uint8_t> buffer, Handler handler) override {
-    inner_->async_read_some(buffer, [this, buffer, handler = std::move(handler)](const std::error_code& error,
-                                                                                std::size_t bytes) {
+    inner_->async_read_some(buffer, [this, buffer, handler = std::move(handler)](
+                                        const std::error_code& error, std::size_t bytes) {
       if (bytes > 0) observer_->on_bytes(opposite(sending_), buffer.first(bytes));
       handler(error, bytes);
     });
@@ -56,18 +56,20 @@ class FileRecorder final : public TrafficObserver {
 
 }  // namespace
 
-std::unique_ptr<Transport> observe(std::unique_ptr<Transport> inner, std::shared_ptr<TrafficObserver> observer,
+std::unique_ptr<Transport> observe(std::unique_ptr<Transport> inner,
+                                   std::shared_ptr<TrafficObserver> observer,
                                    CaptureDirection sending) {
   return std::make_unique<ObservedTransport>(std::move(inner), std::move(observer), sending);
 }
 
 std::shared_ptr<TrafficObserver> record_to_file(const std::filesystem::path& path,
-                                                const CaptureWriterOptions& options, detail::Failure& failure) {
+                                                const CaptureWriterOptions& options,
+                                                detail::Failure& failure) {
   std::error_code error;
   auto recorder = capture::CaptureRecorder::create(path, options.link, error);
   if (!recorder) {
-    failure.set(error, "cannot create the capture file " + path.string() + " (" + std::strerror(errno) +
-                           "): check the folder exists and is writable");
+    failure.set(error, "cannot create the capture file " + path.string() + " (" +
+                           std::strerror(errno) + "): check the folder exists and is writable");
     return nullptr;
   }
   return std::make_shared<FileRecorder>(recorder->add(options));

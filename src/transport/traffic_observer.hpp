@@ -25,12 +25,14 @@ class TrafficObserver {
 // Wraps inner so observer sees each write when it is issued (before the peer can answer it,
 // which keeps a recording's order causal) and each read when it completes. `sending` is the
 // direction of writes (host_to_device on the host, device_to_host on a device).
-std::unique_ptr<Transport> observe(std::unique_ptr<Transport> inner, std::shared_ptr<TrafficObserver> observer,
+std::unique_ptr<Transport> observe(std::unique_ptr<Transport> inner,
+                                   std::shared_ptr<TrafficObserver> observer,
                                    CaptureDirection sending = CaptureDirection::host_to_device);
 
 // An observer that records into a new pcapng at path (see capture_writer.hpp). Returns
 // nullptr with failure io_error (naming the file) when the file cannot be created.
 std::shared_ptr<TrafficObserver> record_to_file(const std::filesystem::path& path,
-                                                const CaptureWriterOptions& options, detail::Failure& failure);
+                                                const CaptureWriterOptions& options,
+                                                detail::Failure& failure);
 
 }  // namespace adbwire::transport

@@ -125,9 +125,9 @@ std::vector<UsbDevice> list_adb_devices(UsbBackend& backend, detail::Failure& fa
     const auto choice = find_adb_interface(record);
     if (!choice) continue;
     const auto same = std::find_if(known.begin(), known.end(), [&record](const UsbDevice& device) {
-      return device.access == UsbAccess::ok && device.bus == record.bus && device.address == record.address &&
-             device.port_path == record.port_path && device.vendor_id == record.vendor_id &&
-             device.product_id == record.product_id;
+      return device.access == UsbAccess::ok && device.bus == record.bus &&
+             device.address == record.address && device.port_path == record.port_path &&
+             device.vendor_id == record.vendor_id && device.product_id == record.product_id;
     });
     if (same != known.end()) {
       devices.push_back(*same);

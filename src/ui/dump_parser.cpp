@@ -246,8 +246,8 @@ Snapshot parse_dump(std::string xml, const SnapshotOptions& options, std::error_
   const pugi::xml_parse_result result = impl.document.load_buffer_inplace(
       impl.buffer.data() + start, end - start, kParseOptions, pugi::encoding_utf8);
   if (!result) {
-    const std::string message =
-        syntax_error(newlines, start + static_cast<std::size_t>(result.offset), result.description());
+    const std::string message = syntax_error(
+        newlines, start + static_cast<std::size_t>(result.offset), result.description());
     snapshot = Snapshot();
     fail(error, detail, message);
     return snapshot;

@@ -14,7 +14,7 @@ enum class Kind : std::uint8_t {
   dropped,    // nothing left to show
   collapsed,  // an unlabeled wrapper: its one kept child stands in its place
   printed,
-  hoisted,    // compact mode: an unlabeled group whose children move up to its depth
+  hoisted,  // compact mode: an unlabeled group whose children move up to its depth
 };
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
@@ -112,8 +112,8 @@ class Pruner {
     ref_below_[i] = ref_below;
 
     const bool labeled =
-        node.ref != 0 || (!bare_[i] && (!node.text.empty() || !node.content_desc.empty() ||
-                                        has_shown_state(node)));
+        node.ref != 0 ||
+        (!bare_[i] && (!node.text.empty() || !node.content_desc.empty() || has_shown_state(node)));
     const std::uint32_t kept = end - begin;
     if (labeled) {
       kind_[i] = Kind::printed;
@@ -181,7 +181,7 @@ class Pruner {
   std::vector<NodeIndex> stand_in_;  // the node printed in place of each node, or kNoNode
   std::vector<std::uint8_t> bare_;
   std::vector<std::uint8_t> ref_below_;
-  std::vector<std::uint64_t> signature_;  // of the subtree as it renders
+  std::vector<std::uint64_t> signature_;                       // of the subtree as it renders
   std::vector<std::pair<std::uint32_t, std::uint32_t>> kids_;  // ranges of arena_
   std::vector<NodeIndex> arena_;
   SeenSignatures seen_;

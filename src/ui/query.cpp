@@ -22,9 +22,12 @@ bool contains_ignoring_case(std::string_view hay, std::string_view needle) noexc
 
 std::string_view field_of(const Node& node, FindField field) noexcept {
   switch (field) {
-    case FindField::resource_id: return node.resource_id;
-    case FindField::text: return node.text;
-    case FindField::content_desc: return node.content_desc;
+    case FindField::resource_id:
+      return node.resource_id;
+    case FindField::text:
+      return node.text;
+    case FindField::content_desc:
+      return node.content_desc;
   }
   return {};
 }
@@ -43,7 +46,8 @@ bool matches(const Node& node, FindField field, std::string_view value, MatchMod
 // possibly overlapping half-open intervals): the centre itself when free, else the middle
 // of the nearest free stretch. Returns false when nothing is free.
 bool free_coordinate(std::int32_t lo, std::int32_t hi, std::int32_t centre,
-                     std::vector<std::pair<std::int32_t, std::int32_t>>& taken, std::int32_t& best) {
+                     std::vector<std::pair<std::int32_t, std::int32_t>>& taken,
+                     std::int32_t& best) {
   std::sort(taken.begin(), taken.end());
   bool found = false;
   std::int64_t best_distance = 0;
@@ -69,7 +73,8 @@ bool free_coordinate(std::int32_t lo, std::int32_t hi, std::int32_t centre,
 
 }  // namespace
 
-std::vector<NodeIndex> Snapshot::find(FindField field, std::string_view value, MatchMode mode) const {
+std::vector<NodeIndex> Snapshot::find(FindField field, std::string_view value,
+                                      MatchMode mode) const {
   std::vector<NodeIndex> hits;
   if (value.empty()) return hits;
   for (NodeIndex i = 0; i < impl_->nodes.size(); ++i) {
@@ -175,7 +180,8 @@ ElementInfo Snapshot::info(NodeIndex index) const {
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   std::vector<std::int32_t> rows{result.center.y};
-  for (std::size_t k = 0; k + 1 < edges.size(); ++k) rows.push_back(edges[k] + (edges[k + 1] - edges[k]) / 2);
+  for (std::size_t k = 0; k + 1 < edges.size(); ++k)
+    rows.push_back(edges[k] + (edges[k + 1] - edges[k]) / 2);
 
   bool found = false;
   std::int64_t best_distance = 0;
@@ -186,7 +192,8 @@ ElementInfo Snapshot::info(NodeIndex index) const {
       if (y >= o.top && y < o.bottom) taken.emplace_back(o.left, o.right);
     }
     std::int32_t x = 0;
-    if (!free_coordinate(target.bounds.left, target.bounds.right, result.center.x, taken, x)) continue;
+    if (!free_coordinate(target.bounds.left, target.bounds.right, result.center.x, taken, x))
+      continue;
     const std::int64_t dx = x - result.center.x;
     const std::int64_t dy = y - result.center.y;
     const std::int64_t distance = dx * dx + dy * dy;

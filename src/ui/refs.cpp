@@ -59,13 +59,14 @@ void assign_refs(detail::SnapshotState& impl) {
     info.label = label_of(node);
     const std::string shared = identity_fields(node);
     info.exact_token = shared;
-    for (std::int32_t v : {node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom}) {
+    for (std::int32_t v :
+         {node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom}) {
       info.exact_token += std::to_string(quantize(v));
       info.exact_token += kFieldSeparator;
     }
     info.identity_token = shared;
-    for (bool flag : {node.clickable, node.long_clickable, node.editable, node.scrollable,
-                      node.checkable}) {
+    for (bool flag :
+         {node.clickable, node.long_clickable, node.editable, node.scrollable, node.checkable}) {
       info.identity_token += flag ? '1' : '0';
     }
   }
@@ -101,20 +102,22 @@ NodeIndex resolve(const RefInfo& old, const Snapshot& current) {
   std::error_code error;
   const NodeIndex node = resolve(old, current, error);
   if (error == errc::invalid_argument) {
-    throw Error(error, "resolve: the RefInfo carries no tokens; pass one taken from Snapshot::refs()");
+    throw Error(error,
+                "resolve: the RefInfo carries no tokens; pass one taken from Snapshot::refs()");
   }
   if (error) {
     std::size_t identity_hits = 0;
     for (const RefInfo& candidate : current.refs()) {
       if (candidate.identity_token == old.identity_token) ++identity_hits;
     }
-    throw Error(error, "ref " + std::to_string(old.ref) + " (" + old.label +
-                           ") does not match the current screen: " +
-                           (identity_hits == 0
-                                ? std::string("no element like it is there")
-                                : std::to_string(identity_hits) +
-                                      " elements look like it and none is uniquely at its old place") +
-                           "; take a new snapshot and use its refs");
+    throw Error(error,
+                "ref " + std::to_string(old.ref) + " (" + old.label +
+                    ") does not match the current screen: " +
+                    (identity_hits == 0
+                         ? std::string("no element like it is there")
+                         : std::to_string(identity_hits) +
+                               " elements look like it and none is uniquely at its old place") +
+                    "; take a new snapshot and use its refs");
   }
   return node;
 }

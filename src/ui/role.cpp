@@ -44,14 +44,18 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kRoles{{
 // "web.<CDP AX role>"; their role names follow the native ones where there is one.
 constexpr std::string_view kWebPrefix = "web.";
 constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kWebRoles{{
-    {"button", "Button"},       {"link", "Link"},           {"textbox", "TextInput"},
-    {"searchbox", "TextInput"}, {"spinbutton", "TextInput"}, {"combobox", "Select"},
-    {"listbox", "Select"},      {"option", "Option"},       {"checkbox", "CheckBox"},
-    {"radio", "Radio"},         {"switch", "Switch"},       {"slider", "Slider"},
-    {"menuitem", "MenuItem"},   {"tab", "Tab"},             {"tablist", "TabList"},
-    {"heading", "Heading"},     {"image", "Image"},         {"img", "Image"},
-    {"StaticText", "Text"},     {"list", "List"},           {"listitem", "ListItem"},
-    {"progressbar", "Progress"}, {"dialog", "Dialog"},      {"RootWebArea", "WebPage"},
+    {"button", "Button"},        {"link", "Link"},
+    {"textbox", "TextInput"},    {"searchbox", "TextInput"},
+    {"spinbutton", "TextInput"}, {"combobox", "Select"},
+    {"listbox", "Select"},       {"option", "Option"},
+    {"checkbox", "CheckBox"},    {"radio", "Radio"},
+    {"switch", "Switch"},        {"slider", "Slider"},
+    {"menuitem", "MenuItem"},    {"tab", "Tab"},
+    {"tablist", "TabList"},      {"heading", "Heading"},
+    {"image", "Image"},          {"img", "Image"},
+    {"StaticText", "Text"},      {"list", "List"},
+    {"listitem", "ListItem"},    {"progressbar", "Progress"},
+    {"dialog", "Dialog"},        {"RootWebArea", "WebPage"},
 }};
 
 bool ends_with(std::string_view s, std::string_view suffix) noexcept {

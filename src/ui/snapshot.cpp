@@ -14,15 +14,16 @@ std::span<const Node> Snapshot::nodes() const noexcept { return impl_->nodes; }
 
 const Node& Snapshot::node(NodeIndex index) const {
   if (index >= impl_->nodes.size()) {
-    throw std::out_of_range("ui::Snapshot::node: index " + std::to_string(index) +
-                            " is past the " + std::to_string(impl_->nodes.size()) + " nodes");
+    throw std::out_of_range("ui::Snapshot::node: index " + std::to_string(index) + " is past the " +
+                            std::to_string(impl_->nodes.size()) + " nodes");
   }
   return impl_->nodes[index];
 }
 
 std::span<const Attribute> Snapshot::extra_attributes(NodeIndex index) const {
   const Node& n = node(index);
-  return std::span<const Attribute>(impl_->extras).subspan(n.extra_begin, n.extra_end - n.extra_begin);
+  return std::span<const Attribute>(impl_->extras)
+      .subspan(n.extra_begin, n.extra_end - n.extra_begin);
 }
 
 std::span<const RefInfo> Snapshot::refs() const noexcept { return impl_->refs; }

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <pugixml.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +14,7 @@ namespace adbwire::ui {
 struct OutputLine {
   NodeIndex node = kNoNode;  // kNoNode for a "- …" line standing for a cut subtree
   std::uint32_t depth = 0;
-  bool bare = false;         // interactive_only hid this node's text, desc and states
+  bool bare = false;                   // interactive_only hid this node's text, desc and states
   std::uint32_t first_hidden_ref = 0;  // cut lines: refs first_hidden_ref.. hidden
   std::uint32_t hidden_refs = 0;
 };

@@ -13,7 +13,8 @@ namespace adbwire::vdevice {
 AuthorizedKeys::AuthorizedKeys(std::filesystem::path file, bool accept_new)
     : file_(std::move(file)), accept_new_(accept_new) {}
 
-bool AuthorizedKeys::verify(std::span<const std::uint8_t> token, std::span<const std::uint8_t> signature) const {
+bool AuthorizedKeys::verify(std::span<const std::uint8_t> token,
+                            std::span<const std::uint8_t> signature) const {
   if (file_.empty()) return false;
   std::ifstream in(file_);
   std::string line;
@@ -26,14 +27,16 @@ bool AuthorizedKeys::verify(std::span<const std::uint8_t> token, std::span<const
 }
 
 bool AuthorizedKeys::offer(std::string_view key_line) const {
-  while (!key_line.empty() && (key_line.back() == '\0' || key_line.back() == '\n' || key_line.back() == '\r')) {
+  while (!key_line.empty() &&
+         (key_line.back() == '\0' || key_line.back() == '\n' || key_line.back() == '\r')) {
     key_line.remove_suffix(1);
   }
   if (!accept_new_ || file_.empty()) return false;
   std::error_code error;
   PublicKey::parse(key_line, error);
   if (error) {
-    std::fprintf(stderr, "adbwire vdevice: ignoring an unparsable public key offered by a host: %s\n",
+    std::fprintf(stderr,
+                 "adbwire vdevice: ignoring an unparsable public key offered by a host: %s\n",
                  error.message().c_str());
     return false;
   }
@@ -41,7 +44,9 @@ bool AuthorizedKeys::offer(std::string_view key_line) const {
   out << key_line << '\n';
   out.flush();
   if (!out) {
-    std::fprintf(stderr, "adbwire vdevice: cannot append the host's key to %s: check the folder exists and is writable\n",
+    std::fprintf(stderr,
+                 "adbwire vdevice: cannot append the host's key to %s: check the folder exists and "
+                 "is writable\n",
                  file_.c_str());
     return false;
   }

@@ -1,11 +1,11 @@
 #include "vdevice/connection.hpp"
 
-#include <asio/post.hpp>
-#include <asio/write.hpp>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <array>
+#include <asio/post.hpp>
+#include <asio/write.hpp>
 #include <cstdio>
 #include <random>
 #include <utility>
@@ -28,8 +28,8 @@ std::array<std::uint8_t, protocol::kAuthTokenSize> random_token() {
 
 }  // namespace
 
-Connection::Connection(asio::ip::tcp::socket socket, protocol::SessionOptions options, DeviceContext& device,
-                       const AuthorizedKeys& keys, ConnectionFaultPlan fault)
+Connection::Connection(asio::ip::tcp::socket socket, protocol::SessionOptions options,
+                       DeviceContext& device, const AuthorizedKeys& keys, ConnectionFaultPlan fault)
     : socket_(std::move(socket)),
       session_(std::move(options)),
       device_(device),
@@ -38,7 +38,8 @@ Connection::Connection(asio::ip::tcp::socket socket, protocol::SessionOptions op
       slow_timer_(socket_.get_executor()) {
   std::error_code error;
   auto endpoint = socket_.remote_endpoint(error);
-  peer_ = error ? "unknown peer" : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  peer_ = error ? "unknown peer"
+                : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   socket_.set_option(asio::ip::tcp::no_delay(true), error);
 }
 
@@ -79,7 +80,8 @@ void Connection::wake() {
 
 void Connection::read() {
   read_buffer_.resize(kReadSize);
-  socket_.async_read_some(asio::buffer(read_buffer_), [self = shared_from_this()](std::error_code error, std::size_t n) {
+  socket_.async_read_some(asio::buffer(read_buffer_), [self = shared_from_this()](
+                                                          std::error_code error, std::size_t n) {
     if (self->closed_) return;
     if (error) {
       // EOF or reset: the host went away, which is how adb disconnects.
@@ -91,7 +93,8 @@ void Connection::read() {
       self->read();
       return;
     }
-    if (self->recording_) self->recording_->record(CaptureDirection::host_to_device, {self->read_buffer_.data(), n});
+    if (self->recording_)
+      self->recording_->record(CaptureDirection::host_to_device, {self->read_buffer_.data(), n});
     std::span<const std::uint8_t> bytes(self->read_buffer_.data(), n);
     if (self->tls_ && !self->tls_->inbound(bytes, self->session_, bytes)) {
       self->tls_->report_failure(self->socket_, self->peer_);
@@ -101,8 +104,9 @@ void Connection::read() {
     std::error_code protocol_error = self->session_.receive(bytes);
     self->process();
     if (protocol_error) {
-      std::fprintf(stderr, "adbwire vdevice: %s: %s (%s); closing this connection\n", self->peer_.c_str(),
-                   protocol_error.message().c_str(), self->session_.error_detail().c_str());
+      std::fprintf(stderr, "adbwire vdevice: %s: %s (%s); closing this connection\n",
+                   self->peer_.c_str(), protocol_error.message().c_str(),
+                   self->session_.error_detail().c_str());
       self->close();
       return;
     }
@@ -140,7 +144,8 @@ void Connection::handle(protocol::Event& event) {
       send_fresh_token(false);
       break;
     case Type::auth_signature:
-      if (fault_.kind != ConnectionFault::refuse_auth && keys_.verify(session_.auth_token(), event.data)) {
+      if (fault_.kind != ConnectionFault::refuse_auth &&
+          keys_.verify(session_.auth_token(), event.data)) {
         session_.accept_auth();
       } else {
         send_fresh_token(true);
@@ -148,7 +153,9 @@ void Connection::handle(protocol::Event& event) {
       break;
     case Type::auth_public_key:
       // Not accepted: the host stays unauthorized, as with a dialog nobody answers.
-      if (fault_.kind != ConnectionFault::refuse_auth && keys_.offer({reinterpret_cast<const char*>(event.data.data()), event.data.size()})) session_.accept_auth();
+      if (fault_.kind != ConnectionFault::refuse_auth &&
+          keys_.offer({reinterpret_cast<const char*>(event.data.data()), event.data.size()}))
+        session_.accept_auth();
       break;
     case Type::open_requested: {
       std::string_view destination = event.service;
@@ -213,7 +220,8 @@ void Connection::handle(protocol::Event& event) {
 
 void Connection::flush() {
   if (writing_ || closed_ || stalled_) return;
-  const std::span<const std::uint8_t> pending = tls_ ? tls_->outbound(session_) : session_.pending_output();
+  const std::span<const std::uint8_t> pending =
+      tls_ ? tls_->outbound(session_) : session_.pending_output();
   if (pending.empty()) return;
   write_buffer_.assign(pending.begin(), pending.end());
   if (tls_) {
@@ -240,19 +248,20 @@ void Connection::flush() {
 }
 
 void Connection::write_pending() {
-  asio::async_write(socket_, asio::buffer(write_buffer_), [self = shared_from_this()](std::error_code error, std::size_t) {
-    self->writing_ = false;
-    if (self->closed_) return;
-    if (error || self->after_write_ == AfterWrite::close) {
-      self->close();
-      return;
-    }
-    if (self->after_write_ == AfterWrite::stall) {
-      self->stalled_ = true;
-      return;
-    }
-    self->flush();
-  });
+  asio::async_write(socket_, asio::buffer(write_buffer_),
+                    [self = shared_from_this()](std::error_code error, std::size_t) {
+                      self->writing_ = false;
+                      if (self->closed_) return;
+                      if (error || self->after_write_ == AfterWrite::close) {
+                        self->close();
+                        return;
+                      }
+                      if (self->after_write_ == AfterWrite::stall) {
+                        self->stalled_ = true;
+                        return;
+                      }
+                      self->flush();
+                    });
 }
 
 Connection::AfterWrite Connection::apply_output_fault() {
@@ -260,7 +269,8 @@ Connection::AfterWrite Connection::apply_output_fault() {
   switch (fault_.kind) {
     case ConnectionFault::drop:
     case ConnectionFault::stall: {
-      const std::uint64_t budget = fault_.after_bytes > bytes_sent_ ? fault_.after_bytes - bytes_sent_ : 0;
+      const std::uint64_t budget =
+          fault_.after_bytes > bytes_sent_ ? fault_.after_bytes - bytes_sent_ : 0;
       if (write_buffer_.size() >= budget) {
         write_buffer_.resize(budget);
         after = fault_.kind == ConnectionFault::drop ? AfterWrite::close : AfterWrite::stall;
@@ -274,7 +284,8 @@ Connection::AfterWrite Connection::apply_output_fault() {
         if (message_left_ == 0) {
           if (at + protocol::kHeaderSize > write_buffer_.size()) break;
           const std::uint8_t* header = write_buffer_.data() + at;
-          const std::uint32_t length = static_cast<std::uint32_t>(header[12]) | static_cast<std::uint32_t>(header[13]) << 8 |
+          const std::uint32_t length = static_cast<std::uint32_t>(header[12]) |
+                                       static_cast<std::uint32_t>(header[13]) << 8 |
                                        static_cast<std::uint32_t>(header[14]) << 16 |
                                        static_cast<std::uint32_t>(header[15]) << 24;
           if (messages_sent_ == fault_.after_messages) {
@@ -283,7 +294,8 @@ Connection::AfterWrite Connection::apply_output_fault() {
           ++messages_sent_;
           message_left_ = protocol::kHeaderSize + std::uint64_t{length};
         }
-        const std::uint64_t step = std::min<std::uint64_t>(message_left_, write_buffer_.size() - at);
+        const std::uint64_t step =
+            std::min<std::uint64_t>(message_left_, write_buffer_.size() - at);
         at += static_cast<std::size_t>(step);
         message_left_ -= step;
       }

@@ -4,7 +4,6 @@
 
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -34,9 +33,13 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   void close();
   // Records the ADB bytes this connection receives and sends (VirtualDeviceOptions::record).
   // Call before start().
-  void record_to(std::unique_ptr<capture::RecordedConnection> recording) { recording_ = std::move(recording); }
+  void record_to(std::unique_ptr<capture::RecordedConnection> recording) {
+    recording_ = std::move(recording);
+  }
   // Makes this a TLS-only port (the session must have SessionOptions::tls). Call before start().
-  void use_tls(std::shared_ptr<const TlsServer> server) { tls_ = std::make_unique<TlsLink>(std::move(server)); }
+  void use_tls(std::shared_ptr<const TlsServer> server) {
+    tls_ = std::make_unique<TlsLink>(std::move(server));
+  }
 
   protocol::Session& session() override { return session_; }
   DeviceContext& device() override { return device_; }
@@ -78,7 +81,7 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   asio::steady_timer slow_timer_;
   AfterWrite after_write_ = AfterWrite::carry_on;
   std::unique_ptr<capture::RecordedConnection> recording_;  // null when not recording
-  std::unique_ptr<TlsLink> tls_;  // null unless the device requires TLS
+  std::unique_ptr<TlsLink> tls_;                            // null unless the device requires TLS
 };
 
 }  // namespace adbwire::vdevice

@@ -11,8 +11,10 @@ namespace adbwire::vdevice {
 DeviceContext::DeviceContext(std::filesystem::path root, std::string serial)
     : DeviceContext(std::move(root), std::move(serial), nullptr) {}
 
-DeviceContext::DeviceContext(std::filesystem::path root, std::string serial, std::unique_ptr<ScreenGraph> screens)
-    : root_(std::move(root)), screens_(screens ? std::move(screens) : std::make_unique<ScreenGraph>()) {
+DeviceContext::DeviceContext(std::filesystem::path root, std::string serial,
+                             std::unique_ptr<ScreenGraph> screens)
+    : root_(std::move(root)),
+      screens_(screens ? std::move(screens) : std::make_unique<ScreenGraph>()) {
   auto density = std::to_string(SampleScreen::kDensity);
   properties_ = {
       {"ro.product.name", std::string(kProductName)},
@@ -34,7 +36,8 @@ DeviceContext::DeviceContext(std::filesystem::path root, std::string serial, std
   };
 }
 
-std::filesystem::path DeviceContext::resolve(std::string_view device_path, std::error_code& error) const {
+std::filesystem::path DeviceContext::resolve(std::string_view device_path,
+                                             std::error_code& error) const {
   error.clear();
   if (device_path.empty()) {
     error = make_error_code(errc::invalid_argument);
@@ -96,7 +99,8 @@ void DeviceContext::remove_process(const std::string& name) {
 
 std::size_t DeviceContext::kill_processes(std::string_view literal) {
   std::lock_guard lock(mutex_);
-  return std::erase_if(processes_, [&](const std::string& name) { return name.find(literal) != std::string::npos; });
+  return std::erase_if(
+      processes_, [&](const std::string& name) { return name.find(literal) != std::string::npos; });
 }
 
 bool DeviceContext::ui_automation_held() const {
@@ -113,14 +117,16 @@ std::uint16_t DeviceContext::devtools_port(std::string_view name) const {
 
 DeviceContext::~DeviceContext() = default;
 
-std::optional<std::string> DeviceContext::setting(const std::string& space, const std::string& key) const {
+std::optional<std::string> DeviceContext::setting(const std::string& space,
+                                                  const std::string& key) const {
   std::lock_guard lock(mutex_);
   auto it = settings_.find(space + "/" + key);
   if (it == settings_.end()) return std::nullopt;
   return it->second;
 }
 
-void DeviceContext::put_setting(const std::string& space, const std::string& key, std::string value) {
+void DeviceContext::put_setting(const std::string& space, const std::string& key,
+                                std::string value) {
   std::lock_guard lock(mutex_);
   settings_[space + "/" + key] = std::move(value);
 }

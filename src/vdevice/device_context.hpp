@@ -28,7 +28,8 @@ class DeviceContext {
   // root must exist. serial is what ro.serialno reports. The device shows the bundled
   // sample screen, or screens.
   DeviceContext(std::filesystem::path root, std::string serial);
-  DeviceContext(std::filesystem::path root, std::string serial, std::unique_ptr<ScreenGraph> screens);
+  DeviceContext(std::filesystem::path root, std::string serial,
+                std::unique_ptr<ScreenGraph> screens);
   ~DeviceContext();
 
   const std::filesystem::path& root() const noexcept { return root_; }
@@ -39,14 +40,18 @@ class DeviceContext {
   std::filesystem::path resolve(std::string_view device_path, std::error_code& error) const;
 
   // System properties, sorted by key (getprop).
-  const std::map<std::string, std::string, std::less<>>& properties() const noexcept { return properties_; }
+  const std::map<std::string, std::string, std::less<>>& properties() const noexcept {
+    return properties_;
+  }
 
   // Records an input/am/monkey/cmd command line. Thread safe.
   void log_event(std::string line);
   // A copy of the log, oldest first. Thread safe.
   std::vector<std::string> events() const;
   // VirtualDeviceOptions::on_event. Set before serving.
-  void set_event_listener(std::function<void(std::string_view)> listener) { on_event_ = std::move(listener); }
+  void set_event_listener(std::function<void(std::string_view)> listener) {
+    on_event_ = std::move(listener);
+  }
 
   // The screen graph uiautomator, screencap and input act on. Thread safe.
   ScreenGraph& screens() noexcept { return *screens_; }
@@ -71,7 +76,9 @@ class DeviceContext {
   }
 
   // VirtualDeviceOptions::api_level and ::displays (screencap). Set before serving.
-  void set_property(std::string key, std::string value) { properties_[std::move(key)] = std::move(value); }
+  void set_property(std::string key, std::string value) {
+    properties_[std::move(key)] = std::move(value);
+  }
   std::uint32_t displays() const noexcept { return displays_; }
   void set_displays(std::uint32_t count) noexcept { displays_ = count; }
 

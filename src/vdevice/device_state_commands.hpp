@@ -15,7 +15,7 @@ std::unique_ptr<Job> make_id(std::vector<std::string> argv);
 
 // A service that writes `reply`, ends its stream and, with restart, drops the connection
 // shortly after (adbd restarting), as root:, tcpip:, reverse:… answer.
-std::shared_ptr<Service> make_reply_service(ServiceHost& host, std::uint32_t stream, std::string reply,
-                                            bool restart);
+std::shared_ptr<Service> make_reply_service(ServiceHost& host, std::uint32_t stream,
+                                            std::string reply, bool restart);
 
 }  // namespace adbwire::vdevice

@@ -2,7 +2,6 @@
 // line of text, then (for the ones that restart adbd or the device) the connection drops.
 // Also `id`, whose answer follows root:/unroot:.
 #include <asio/steady_timer.hpp>
-
 #include <charconv>
 #include <chrono>
 
@@ -25,7 +24,8 @@ class StateService final : public Service {
 
   void start() override {
     if (!reply_.empty()) {
-      host_.session().write(stream_, {reinterpret_cast<const std::uint8_t*>(reply_.data()), reply_.size()});
+      host_.session().write(stream_,
+                            {reinterpret_cast<const std::uint8_t*>(reply_.data()), reply_.size()});
     }
     host_.session().close_stream(stream_);
     if (!restart_) return;
@@ -36,7 +36,9 @@ class StateService final : public Service {
     });
   }
 
-  void on_data(std::span<const std::uint8_t> data) override { host_.session().acknowledge(stream_, data.size()); }
+  void on_data(std::span<const std::uint8_t> data) override {
+    host_.session().acknowledge(stream_, data.size());
+  }
   void resume() override {}
 
  private:
@@ -46,14 +48,15 @@ class StateService final : public Service {
   bool restart_;
 };
 
-std::shared_ptr<Service> reply(ServiceHost& host, std::uint32_t stream, std::string text, bool restart) {
+std::shared_ptr<Service> reply(ServiceHost& host, std::uint32_t stream, std::string text,
+                               bool restart) {
   return make_reply_service(host, stream, std::move(text), restart);
 }
 
 }  // namespace
 
-std::shared_ptr<Service> make_reply_service(ServiceHost& host, std::uint32_t stream, std::string reply,
-                                            bool restart) {
+std::shared_ptr<Service> make_reply_service(ServiceHost& host, std::uint32_t stream,
+                                            std::string reply, bool restart) {
   return std::make_shared<StateService>(host, stream, std::move(reply), restart);
 }
 
@@ -75,7 +78,8 @@ std::shared_ptr<Service> make_device_state_service(std::string_view destination,
     return reply(host, stream, "restarting adbd as non root\n", true);
   }
   if (destination == "remount:" || destination.starts_with("remount:")) {
-    if (!state.root()) return reply(host, stream, "Not running as root. Try \"adb root\" first.\n", false);
+    if (!state.root())
+      return reply(host, stream, "Not running as root. Try \"adb root\" first.\n", false);
     return reply(host, stream, "remount succeeded\n", false);
   }
   if (destination.starts_with("tcpip:")) {
@@ -97,7 +101,8 @@ std::unique_ptr<Job> make_id(std::vector<std::string> argv) {
     JobStep step(JobIo& io) override {
       io.out(io.device().state().root()
                  ? "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n"
-                 : "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),"
+                 : "uid=2000(shell) gid=2000(shell) "
+                   "groups=2000(shell),1004(input),1007(log),1011(adb),"
                    "1015(sdcard_rw),1028(sdcard_r),3003(inet) context=u:r:shell:s0\n");
       return JobStep::done(0);
     }

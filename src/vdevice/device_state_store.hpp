@@ -30,9 +30,9 @@ struct LogRecord {
 struct InstallSession {
   std::vector<std::string> apks;  // names written with install-write
   std::uint64_t bytes = 0;
-  std::string package;            // from the base APK, once written
+  std::string package;  // from the base APK, once written
   std::uint64_t version_code = 0;
-  bool allow_downgrade = false;   // install-create -d
+  bool allow_downgrade = false;  // install-create -d
 };
 
 class DeviceStateStore {
@@ -53,8 +53,8 @@ class DeviceStateStore {
   // unknown id.
   std::uint32_t create_session(bool allow_downgrade);
   // package: "" for a split without a manifest marker (see install_commands.cpp).
-  bool write_session(std::uint32_t id, std::string apk, std::uint64_t bytes, const std::string& package,
-                     std::uint64_t version_code);
+  bool write_session(std::uint32_t id, std::string apk, std::uint64_t bytes,
+                     const std::string& package, std::uint64_t version_code);
   std::optional<InstallSession> take_session(std::uint32_t id);
 
   // The logcat ring: append stamps the record with the wall clock when sec is 0.
@@ -76,14 +76,14 @@ class DeviceStateStore {
 
  private:
   mutable std::mutex mutex_;
-  bool root_ = false;                                               // guarded by mutex_
-  std::map<std::string, std::uint64_t, std::less<>> packages_;      // guarded by mutex_
-  std::map<std::uint32_t, InstallSession> sessions_;                // guarded by mutex_
-  std::uint32_t next_session_ = 1000;                               // guarded by mutex_
-  std::deque<LogRecord> logs_;                                      // guarded by mutex_
+  bool root_ = false;                                           // guarded by mutex_
+  std::map<std::string, std::uint64_t, std::less<>> packages_;  // guarded by mutex_
+  std::map<std::uint32_t, InstallSession> sessions_;            // guarded by mutex_
+  std::uint32_t next_session_ = 1000;                           // guarded by mutex_
+  std::deque<LogRecord> logs_;                                  // guarded by mutex_
   std::uint64_t first_log_ = 0;  // sequence number of logs_.front(); guarded by mutex_
   std::map<std::string, std::uint16_t, std::less<>> reverse_ports_;  // guarded by mutex_
-  std::uint64_t reverse_refused_ = 0;                               // guarded by mutex_
+  std::uint64_t reverse_refused_ = 0;                                // guarded by mutex_
 };
 
 }  // namespace adbwire::vdevice

@@ -78,8 +78,11 @@ class DumperJob final : public Job {
       fault_after_ = io.device().dumper_fault_after();
       if (const int code = check_start(io); code != 0) return JobStep::done(code);
       if (fault_ == DumperFault::crash_at_start) {
-        io.err("java.lang.NoSuchMethodError: No static method getRealDisplay(I)Landroid/view/Display; in class "
-               "Landroid/hardware/display/DisplayManagerGlobal;\n\tat com.adbwire.Dumper.main(Dumper.java)\n");
+        io.err(
+            "java.lang.NoSuchMethodError: No static method getRealDisplay(I)Landroid/view/Display; "
+            "in class "
+            "Landroid/hardware/display/DisplayManagerGlobal;\n\tat "
+            "com.adbwire.Dumper.main(Dumper.java)\n");
         return JobStep::done(1);
       }
       if (fault_ == DumperFault::already_registered || io.device().ui_automation_held()) {
@@ -101,8 +104,9 @@ class DumperJob final : public Job {
                                   std::size_t{pending_[3]} << 8 | std::size_t{pending_[4]});
       }
       if (pending_.size() < size) break;
-      const std::string clip(pending_.begin() + static_cast<std::ptrdiff_t>(op == kSetClip ? kClipHeaderSize : size),
-                             pending_.begin() + static_cast<std::ptrdiff_t>(size));
+      const std::string clip(
+          pending_.begin() + static_cast<std::ptrdiff_t>(op == kSetClip ? kClipHeaderSize : size),
+          pending_.begin() + static_cast<std::ptrdiff_t>(size));
       pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(size));
       if (fault_ == DumperFault::never_answer) continue;
       if (fault_ == DumperFault::garbage) {
@@ -161,8 +165,8 @@ class DumperJob final : public Job {
   }
 
   std::vector<std::string> argv_;
-  std::string name_;                  // the process name, what pkill -f matches
-  DeviceContext* device_ = nullptr;   // set once it holds UiAutomation
+  std::string name_;                 // the process name, what pkill -f matches
+  DeviceContext* device_ = nullptr;  // set once it holds UiAutomation
   bool started_ = false;
   DumperFault fault_ = DumperFault::none;
   std::uint32_t fault_after_ = 0;

@@ -2,7 +2,6 @@
 
 #include <asio/write.hpp>
 
-
 namespace adbwire::vdevice {
 namespace {
 
@@ -32,19 +31,20 @@ void ForwardBridge::start() {
 void ForwardBridge::read() {
   if (reading_ || ended_ || host_.session().queued(stream_) >= kMaxQueued) return;
   reading_ = true;
-  socket_.async_read_some(asio::buffer(*read_buffer_),
-                          [weak = weak_from_this(), buffer = read_buffer_](std::error_code error, std::size_t n) {
-                            auto self = std::static_pointer_cast<ForwardBridge>(weak.lock());
-                            if (!self) return;
-                            self->reading_ = false;
-                            if (error) {
-                              self->end_stream();
-                              return;
-                            }
-                            self->host_.session().write(self->stream_, {buffer->data(), n});
-                            self->read();
-                            self->host_.wake();
-                          });
+  socket_.async_read_some(
+      asio::buffer(*read_buffer_),
+      [weak = weak_from_this(), buffer = read_buffer_](std::error_code error, std::size_t n) {
+        auto self = std::static_pointer_cast<ForwardBridge>(weak.lock());
+        if (!self) return;
+        self->reading_ = false;
+        if (error) {
+          self->end_stream();
+          return;
+        }
+        self->host_.session().write(self->stream_, {buffer->data(), n});
+        self->read();
+        self->host_.wake();
+      });
 }
 
 void ForwardBridge::on_data(std::span<const std::uint8_t> data) {
@@ -56,20 +56,22 @@ void ForwardBridge::write_next() {
   if (writing_ || to_socket_.empty()) return;
   writing_ = true;
   auto chunk = to_socket_.front();
-  asio::async_write(socket_, asio::buffer(*chunk), [weak = weak_from_this(), chunk](std::error_code error, std::size_t) {
-    auto self = std::static_pointer_cast<ForwardBridge>(weak.lock());
-    if (!self) return;
-    self->writing_ = false;
-    if (error) {
-      self->end_stream();
-      return;
-    }
-    self->to_socket_.pop_front();
-    // Acknowledged only now: the host sends more once the socket took these bytes.
-    self->host_.session().acknowledge(self->stream_, chunk->size());
-    self->write_next();
-    self->host_.wake();
-  });
+  asio::async_write(socket_, asio::buffer(*chunk),
+                    [weak = weak_from_this(), chunk](std::error_code error, std::size_t) {
+                      auto self = std::static_pointer_cast<ForwardBridge>(weak.lock());
+                      if (!self) return;
+                      self->writing_ = false;
+                      if (error) {
+                        self->end_stream();
+                        return;
+                      }
+                      self->to_socket_.pop_front();
+                      // Acknowledged only now: the host sends more once the socket took these
+                      // bytes.
+                      self->host_.session().acknowledge(self->stream_, chunk->size());
+                      self->write_next();
+                      self->host_.wake();
+                    });
 }
 
 void ForwardBridge::resume() { read(); }

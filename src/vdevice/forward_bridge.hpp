@@ -6,7 +6,6 @@
 #pragma once
 
 #include <asio/ip/tcp.hpp>
-
 #include <deque>
 #include <memory>
 #include <vector>
@@ -19,7 +18,8 @@ class ForwardBridge final : public Service {
  public:
   // device_opened: the stream was opened by this side (reverse); destroying it before
   // start() means the host refused it, which the device counts.
-  ForwardBridge(ServiceHost& host, std::uint32_t stream, asio::ip::tcp::socket socket, bool device_opened);
+  ForwardBridge(ServiceHost& host, std::uint32_t stream, asio::ip::tcp::socket socket,
+                bool device_opened);
   ~ForwardBridge() override;
 
   void start() override;

@@ -40,7 +40,8 @@ std::shared_ptr<Service> make_forward_service(std::string_view destination, Serv
   }
   unsigned port = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535) return nullptr;
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535)
+    return nullptr;
   return bridge_to(port, host, stream);
 }
 

@@ -74,12 +74,17 @@ class StreamedApkJob final : public Job {
  public:
   // session 0: a single install with `args`' flags; else install-write into that session.
   StreamedApkJob(std::uint64_t size, Argv args, std::uint32_t session, std::string name)
-      : size_(size), remaining_(size), args_(std::move(args)), session_(session), name_(std::move(name)) {}
+      : size_(size),
+        remaining_(size),
+        args_(std::move(args)),
+        session_(session),
+        name_(std::move(name)) {}
 
   JobStep step(JobIo& io) override {
     std::uint8_t buffer[64 * 1024];
     while (remaining_ > 0) {
-      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, sizeof buffer));
+      const auto want =
+          static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, sizeof buffer));
       const std::size_t got = io.read_stdin(std::span<std::uint8_t>(buffer, want));
       if (got == 0) {
         if (!io.stdin_eof()) return JobStep::wait_input();
@@ -87,14 +92,17 @@ class StreamedApkJob final : public Job {
         return JobStep::done(1);
       }
       if (head_.size() < kManifestWindow) {
-        head_.append(reinterpret_cast<const char*>(buffer), std::min(got, kManifestWindow - head_.size()));
+        head_.append(reinterpret_cast<const char*>(buffer),
+                     std::min(got, kManifestWindow - head_.size()));
       }
       remaining_ -= got;
     }
     const Manifest manifest = read_manifest(head_);
     if (session_ == 0) return JobStep::done(finish_install(manifest, has_flag(args_, "-d"), io));
-    if (!io.device().state().write_session(session_, name_, size_, manifest.package, manifest.version_code)) {
-      io.out("Failure [INSTALL_FAILED_INTERNAL_ERROR: unknown session " + std::to_string(session_) + "]\n");
+    if (!io.device().state().write_session(session_, name_, size_, manifest.package,
+                                           manifest.version_code)) {
+      io.out("Failure [INSTALL_FAILED_INTERNAL_ERROR: unknown session " + std::to_string(session_) +
+             "]\n");
       return JobStep::done(1);
     }
     io.out("Success: streamed " + std::to_string(size_) + " bytes\n");
@@ -161,15 +169,17 @@ std::unique_ptr<Job> package_job(const Argv& args) {
   if (args.empty()) return nullptr;
   const std::string& verb = args[0];
   if (verb == "install") {
-    if (const auto size = option_number(args, "-S")) return std::make_unique<StreamedApkJob>(*size, args, 0, "");
-    if (args.size() >= 2 && !args.back().starts_with('-')) return now([args](JobIo& io) { return install_file(args, io); });
+    if (const auto size = option_number(args, "-S"))
+      return std::make_unique<StreamedApkJob>(*size, args, 0, "");
+    if (args.size() >= 2 && !args.back().starts_with('-'))
+      return now([args](JobIo& io) { return install_file(args, io); });
     return error_job("Error: APK content must be streamed\n", 1);
   }
   if (verb == "install-create") {
     const bool downgrade = has_flag(args, "-d");
     return now([downgrade](JobIo& io) {
-      io.out("Success: created install session [" + std::to_string(io.device().state().create_session(downgrade)) +
-             "]\n");
+      io.out("Success: created install session [" +
+             std::to_string(io.device().state().create_session(downgrade)) + "]\n");
       return 0;
     });
   }
@@ -196,14 +206,16 @@ std::unique_ptr<Job> package_job(const Argv& args) {
     return now([id, commit](JobIo& io) {
       auto session = id ? io.device().state().take_session(*id) : std::nullopt;
       if (!session) {
-        io.out("Failure [INSTALL_FAILED_INTERNAL_ERROR: no session " + (id ? std::to_string(*id) : "") + "]\n");
+        io.out("Failure [INSTALL_FAILED_INTERNAL_ERROR: no session " +
+               (id ? std::to_string(*id) : "") + "]\n");
         return 1;
       }
       if (!commit) {
         io.out("Success\n");
         return 0;
       }
-      return finish_install({session->package, session->version_code}, session->allow_downgrade, io);
+      return finish_install({session->package, session->version_code}, session->allow_downgrade,
+                            io);
     });
   }
   if (verb == "uninstall") {
@@ -219,7 +231,8 @@ std::unique_ptr<Job> package_job(const Argv& args) {
   if (args.size() >= 2 && verb == "list" && args[1] == "packages") {
     return now([](JobIo& io) {
       std::string out = "package:" + std::string(kDemoPackage) + "\n";
-      for (const std::string& name : io.device().state().packages()) out += "package:" + name + "\n";
+      for (const std::string& name : io.device().state().packages())
+        out += "package:" + name + "\n";
       io.out(out);
       return 0;
     });

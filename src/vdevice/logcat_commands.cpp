@@ -22,14 +22,29 @@ constexpr std::uint16_t kHeaderV4 = 28;
 // android_LogPriority of a level letter; nullopt for anything else.
 std::optional<std::uint8_t> priority_of(char letter) {
   switch (letter) {
-    case 'V': case 'v': return 2;
-    case 'D': case 'd': return 3;
-    case 'I': case 'i': return 4;
-    case 'W': case 'w': return 5;
-    case 'E': case 'e': return 6;
-    case 'F': case 'f': return 7;
-    case 'S': case 's': return 8;  // silent: above every real priority
-    default: return std::nullopt;
+    case 'V':
+    case 'v':
+      return 2;
+    case 'D':
+    case 'd':
+      return 3;
+    case 'I':
+    case 'i':
+      return 4;
+    case 'W':
+    case 'w':
+      return 5;
+    case 'E':
+    case 'e':
+      return 6;
+    case 'F':
+    case 'f':
+      return 7;
+    case 'S':
+    case 's':
+      return 8;  // silent: above every real priority
+    default:
+      return std::nullopt;
   }
 }
 
@@ -49,9 +64,13 @@ void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
 
 class LogcatJob final : public Job {
  public:
-  LogcatJob(bool binary, bool dump, std::optional<std::size_t> tail, std::map<std::string, std::uint8_t> levels,
-            std::uint8_t default_level)
-      : binary_(binary), dump_(dump), tail_(tail), levels_(std::move(levels)), default_level_(default_level) {}
+  LogcatJob(bool binary, bool dump, std::optional<std::size_t> tail,
+            std::map<std::string, std::uint8_t> levels, std::uint8_t default_level)
+      : binary_(binary),
+        dump_(dump),
+        tail_(tail),
+        levels_(std::move(levels)),
+        default_level_(default_level) {}
 
   JobStep step(JobIo& io) override {
     DeviceStateStore& state = io.device().state();
@@ -97,7 +116,7 @@ class LogcatJob final : public Job {
       put32(out, record.tid);
       put32(out, record.sec);
       put32(out, record.nsec);
-      put32(out, 0);  // lid: main
+      put32(out, 0);     // lid: main
       put32(out, 2000);  // uid: shell
       out.push_back(record.priority);
       out.insert(out.end(), record.tag.begin(), record.tag.end());
@@ -112,8 +131,9 @@ class LogcatJob final : public Job {
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%m-%d %H:%M:%S", &local);
     char prefix[96];
-    const int n = std::snprintf(prefix, sizeof prefix, "%s.%03u %5d %5u %c ", stamp, record.nsec / 1000000u,
-                                record.pid, record.tid, letter_of(record.priority));
+    const int n =
+        std::snprintf(prefix, sizeof prefix, "%s.%03u %5d %5u %c ", stamp, record.nsec / 1000000u,
+                      record.pid, record.tid, letter_of(record.priority));
     std::string line(prefix, static_cast<std::size_t>(n));
     line += record.tag;
     if (record.tag.size() < 8) line.append(8 - record.tag.size(), ' ');
@@ -162,15 +182,17 @@ std::unique_ptr<Job> make_logcat(Argv argv) {
       const std::string& value = argv[++i];
       auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
       if (ec != std::errc() || end != value.data() + value.size()) {
-        return error_job("logcat: -t/-T takes a line count on the virtual device, not '" + value + "'\n", 1);
+        return error_job(
+            "logcat: -t/-T takes a line count on the virtual device, not '" + value + "'\n", 1);
       }
       tail = count;
       if (arg == "-t") dump = true;
     } else if (!arg.starts_with('-')) {
       const std::size_t colon = arg.rfind(':');
       const std::string tag = colon == std::string::npos ? arg : arg.substr(0, colon);
-      const auto level = colon == std::string::npos || colon + 2 != arg.size() ? std::optional<std::uint8_t>(2)
-                                                                              : priority_of(arg[colon + 1]);
+      const auto level = colon == std::string::npos || colon + 2 != arg.size()
+                             ? std::optional<std::uint8_t>(2)
+                             : priority_of(arg[colon + 1]);
       if (!level) return error_job("Invalid filter expression '" + arg + "'\n", 1);
       if (tag == "*") {
         default_level = *level;

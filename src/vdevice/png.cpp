@@ -130,7 +130,8 @@ bool PngStream::next(std::vector<std::uint8_t>& out) {
         // CMF: deflate, 32 KiB window; FLG: no dictionary, check bits make CMF*256+FLG % 31 == 0.
         out.insert(out.end(), {0x78, 0x01});
       }
-      auto size = static_cast<std::size_t>(std::min<std::uint64_t>(kBlockSize, raw_size_ - raw_produced_));
+      auto size =
+          static_cast<std::size_t>(std::min<std::uint64_t>(kBlockSize, raw_size_ - raw_produced_));
       bool final_block = raw_produced_ + size == raw_size_;
       out.push_back(final_block ? 1 : 0);
       out.push_back(static_cast<std::uint8_t>(size));

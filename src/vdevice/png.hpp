@@ -41,7 +41,7 @@ class PngStream {
   std::uint32_t width_;
   std::uint32_t height_;
   RowSource rows_;
-  std::uint64_t raw_size_;       // filter bytes + pixels: the zlib payload
+  std::uint64_t raw_size_;  // filter bytes + pixels: the zlib payload
   std::uint64_t raw_produced_ = 0;
   std::uint32_t adler_ = 1;
   std::vector<std::uint8_t> row_;  // current filtered row (filter byte + pixels)

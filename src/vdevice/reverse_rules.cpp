@@ -31,12 +31,13 @@ class Listener final : public std::enable_shared_from_this<Listener> {
 
  private:
   void accept() {
-    acceptor_.async_accept([weak = weak_from_this()](std::error_code error, asio::ip::tcp::socket socket) {
-      auto self = weak.lock();
-      if (!self || error == asio::error::operation_aborted) return;
-      if (!error) self->bridge(std::move(socket));
-      self->accept();
-    });
+    acceptor_.async_accept(
+        [weak = weak_from_this()](std::error_code error, asio::ip::tcp::socket socket) {
+          auto self = weak.lock();
+          if (!self || error == asio::error::operation_aborted) return;
+          if (!error) self->bridge(std::move(socket));
+          self->accept();
+        });
   }
 
   void bridge(asio::ip::tcp::socket socket) {
@@ -68,8 +69,10 @@ std::shared_ptr<void> ReverseRules::listen(const std::string& host_remote, std::
   return listener;
 }
 
-std::string ReverseRules::add(const std::string& device_local, const std::string& host_remote, bool no_rebind) {
-  auto existing = std::find_if(rules_.begin(), rules_.end(), [&](const Rule& r) { return r.device_local == device_local; });
+std::string ReverseRules::add(const std::string& device_local, const std::string& host_remote,
+                              bool no_rebind) {
+  auto existing = std::find_if(rules_.begin(), rules_.end(),
+                               [&](const Rule& r) { return r.device_local == device_local; });
   if (existing != rules_.end() && no_rebind) return "cannot rebind existing socket";
   std::uint16_t port = 0;
   auto listener = listen(host_remote, port);
@@ -85,7 +88,8 @@ std::string ReverseRules::add(const std::string& device_local, const std::string
 }
 
 bool ReverseRules::remove(const std::string& device_local) {
-  auto it = std::find_if(rules_.begin(), rules_.end(), [&](const Rule& r) { return r.device_local == device_local; });
+  auto it = std::find_if(rules_.begin(), rules_.end(),
+                         [&](const Rule& r) { return r.device_local == device_local; });
   if (it == rules_.end()) return false;
   host_.device().state().erase_reverse_port(device_local);
   rules_.erase(it);

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <asio/ip/tcp.hpp>
-
 #include <memory>
 #include <string>
 #include <utility>

@@ -26,7 +26,8 @@ bool valid_spec(std::string_view spec) {
 std::string answer(std::string_view command, ReverseRules& rules) {
   if (command == "list-forward") {
     std::string listing;
-    for (const auto& [local, remote] : rules.list()) listing += "(reverse) " + local + " " + remote + "\n";
+    for (const auto& [local, remote] : rules.list())
+      listing += "(reverse) " + local + " " + remote + "\n";
     // adbd sends no OKAY before the listing (only an adb server does, for host:list-forward).
     return hex4(listing.size()) + listing;
   }
@@ -47,8 +48,8 @@ std::string answer(std::string_view command, ReverseRules& rules) {
         !valid_spec(spec.substr(semicolon + 1))) {
       return fail("malformed forward spec '" + std::string(spec) + "'");
     }
-    const std::string error =
-        rules.add(std::string(spec.substr(0, semicolon)), std::string(spec.substr(semicolon + 1)), no_rebind);
+    const std::string error = rules.add(std::string(spec.substr(0, semicolon)),
+                                        std::string(spec.substr(semicolon + 1)), no_rebind);
     return error.empty() ? "OKAY" : fail(error);
   }
   return fail("unknown reverse command '" + std::string(command) + "'");
@@ -59,7 +60,8 @@ std::string answer(std::string_view command, ReverseRules& rules) {
 std::shared_ptr<Service> make_reverse_service(std::string_view destination, ServiceHost& host,
                                               std::uint32_t stream) {
   if (!destination.starts_with("reverse:")) return nullptr;
-  return make_reply_service(host, stream, answer(destination.substr(8), host.reverse_rules()), false);
+  return make_reply_service(host, stream, answer(destination.substr(8), host.reverse_rules()),
+                            false);
 }
 
 // abb_exec:SERVICE\0ARG\0…: the binder bridge runs `cmd SERVICE ARG…` with raw stdin/stdout,

@@ -1,9 +1,8 @@
 #include "vdevice/sample_screen.hpp"
 
-#include <pugixml.hpp>
-
 #include <algorithm>
 #include <cstdio>
+#include <pugixml.hpp>
 #include <utility>
 
 #include "vdevice/png.hpp"
@@ -38,8 +37,8 @@ bool parse_bounds(const char* text, Box& box) {
   auto clip = [](int v, std::uint32_t max) {
     return static_cast<std::uint32_t>(std::clamp(v, 0, static_cast<int>(max)));
   };
-  box = {clip(l, SampleScreen::kWidth), clip(t, SampleScreen::kHeight), clip(r, SampleScreen::kWidth),
-         clip(b, SampleScreen::kHeight)};
+  box = {clip(l, SampleScreen::kWidth), clip(t, SampleScreen::kHeight),
+         clip(r, SampleScreen::kWidth), clip(b, SampleScreen::kHeight)};
   return box.right > box.left && box.bottom > box.top;
 }
 
@@ -67,7 +66,8 @@ class Painter {
 
  private:
   void add(Box b, std::uint32_t rgba, std::uint32_t border) {
-    if (b.right > b.left && b.bottom > b.top) rects_.push_back({b.left, b.top, b.right, b.bottom, rgba, border});
+    if (b.right > b.left && b.bottom > b.top)
+      rects_.push_back({b.left, b.top, b.right, b.bottom, rgba, border});
   }
   std::vector<SampleScreen::Rect>& rects_;
 };
@@ -96,7 +96,8 @@ void paint_node(const pugi::xml_node& node, Painter& paint) {
   } else if (cls == "CheckBox") {
     constexpr std::uint32_t kBox = 54;
     std::uint32_t top = b.top + (b.height() - std::min(b.height(), kBox)) / 2;
-    Box box{b.left + 12, top, std::min(b.right, b.left + 12 + kBox), std::min(b.bottom, top + kBox)};
+    Box box{b.left + 12, top, std::min(b.right, b.left + 12 + kBox),
+            std::min(b.bottom, top + kBox)};
     if (node.attribute("checked").as_bool()) {
       paint.fill(box, kPrimary);
     } else {
@@ -121,7 +122,8 @@ void paint_node(const pugi::xml_node& node, Painter& paint) {
   for (const pugi::xml_node& child : node.children("node")) paint_node(child, paint);
 }
 
-void put_pixel_run(std::span<std::uint8_t> row, std::uint32_t from, std::uint32_t to, std::uint32_t rgba) {
+void put_pixel_run(std::span<std::uint8_t> row, std::uint32_t from, std::uint32_t to,
+                   std::uint32_t rgba) {
   for (std::uint32_t x = from; x < to; ++x) {
     row[x * 4] = static_cast<std::uint8_t>(rgba >> 24);
     row[x * 4 + 1] = static_cast<std::uint8_t>(rgba >> 16);
@@ -138,7 +140,9 @@ class PngByteStream final : public ByteStream {
  public:
   explicit PngByteStream(const SampleScreen& screen)
       : png_(SampleScreen::kWidth, SampleScreen::kHeight,
-             [&screen](std::uint32_t y, std::span<std::uint8_t> row) { screen.render_row(y, row); }) {}
+             [&screen](std::uint32_t y, std::span<std::uint8_t> row) {
+               screen.render_row(y, row);
+             }) {}
   bool next(std::vector<std::uint8_t>& out) override { return png_.next(out); }
 
  private:
@@ -184,7 +188,8 @@ std::vector<SampleScreen::Rect> layout_from_dump(std::string_view xml) {
   pugi::xml_document doc;
   if (!doc.load_buffer(xml.data(), xml.size())) return rects;
   Painter paint(rects);
-  for (const pugi::xml_node& node : doc.child("hierarchy").children("node")) paint_node(node, paint);
+  for (const pugi::xml_node& node : doc.child("hierarchy").children("node"))
+    paint_node(node, paint);
   return rects;
 }
 
@@ -204,14 +209,19 @@ void SampleScreen::render_row(std::uint32_t y, std::span<std::uint8_t> row) cons
       put_pixel_run(row, r.left, r.right, r.rgba);
     } else {
       put_pixel_run(row, r.left, std::min(r.right, r.left + r.border), r.rgba);
-      put_pixel_run(row, r.right > r.border ? std::max(r.left, r.right - r.border) : r.left, r.right, r.rgba);
+      put_pixel_run(row, r.right > r.border ? std::max(r.left, r.right - r.border) : r.left,
+                    r.right, r.rgba);
     }
   }
 }
 
-std::unique_ptr<ByteStream> SampleScreen::png() const { return std::make_unique<PngByteStream>(*this); }
+std::unique_ptr<ByteStream> SampleScreen::png() const {
+  return std::make_unique<PngByteStream>(*this);
+}
 
-std::unique_ptr<ByteStream> SampleScreen::raw() const { return std::make_unique<RawByteStream>(*this); }
+std::unique_ptr<ByteStream> SampleScreen::raw() const {
+  return std::make_unique<RawByteStream>(*this);
+}
 
 std::vector<std::uint8_t> SampleScreen::png_bytes() const {
   std::vector<std::uint8_t> out;

@@ -47,8 +47,8 @@ class SampleScreen {
 
   struct Rect {
     std::uint32_t left, top, right, bottom;  // right/bottom exclusive, clipped to the screen
-    std::uint32_t rgba;                       // 0xRRGGBBAA
-    std::uint32_t border;                     // 0: filled, else outline thickness in pixels
+    std::uint32_t rgba;                      // 0xRRGGBBAA
+    std::uint32_t border;                    // 0: filled, else outline thickness in pixels
   };
   explicit SampleScreen(std::vector<Rect> rects);
   const std::vector<Rect>& rects() const noexcept { return rects_; }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <asio/any_io_executor.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -65,15 +64,20 @@ using ServiceFactory = std::shared_ptr<Service> (*)(std::string_view destination
 
 // The first service in the table that serves `destination` (trailing NULs already
 // stripped), or nullptr: the connection then refuses the OPEN, as adbd does.
-std::shared_ptr<Service> open_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
+std::shared_ptr<Service> open_service(std::string_view destination, ServiceHost& host,
+                                      std::uint32_t stream);
 
 // Factories, one per service file.
-std::shared_ptr<Service> make_shell_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
-std::shared_ptr<Service> make_sync_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
+std::shared_ptr<Service> make_shell_service(std::string_view destination, ServiceHost& host,
+                                            std::uint32_t stream);
+std::shared_ptr<Service> make_sync_service(std::string_view destination, ServiceHost& host,
+                                           std::uint32_t stream);
 std::shared_ptr<Service> make_device_state_service(std::string_view destination, ServiceHost& host,
                                                    std::uint32_t stream);
-std::shared_ptr<Service> make_forward_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
-std::shared_ptr<Service> make_reverse_service(std::string_view destination, ServiceHost& host, std::uint32_t stream);
+std::shared_ptr<Service> make_forward_service(std::string_view destination, ServiceHost& host,
+                                              std::uint32_t stream);
+std::shared_ptr<Service> make_reverse_service(std::string_view destination, ServiceHost& host,
+                                              std::uint32_t stream);
 std::shared_ptr<Service> make_abb_exec_service(std::string_view destination, ServiceHost& host,
                                                std::uint32_t stream);
 

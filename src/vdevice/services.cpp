@@ -1,14 +1,13 @@
-#include "vdevice/service.hpp"
-
 #include "vdevice/screencap_frames.hpp"
+#include "vdevice/service.hpp"
 
 namespace adbwire::vdevice {
 namespace {
 
 // Every service the virtual device offers.
 constexpr ServiceFactory kServices[] = {
-    make_shell_service,  // shell:, shell,v2,…:, exec:
-    make_sync_service,   // sync:
+    make_shell_service,         // shell:, shell,v2,…:, exec:
+    make_sync_service,          // sync:
     make_device_state_service,  // reboot:, root:, unroot:, remount:, tcpip:, usb:
     make_forward_service,       // tcp:PORT
     make_reverse_service,       // reverse:forward:…, reverse:list-forward, reverse:killforward…
@@ -18,7 +17,8 @@ constexpr ServiceFactory kServices[] = {
 
 }  // namespace
 
-std::shared_ptr<Service> open_service(std::string_view destination, ServiceHost& host, std::uint32_t stream) {
+std::shared_ptr<Service> open_service(std::string_view destination, ServiceHost& host,
+                                      std::uint32_t stream) {
   for (ServiceFactory factory : kServices) {
     if (auto service = factory(destination, host, stream)) return service;
   }

@@ -30,9 +30,11 @@ class ShellScript::CommandIo final : public JobIo {
 
   // Applies one redirect; on failure returns the message sh prints (without its prefix).
   std::string apply(const ShellRedirect& r) {
-    if (r.fd < 0 || r.fd > 2) return std::to_string(r.fd) + ": descriptors above 2 are not supported";
+    if (r.fd < 0 || r.fd > 2)
+      return std::to_string(r.fd) + ": descriptors above 2 are not supported";
     if (r.kind == ShellToken::Redirect::duplicate) {
-      if (r.target_fd < 0 || r.target_fd > 2) return std::to_string(r.target_fd) + ": bad file descriptor";
+      if (r.target_fd < 0 || r.target_fd > 2)
+        return std::to_string(r.target_fd) + ": bad file descriptor";
       fds_[r.fd] = fds_[r.target_fd];
       return {};
     }
@@ -52,11 +54,13 @@ class ShellScript::CommandIo final : public JobIo {
       if (!*in) return "can't open " + r.path + ": No such file or directory";
       fd.in = std::move(in);
     } else {
-      auto mode = std::ios::binary | (r.kind == ShellToken::Redirect::append ? std::ios::app : std::ios::trunc);
+      auto mode = std::ios::binary |
+                  (r.kind == ShellToken::Redirect::append ? std::ios::app : std::ios::trunc);
       auto out = std::make_shared<std::ofstream>(host, mode);
       if (!*out) {
         bool parent = std::filesystem::is_directory(host.parent_path());
-        return "can't create " + r.path + (parent ? ": Permission denied" : ": No such file or directory");
+        return "can't create " + r.path +
+               (parent ? ": Permission denied" : ": No such file or directory");
       }
       fd.out = std::move(out);
     }
@@ -118,7 +122,9 @@ class ShellScript::CommandIo final : public JobIo {
         }
         break;
       case Target::file:
-        if (fd.out) fd.out->write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        if (fd.out)
+          fd.out->write(reinterpret_cast<const char*>(bytes.data()),
+                        static_cast<std::streamsize>(bytes.size()));
         break;
       case Target::null:
         break;

@@ -96,7 +96,8 @@ class CopyJob final : public Job {
         continue;
       }
       std::size_t want = std::min(io.room(), buffer_.size());
-      if (limit_ == Limit::bytes) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, remaining_));
+      if (limit_ == Limit::bytes)
+        want = static_cast<std::size_t>(std::min<std::uint64_t>(want, remaining_));
       if (want == 0) return JobStep::more();
       std::size_t got = 0;
       if (kind_ == Source::zero) {
@@ -238,12 +239,14 @@ std::string long_entry(const fs::path& host, const std::string& name) {
   auto status = fs::symlink_status(host, error);
   std::uintmax_t size = fs::is_regular_file(status) ? fs::file_size(host, error) : 4096;
   auto time = fs::last_write_time(host, error);
-  std::time_t t = error ? 0 : std::chrono::system_clock::to_time_t(std::chrono::file_clock::to_sys(time));
+  std::time_t t =
+      error ? 0 : std::chrono::system_clock::to_time_t(std::chrono::file_clock::to_sys(time));
   std::tm tm{};
   gmtime_r(&t, &tm);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
-  return mode_string(status) + " 1 root root " + std::to_string(size) + " " + date + " " + name + "\n";
+  return mode_string(status) + " 1 root root " + std::to_string(size) + " " + date + " " + name +
+         "\n";
 }
 
 int run_ls(const Argv& argv, JobIo& io) {
@@ -282,7 +285,8 @@ int run_ls(const Argv& argv, JobIo& io) {
       std::uintmax_t blocks = 0;
       for (const auto& name : names) {
         std::error_code size_error;
-        auto size = fs::is_regular_file(host / name) ? fs::file_size(host / name, size_error) : 4096;
+        auto size =
+            fs::is_regular_file(host / name) ? fs::file_size(host / name, size_error) : 4096;
         blocks += (size + 1023) / 1024;
       }
       text += "total " + std::to_string(blocks) + "\n";
@@ -379,19 +383,14 @@ std::unique_ptr<Job> make_sleep(Argv argv) {
   if (seconds > kMaxSleepSeconds) {
     return error_job("sleep: " + arg + ": the adbwire virtual device sleeps at most 60 s\n", 1);
   }
-  return std::make_unique<SleepJob>(std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000)));
+  return std::make_unique<SleepJob>(
+      std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000)));
 }
 
 constexpr Builtin kFileBuiltins[] = {
-    {"cat", make_cat},
-    {"echo", instant<run_echo>},
-    {"false", instant<run_false>},
-    {"head", make_head},
-    {"ls", instant<run_ls>},
-    {"mkdir", instant<run_mkdir>},
-    {"rm", instant<run_rm>},
-    {"sleep", make_sleep},
-    {"true", instant<run_true>},
+    {"cat", make_cat},       {"echo", instant<run_echo>}, {"false", instant<run_false>},
+    {"head", make_head},     {"ls", instant<run_ls>},     {"mkdir", instant<run_mkdir>},
+    {"rm", instant<run_rm>}, {"sleep", make_sleep},       {"true", instant<run_true>},
 };
 
 }  // namespace

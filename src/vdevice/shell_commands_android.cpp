@@ -57,7 +57,8 @@ int run_getprop(const Argv& argv, JobIo& io) {
 
 int run_wm(const Argv& argv, JobIo& io) {
   if (argv.size() == 2 && argv[1] == "size") {
-    io.out("Physical size: " + std::to_string(SampleScreen::kWidth) + "x" + std::to_string(SampleScreen::kHeight) + "\n");
+    io.out("Physical size: " + std::to_string(SampleScreen::kWidth) + "x" +
+           std::to_string(SampleScreen::kHeight) + "\n");
     return 0;
   }
   if (argv.size() == 2 && argv[1] == "density") {
@@ -68,7 +69,9 @@ int run_wm(const Argv& argv, JobIo& io) {
     io.device().log_event(join_argv(argv));
     return 0;
   }
-  io.err("wm: the adbwire virtual device supports only `wm size`, `wm density` and `wm dismiss-keyguard`\n");
+  io.err(
+      "wm: the adbwire virtual device supports only `wm size`, `wm density` and `wm "
+      "dismiss-keyguard`\n");
   return 1;
 }
 
@@ -84,9 +87,11 @@ bool report_dump_fault(UiDumpFault fault, int& exit_code, JobIo& io) {
       exit_code = 0;
       return true;
     case UiDumpFault::already_registered:
-      io.err("java.lang.IllegalStateException: UiAutomationService "
-             "android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@3c5a2f1 already registered!\n"
-             "\tat android.app.UiAutomation.connect(UiAutomation.java:259)\n");
+      io.err(
+          "java.lang.IllegalStateException: UiAutomationService "
+          "android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@3c5a2f1 already "
+          "registered!\n"
+          "\tat android.app.UiAutomation.connect(UiAutomation.java:259)\n");
       exit_code = 1;
       return true;
     case UiDumpFault::killed:
@@ -111,11 +116,12 @@ int run_uiautomator(const Argv& argv, JobIo& io) {
   }
   // One UiAutomation connection per device: while the on-device dumper (or another tool)
   // holds it, uiautomator fails as it does on a phone.
-  const UiDumpFault fault =
-      io.device().ui_automation_held() ? UiDumpFault::already_registered : io.device().screens().take_fault();
+  const UiDumpFault fault = io.device().ui_automation_held() ? UiDumpFault::already_registered
+                                                             : io.device().screens().take_fault();
   int exit_code = 0;
   if (report_dump_fault(fault, exit_code, io)) return exit_code;
-  const std::string xml = fault == UiDumpFault::empty_file ? std::string() : io.device().screens().dump();
+  const std::string xml =
+      fault == UiDumpFault::empty_file ? std::string() : io.device().screens().dump();
   if (path == "/dev/tty") {
     io.out(xml);
   } else {
@@ -135,18 +141,21 @@ int run_uiautomator(const Argv& argv, JobIo& io) {
 
 // `input [SOURCE] COMMAND ARGS`: checks the argument shapes the real tool checks, then logs.
 int run_input(const Argv& argv, JobIo& io) {
-  static constexpr std::string_view kSources[] = {"keyboard",  "mouse",     "joystick",        "touchpad",
-                                                  "touchscreen", "trackball", "stylus",        "dpad",
-                                                  "gamepad",   "touchnavigation", "rotaryencoder"};
+  static constexpr std::string_view kSources[] = {
+      "keyboard", "mouse", "joystick", "touchpad",        "touchscreen",  "trackball",
+      "stylus",   "dpad",  "gamepad",  "touchnavigation", "rotaryencoder"};
   std::size_t at = 1;
-  if (at < argv.size() && std::find(std::begin(kSources), std::end(kSources), argv[at]) != std::end(kSources)) ++at;
+  if (at < argv.size() &&
+      std::find(std::begin(kSources), std::end(kSources), argv[at]) != std::end(kSources))
+    ++at;
   if (at >= argv.size()) {
     io.err("Usage: input [<source>] <command> [<arg>...]\n");
     return 1;
   }
   const std::string& command = argv[at];
   std::vector<std::string> args(argv.begin() + static_cast<std::ptrdiff_t>(at) + 1, argv.end());
-  bool numeric = std::all_of(args.begin(), args.end(), [](const std::string& a) { return is_number(a); });
+  bool numeric =
+      std::all_of(args.begin(), args.end(), [](const std::string& a) { return is_number(a); });
   bool ok = false;
   if (command == "tap") {
     ok = args.size() == 2 && numeric;
@@ -154,7 +163,8 @@ int run_input(const Argv& argv, JobIo& io) {
     ok = (args.size() == 4 || args.size() == 5) && numeric;
   } else if (command == "keyevent" || command == "keycombination" || command == "text") {
     ok = !args.empty();
-  } else if (command == "press" || command == "roll" || command == "motionevent" || command == "scroll") {
+  } else if (command == "press" || command == "roll" || command == "motionevent" ||
+             command == "scroll") {
     ok = true;
   } else {
     io.err("Error: Unknown command: " + command + "\n");
@@ -205,7 +215,8 @@ class DoneJob final : public Job {
 // `a && b` never appear in the events.
 class LoggedJob final : public Job {
  public:
-  LoggedJob(Argv argv, std::unique_ptr<Job> inner) : line_(join_argv(argv)), inner_(std::move(inner)) {}
+  LoggedJob(Argv argv, std::unique_ptr<Job> inner)
+      : line_(join_argv(argv)), inner_(std::move(inner)) {}
   JobStep step(JobIo& io) override {
     if (!logged_) {
       io.device().log_event(line_);

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <ctime>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vdevice/screen_graph.hpp"

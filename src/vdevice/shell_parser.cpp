@@ -8,14 +8,22 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string describe(const ShellToken& token) {
   switch (token.kind) {
-    case ShellToken::Kind::word: return token.text;
-    case ShellToken::Kind::sequence: return ";";
-    case ShellToken::Kind::newline: return "newline";
-    case ShellToken::Kind::and_then: return "&&";
-    case ShellToken::Kind::or_else: return "||";
-    case ShellToken::Kind::pipe: return "|";
-    case ShellToken::Kind::background: return "&";
-    case ShellToken::Kind::redirect: return token.redirect == ShellToken::Redirect::read ? "<" : ">";
+    case ShellToken::Kind::word:
+      return token.text;
+    case ShellToken::Kind::sequence:
+      return ";";
+    case ShellToken::Kind::newline:
+      return "newline";
+    case ShellToken::Kind::and_then:
+      return "&&";
+    case ShellToken::Kind::or_else:
+      return "||";
+    case ShellToken::Kind::pipe:
+      return "|";
+    case ShellToken::Kind::background:
+      return "&";
+    case ShellToken::Kind::redirect:
+      return token.redirect == ShellToken::Redirect::read ? "<" : ">";
   }
   return "?";
 }
@@ -25,8 +33,8 @@ std::string describe(const ShellToken& token) {
 bool tokenize_shell(std::string_view text, std::vector<ShellToken>& tokens, std::string& error) {
   tokens.clear();
   std::string word;
-  bool in_word = false;     // a word is open (possibly empty, after "" or '')
-  bool word_quoted = false; // some of it was quoted: "2">x is a word, not fd 2
+  bool in_word = false;      // a word is open (possibly empty, after "" or '')
+  bool word_quoted = false;  // some of it was quoted: "2">x is a word, not fd 2
 
   auto finish_word = [&] {
     if (in_word) tokens.push_back({ShellToken::Kind::word, word});
@@ -172,7 +180,8 @@ bool parse_shell(std::string_view text, std::vector<ShellCommand>& commands, std
         ShellRedirect redirect{token.fd, token.redirect, {}, token.target_fd};
         if (token.redirect != ShellToken::Redirect::duplicate) {
           if (i + 1 >= tokens.size()) return unexpected("newline");
-          if (tokens[i + 1].kind != ShellToken::Kind::word) return unexpected(describe(tokens[i + 1]));
+          if (tokens[i + 1].kind != ShellToken::Kind::word)
+            return unexpected(describe(tokens[i + 1]));
           redirect.path = tokens[++i].text;
         }
         current.redirects.push_back(std::move(redirect));
@@ -199,8 +208,9 @@ bool parse_shell(std::string_view text, std::vector<ShellCommand>& commands, std
         if (command_empty()) return unexpected(describe(token));
         commands.push_back(std::move(current));
         current = {};
-        current.connector = token.kind == ShellToken::Kind::and_then ? ShellCommand::Connector::and_then
-                                                                      : ShellCommand::Connector::or_else;
+        current.connector = token.kind == ShellToken::Kind::and_then
+                                ? ShellCommand::Connector::and_then
+                                : ShellCommand::Connector::or_else;
         have_connector = true;
         break;
     }
@@ -223,4 +233,3 @@ std::string join_argv(const std::vector<std::string>& argv) {
 }
 
 }  // namespace adbwire::vdevice
-

@@ -12,21 +12,21 @@ namespace adbwire::vdevice {
 struct ShellToken {
   enum class Kind {
     word,
-    sequence,  // ';'
-    newline,   // ends a command like ';', but may also be blank or follow && and ||
-    and_then,  // &&
-    or_else,   // ||
-    pipe,      // |  (recognised so it can be refused clearly)
-    background,// &
-    redirect,  // see fd / redirect
+    sequence,    // ';'
+    newline,     // ends a command like ';', but may also be blank or follow && and ||
+    and_then,    // &&
+    or_else,     // ||
+    pipe,        // |  (recognised so it can be refused clearly)
+    background,  // &
+    redirect,    // see fd / redirect
   };
   enum class Redirect { none, write, append, read, duplicate };
 
   Kind kind = Kind::word;
-  std::string text;                   // word: the unquoted text
-  int fd = -1;                        // redirect: the descriptor redirected (default 1, or 0 for '<')
+  std::string text;  // word: the unquoted text
+  int fd = -1;       // redirect: the descriptor redirected (default 1, or 0 for '<')
   Redirect redirect = Redirect::none;
-  int target_fd = -1;                 // duplicate: N>&M's M
+  int target_fd = -1;  // duplicate: N>&M's M
 
   bool operator==(const ShellToken&) const = default;
 };
@@ -48,7 +48,7 @@ struct ShellCommand {
   enum class Connector { always, and_then, or_else };
   Connector connector = Connector::always;  // how this command depends on the previous one
   std::vector<std::string> argv;
-  std::vector<ShellRedirect> redirects;     // in source order (order matters for N>&M)
+  std::vector<ShellRedirect> redirects;  // in source order (order matters for N>&M)
 };
 
 // Parses a command line into a list of commands. Empty text gives an empty list.

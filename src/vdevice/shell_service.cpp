@@ -2,7 +2,6 @@
 // v2: stdin/stdout/stderr/exit packets) and exec:CMD (raw), run by the virtual device shell.
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
-
 #include <string>
 #include <vector>
 
@@ -16,17 +15,23 @@ namespace {
 using protocol::ShellPacketId;
 
 constexpr std::string_view kInteractiveMessage =
-    "adbwire virtual device: interactive shells are not supported; pass a command (adb shell CMD)\n";
+    "adbwire virtual device: interactive shells are not supported; pass a command (adb shell "
+    "CMD)\n";
 
 class ShellService final : public Service, private ShellOutput {
  public:
   ShellService(ServiceHost& host, std::uint32_t stream, bool v2, std::string_view command)
-      : host_(host), stream_(stream), v2_(v2), interactive_(command.empty()), script_(command, host.device()),
+      : host_(host),
+        stream_(stream),
+        v2_(v2),
+        interactive_(command.empty()),
+        script_(command, host.device()),
         timer_(host.executor()) {}
 
   void start() override {
     if (interactive_) {
-      write_stderr({reinterpret_cast<const std::uint8_t*>(kInteractiveMessage.data()), kInteractiveMessage.size()});
+      write_stderr({reinterpret_cast<const std::uint8_t*>(kInteractiveMessage.data()),
+                    kInteractiveMessage.size()});
       finish(1);
       return;
     }
@@ -65,8 +70,12 @@ class ShellService final : public Service, private ShellOutput {
     std::size_t queued = host_.session().queued(stream_);
     return queued >= kMaxQueued ? 0 : kMaxQueued - queued;
   }
-  void write_stdout(std::span<const std::uint8_t> bytes) override { write(ShellPacketId::stdout_data, bytes); }
-  void write_stderr(std::span<const std::uint8_t> bytes) override { write(ShellPacketId::stderr_data, bytes); }
+  void write_stdout(std::span<const std::uint8_t> bytes) override {
+    write(ShellPacketId::stdout_data, bytes);
+  }
+  void write_stderr(std::span<const std::uint8_t> bytes) override {
+    write(ShellPacketId::stderr_data, bytes);
+  }
 
   void write(ShellPacketId id, std::span<const std::uint8_t> bytes) {
     if (bytes.empty()) return;
@@ -97,14 +106,16 @@ class ShellService final : public Service, private ShellOutput {
         timer_.expires_after(script_.sleep_duration());
         timer_.async_wait([weak = weak_from_this()](const std::error_code& error) {
           if (error) return;
-          if (auto self = std::static_pointer_cast<ShellService>(weak.lock())) self->continue_later();
+          if (auto self = std::static_pointer_cast<ShellService>(weak.lock()))
+            self->continue_later();
         });
         break;
       case ShellScript::State::running:
         // A long run of steps (output to a file): let other streams and connections go first.
         waiting_ = Wait::posted;
         asio::post(host_.executor(), [weak = weak_from_this()] {
-          if (auto self = std::static_pointer_cast<ShellService>(weak.lock())) self->continue_later();
+          if (auto self = std::static_pointer_cast<ShellService>(weak.lock()))
+            self->continue_later();
         });
         break;
     }
@@ -152,7 +163,8 @@ class ShellService final : public Service, private ShellOutput {
 
 }  // namespace
 
-std::shared_ptr<Service> make_shell_service(std::string_view destination, ServiceHost& host, std::uint32_t stream) {
+std::shared_ptr<Service> make_shell_service(std::string_view destination, ServiceHost& host,
+                                            std::uint32_t stream) {
   if (destination.starts_with("exec:")) {
     return std::make_shared<ShellService>(host, stream, false, destination.substr(5));
   }

@@ -68,7 +68,8 @@ class SyncService final : public Service {
     }
     if (inbox_.empty()) {
       const std::size_t used = consume(data);
-      if (!ended_ && used < data.size()) inbox_.assign(data.begin() + static_cast<std::ptrdiff_t>(used), data.end());
+      if (!ended_ && used < data.size())
+        inbox_.assign(data.begin() + static_cast<std::ptrdiff_t>(used), data.end());
     } else {
       inbox_.insert(inbox_.end(), data.begin(), data.end());
     }
@@ -276,7 +277,8 @@ class SyncService final : public Service {
     std::error_code resolve_error;
     const fs::path path = host_.device().resolve(request.path, resolve_error);
     if (resolve_error) {
-      fail(std::string("open failed: ") + std::strerror(resolve_error == errc::permission_denied ? EACCES : ENOENT));
+      fail(std::string("open failed: ") +
+           std::strerror(resolve_error == errc::permission_denied ? EACCES : ENOENT));
       return;
     }
     file_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -497,7 +499,8 @@ class SyncService final : public Service {
 
 }  // namespace
 
-std::shared_ptr<Service> make_sync_service(std::string_view destination, ServiceHost& host, std::uint32_t stream) {
+std::shared_ptr<Service> make_sync_service(std::string_view destination, ServiceHost& host,
+                                           std::uint32_t stream) {
   if (destination != "sync:") return nullptr;
   return std::make_shared<SyncService>(host, stream);
 }

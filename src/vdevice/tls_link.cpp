@@ -1,8 +1,7 @@
 #include "vdevice/tls_link.hpp"
 
-#include <asio/write.hpp>
-
 #include <algorithm>
+#include <asio/write.hpp>
 #include <cstdio>
 #include <utility>
 
@@ -43,7 +42,8 @@ std::span<const std::uint8_t> TlsLink::outbound(protocol::Session& session) {
     session.consume_output(pending.size());
     return std::span<const std::uint8_t>(clear_).subspan(clear_offset_);
   }
-  if (clear_offset_ < clear_.size()) return std::span<const std::uint8_t>(clear_).subspan(clear_offset_);
+  if (clear_offset_ < clear_.size())
+    return std::span<const std::uint8_t>(clear_).subspan(clear_offset_);
   if (!pending.empty() && engine_->handshake_done() && engine_->send(pending, failure_)) {
     session.consume_output(pending.size());
   }

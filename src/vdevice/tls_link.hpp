@@ -3,7 +3,6 @@
 #pragma once
 
 #include <asio/ip/tcp.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -50,7 +50,8 @@ std::vector<PublicKey> TlsServer::known_keys() const {
 }
 
 std::unique_ptr<transport::TlsEngine> TlsServer::accept(detail::Failure& failure) const {
-  auto engine = transport::TlsEngine::create(ctx_.get(), transport::TlsEngine::Role::server, failure);
+  auto engine =
+      transport::TlsEngine::create(ctx_.get(), transport::TlsEngine::Role::server, failure);
   if (!engine) return nullptr;
   STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
   bool ok = names != nullptr;
@@ -63,7 +64,8 @@ std::unique_ptr<transport::TlsEngine> TlsServer::accept(detail::Failure& failure
   }
   if (!ok) {
     sk_X509_NAME_pop_free(names, X509_NAME_free);
-    failure.set(errc::io_error, "cannot list the known keys for TLS: " + auth::take_openssl_error());
+    failure.set(errc::io_error,
+                "cannot list the known keys for TLS: " + auth::take_openssl_error());
     return nullptr;
   }
   SSL_set_client_CA_list(engine->ssl(), names);

@@ -1,20 +1,19 @@
-#include "adbwire/vdevice.hpp"
+#include <unistd.h>
 
+#include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/post.hpp>
-
-#include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <future>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <thread>
-#include <unistd.h>
 
 #include "adbwire/error.hpp"
+#include "adbwire/vdevice.hpp"
 #include "capture/capture_recorder.hpp"
 #include "services/sync_compression.hpp"
 #include "vdevice/auth_keys.hpp"
@@ -42,7 +41,8 @@ constexpr const char* kStandardFolders[] = {"sdcard", "data/local/tmp"};
 // /proc/net/unix as the kernel prints it (the columns adb's and Chrome's DevTools discovery
 // read: the last is the path, '@' for the abstract namespace) and /proc/PID/cmdline (the
 // process name, NUL-terminated) for each DevTools socket.
-void write_proc_files(const fs::path& root, const std::vector<DevtoolsSocket>& sockets, std::error_code& error) {
+void write_proc_files(const fs::path& root, const std::vector<DevtoolsSocket>& sockets,
+                      std::error_code& error) {
   fs::create_directories(root / "proc/net", error);
   if (error) return;
   std::ofstream unix_sockets(root / "proc/net/unix", std::ios::trunc);
@@ -50,7 +50,8 @@ void write_proc_files(const fs::path& root, const std::vector<DevtoolsSocket>& s
                << "0000000000000000: 00000002 00000000 00010000 0001 01 10240 /dev/socket/logdw\n";
   std::uint32_t inode = 20480;
   for (const DevtoolsSocket& socket : sockets) {
-    unix_sockets << "0000000000000000: 00000002 00000000 00010000 0001 01 " << inode++ << " @" << socket.name << "\n";
+    unix_sockets << "0000000000000000: 00000002 00000000 00010000 0001 01 " << inode++ << " @"
+                 << socket.name << "\n";
     fs::create_directories(root / "proc" / std::to_string(socket.pid), error);
     if (error) return;
     std::ofstream(root / "proc" / std::to_string(socket.pid) / "cmdline", std::ios::trunc)
@@ -72,7 +73,8 @@ fs::path make_temp_root(std::error_code& error) {
 }  // namespace
 
 struct VirtualDevice::Impl {
-  explicit Impl(VirtualDeviceOptions o) : options(std::move(o)), keys(options.keys_file, options.accept_new_keys) {}
+  explicit Impl(VirtualDeviceOptions o)
+      : options(std::move(o)), keys(options.keys_file, options.accept_new_keys) {}
 
   void accept() {
     acceptor->async_accept([this](std::error_code error, asio::ip::tcp::socket socket) {
@@ -83,19 +85,22 @@ struct VirtualDevice::Impl {
       }
       ++accepted;
       ConnectionFaultPlan fault = options.fault;
-      if (fault.connections != 0 && accepted > fault.connections) fault.kind = ConnectionFault::none;
+      if (fault.connections != 0 && accepted > fault.connections)
+        fault.kind = ConnectionFault::none;
       CaptureWriterOptions link;
       std::error_code ignored;
       const auto peer = socket.remote_endpoint(ignored);
       if (peer.address().is_v4()) link.host_address = peer.address().to_v4().to_bytes();
       link.host_port = peer.port();
-      if (auto local = socket.local_endpoint(ignored); local.address().is_v4()) link.device_address = local.address().to_v4().to_bytes();
+      if (auto local = socket.local_endpoint(ignored); local.address().is_v4())
+        link.device_address = local.address().to_v4().to_bytes();
       link.device_port = port;
-      auto connection =
-          std::make_shared<vdevice::Connection>(std::move(socket), session_options, *device, keys, fault);
+      auto connection = std::make_shared<vdevice::Connection>(std::move(socket), session_options,
+                                                              *device, keys, fault);
       if (recorder) connection->record_to(recorder->add(link));
       if (tls) connection->use_tls(tls);
-      std::erase_if(connections, [](const std::weak_ptr<vdevice::Connection>& c) { return c.expired(); });
+      std::erase_if(connections,
+                    [](const std::weak_ptr<vdevice::Connection>& c) { return c.expired(); });
       connections.push_back(connection);
       connection->start();
       accept();
@@ -118,13 +123,14 @@ struct VirtualDevice::Impl {
   std::uint16_t port = 0;
   std::atomic<std::uint64_t> accepted{0};
   std::shared_ptr<capture::CaptureRecorder> recorder;  // VirtualDeviceOptions::record
-  std::shared_ptr<const vdevice::TlsServer> tls;        // VirtualDeviceOptions::tls
+  std::shared_ptr<const vdevice::TlsServer> tls;       // VirtualDeviceOptions::tls
   std::string failure;  // why start() failed, for the throwing overload's message
   bool started = false;
   bool stopped = false;
 };
 
-VirtualDevice::VirtualDevice(VirtualDeviceOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+VirtualDevice::VirtualDevice(VirtualDeviceOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
 
 VirtualDevice::~VirtualDevice() { stop(); }
 
@@ -213,14 +219,16 @@ void VirtualDevice::start(std::error_code& error) {
   s.auth_required = d.options.auth_required;
   s.tls = d.options.tls;
   const auto offers = [&](std::string_view feature) {
-    return std::find(s.banner.features.begin(), s.banner.features.end(), feature) != s.banner.features.end();
+    return std::find(s.banner.features.begin(), s.banner.features.end(), feature) !=
+           s.banner.features.end();
   };
   // Our window is one max payload: a host can't make us buffer more than that per stream.
   if (offers("delayed_ack")) s.delayed_ack_window = d.options.max_payload;
   std::uint32_t compression_flags = 0;
   using detail::SyncCodec;
   for (const SyncCodec codec : {SyncCodec::brotli, SyncCodec::lz4, SyncCodec::zstd}) {
-    if (offers(detail::sync_codec_feature(codec))) compression_flags |= detail::sync_codec_flag(codec);
+    if (offers(detail::sync_codec_feature(codec)))
+      compression_flags |= detail::sync_codec_flag(codec);
   }
   d.device->set_sync_compression(compression_flags, d.options.corrupt_compressed_sync);
 
@@ -231,7 +239,8 @@ void VirtualDevice::start(std::error_code& error) {
   if (!error) d.acceptor->bind(endpoint, error);
   if (!error) d.acceptor->listen(asio::socket_base::max_listen_connections, error);
   if (error) {
-    error = error == asio::error::address_in_use ? make_error_code(errc::busy) : make_error_code(errc::io_error);
+    error = error == asio::error::address_in_use ? make_error_code(errc::busy)
+                                                 : make_error_code(errc::io_error);
     d.acceptor.reset();
     if (d.temporary_root) {
       std::error_code ignored;
@@ -294,7 +303,8 @@ namespace adbwire {
 void VirtualDevice::log(char level, std::string tag, std::string message) {
   if (!impl_->device) return;
   static constexpr std::string_view kLevels = "VDIWEF";
-  const std::size_t at = kLevels.find(static_cast<char>(std::toupper(static_cast<unsigned char>(level))));
+  const std::size_t at =
+      kLevels.find(static_cast<char>(std::toupper(static_cast<unsigned char>(level))));
   vdevice::LogRecord record;
   record.pid = 1000;
   record.tid = 1000;
@@ -323,7 +333,8 @@ std::uint16_t VirtualDevice::open_to_host(std::string destination) {
     }
     std::uint16_t port = 0;
     if (newest) {
-      if (auto listener = newest->reverse_rules().listen(destination, port)) d.test_listeners.push_back(listener);
+      if (auto listener = newest->reverse_rules().listen(destination, port))
+        d.test_listeners.push_back(listener);
     }
     done.set_value(port);
   });

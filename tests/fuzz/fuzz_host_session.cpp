@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   int tokens = 0;
   const std::span<const std::uint8_t> input(data + 1, size - 1);
   for (std::size_t at = 0; at < input.size(); at += chunk) {
-    const std::error_code error = session.receive(input.subspan(at, std::min(chunk, input.size() - at)));
+    const std::error_code error =
+        session.receive(input.subspan(at, std::min(chunk, input.size() - at)));
     Event event;
     while (session.next_event(event)) {
       std::error_code ignored;

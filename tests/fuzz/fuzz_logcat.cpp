@@ -15,8 +15,8 @@ using adbwire::LogRecord;
 bool same(const std::vector<LogRecord>& a, const std::vector<LogRecord>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].tag != b[i].tag || a[i].message != b[i].message || a[i].pid != b[i].pid || a[i].tid != b[i].tid ||
-        a[i].level != b[i].level || a[i].time != b[i].time) {
+    if (a[i].tag != b[i].tag || a[i].message != b[i].message || a[i].pid != b[i].pid ||
+        a[i].tid != b[i].tid || a[i].level != b[i].level || a[i].time != b[i].time) {
       return false;
     }
   }

@@ -13,11 +13,13 @@ namespace {
 
 using namespace adbwire::protocol;
 
-constexpr SyncId kRequests[] = {SyncId::stat, SyncId::sta2, SyncId::lst2, SyncId::list, SyncId::lis2,
-                                SyncId::recv, SyncId::rcv2, SyncId::send, SyncId::snd2};
+constexpr SyncId kRequests[] = {SyncId::stat, SyncId::sta2, SyncId::lst2,
+                                SyncId::list, SyncId::lis2, SyncId::recv,
+                                SyncId::rcv2, SyncId::send, SyncId::snd2};
 
 // One item as text: its kind, then its fields; data pieces are appended to a preceding data item.
-void record(std::vector<std::string>& items, bool is_data, const std::string& item, std::span<const std::uint8_t> data) {
+void record(std::vector<std::string>& items, bool is_data, const std::string& item,
+            std::span<const std::uint8_t> data) {
   if (is_data) {
     if (items.empty() || items.back().rfind("data:", 0) != 0) items.emplace_back("data:");
     items.back().append(data.begin(), data.end());
@@ -47,8 +49,8 @@ Run replies(std::span<const std::uint8_t> stream, std::size_t chunk, std::size_t
       if (reply.name.size() > kSyncPathMax || reply.message.size() > kSyncFailMax) std::abort();
       if (reply.data.size() > kSyncDataMax) std::abort();
       record(run.items, reply.type == SyncReply::Type::data,
-             std::to_string(static_cast<int>(reply.type)) + ":" + reply.name + ":" + reply.message + ":" +
-                 std::to_string(reply.stat.mode) + ":" + std::to_string(reply.stat.size),
+             std::to_string(static_cast<int>(reply.type)) + ":" + reply.name + ":" + reply.message +
+                 ":" + std::to_string(reply.stat.mode) + ":" + std::to_string(reply.stat.size),
              reply.data);
     }
   }
@@ -68,8 +70,9 @@ Run requests(std::span<const std::uint8_t> stream, std::size_t chunk) {
       if (result != SyncParse::ready) break;
       if (request.path.size() > kSyncPathMax || request.data.size() > kSyncDataMax) std::abort();
       record(run.items, request.type == SyncRequest::Type::data,
-             std::to_string(static_cast<int>(request.type)) + ":" + std::to_string(static_cast<std::uint32_t>(request.id)) +
-                 ":" + request.path + ":" + std::to_string(request.mode) + ":" + std::to_string(request.flags) + ":" +
+             std::to_string(static_cast<int>(request.type)) + ":" +
+                 std::to_string(static_cast<std::uint32_t>(request.id)) + ":" + request.path + ":" +
+                 std::to_string(request.mode) + ":" + std::to_string(request.flags) + ":" +
                  std::to_string(request.mtime),
              request.data);
     }
@@ -86,7 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool device_side = data[1] % 2 == 0;
   const std::size_t first_request = data[1] / 2;
   const std::span<const std::uint8_t> stream(data + 2, size - 2);
-  const Run whole = device_side ? requests(stream, stream.size() + 1) : replies(stream, stream.size() + 1, first_request);
+  const Run whole = device_side ? requests(stream, stream.size() + 1)
+                                : replies(stream, stream.size() + 1, first_request);
   const Run pieces = device_side ? requests(stream, chunk) : replies(stream, chunk, first_request);
   if (whole.failed != pieces.failed || whole.items != pieces.items) std::abort();
   if (!whole.failed && whole.at_boundary != pieces.at_boundary) std::abort();

@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const RefInfo& r : s.refs()) {
       const Node& n = s.node(r.node);
       check(n.ref == r.ref && (n.clickable || n.editable || n.scrollable));
-      if (options.max_depth == 0) check(text.find("[ref=" + std::to_string(r.ref) + "]") != std::string::npos);
+      if (options.max_depth == 0)
+        check(text.find("[ref=" + std::to_string(r.ref) + "]") != std::string::npos);
       std::error_code stale;
       const NodeIndex hit = resolve(r, s, stale);
       if (!stale) {

@@ -3,8 +3,6 @@
 //
 // The virtual device reads "package=NAME" and "versionCode=N" markers from an APK instead of
 // a binary manifest (src/vdevice/install_commands.hpp), so the APKs here are small files.
-#include "adbwire/install.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/install.hpp"
 #include "adbwire/vdevice.hpp"
 
 namespace adbwire {
@@ -35,12 +34,15 @@ class AppsTest : public ::testing::Test {
   }
 
   // An APK stand-in of `size` bytes: a zip signature, the manifest markers, then filler.
-  fs::path apk(const std::string& name, const std::string& package, int version, std::size_t size = 300 * 1024) {
-    std::string bytes = "PK\x03\x04 package=" + package + " versionCode=" + std::to_string(version) + "\n";
+  fs::path apk(const std::string& name, const std::string& package, int version,
+               std::size_t size = 300 * 1024) {
+    std::string bytes =
+        "PK\x03\x04 package=" + package + " versionCode=" + std::to_string(version) + "\n";
     std::mt19937 random(static_cast<unsigned>(size));
     while (bytes.size() < size) bytes.push_back(static_cast<char>('a' + random() % 26));
     const fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return path;
   }
 
@@ -70,12 +72,13 @@ TEST_F(AppsTest, StreamedInstallSendsEveryByteAndReportsProgress) {
   const fs::path file = apk("app.apk", "com.example.one", 1);
   std::uint64_t last = 0;
   std::uint64_t calls = 0;
-  const std::string answer = install(device, {file}, {}, [&](std::uint64_t sent, std::uint64_t total) {
-    EXPECT_GE(sent, last);
-    EXPECT_EQ(total, fs::file_size(file));
-    last = sent;
-    ++calls;
-  });
+  const std::string answer =
+      install(device, {file}, {}, [&](std::uint64_t sent, std::uint64_t total) {
+        EXPECT_GE(sent, last);
+        EXPECT_EQ(total, fs::file_size(file));
+        last = sent;
+        ++calls;
+      });
   EXPECT_EQ(answer, "Success\n");
   EXPECT_EQ(last, fs::file_size(file));
   EXPECT_GT(calls, 1u);
@@ -99,8 +102,9 @@ TEST_F(AppsTest, DowngradeFailureReachesTheCallerWordForWord) {
     FAIL() << "a downgrade without -d must fail";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::command_failed);
-    EXPECT_NE(std::string(e.what()).find("Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update "
-                                         "version code 1 is older than current 2]"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update "
+                  "version code 1 is older than current 2]"),
               std::string::npos)
         << e.what();
   }
@@ -113,17 +117,20 @@ TEST_F(AppsTest, SplitApksGoThroughOneSession) {
   VirtualDevice vd;
   vd.start();
   Device device = Device::connect(vd.target());
-  const std::vector<fs::path> splits{apk("base.apk", "com.example.split", 7), apk("config.xxhdpi.apk", "", 7, 70000),
+  const std::vector<fs::path> splits{apk("base.apk", "com.example.split", 7),
+                                     apk("config.xxhdpi.apk", "", 7, 70000),
                                      apk("config.en.apk", "", 7, 5000)};
   std::uint64_t total = 0;
   for (const auto& split : splits) total += fs::file_size(split);
   std::uint64_t last = 0;
-  EXPECT_EQ(install(device, splits, {}, [&](std::uint64_t sent, std::uint64_t) { last = sent; }), "Success\n");
+  EXPECT_EQ(install(device, splits, {}, [&](std::uint64_t sent, std::uint64_t) { last = sent; }),
+            "Success\n");
   EXPECT_EQ(last, total);
   EXPECT_TRUE(has(packages(device), "com.example.split"));
   const auto events = vd.events();
   const auto count = [&](const std::string& prefix) {
-    return std::count_if(events.begin(), events.end(), [&](const std::string& e) { return e.starts_with(prefix); });
+    return std::count_if(events.begin(), events.end(),
+                         [&](const std::string& e) { return e.starts_with(prefix); });
   };
   EXPECT_EQ(count("cmd package install-create -S " + std::to_string(total)), 1);
   EXPECT_EQ(count("cmd package install-write -S "), 3);
@@ -140,7 +147,8 @@ TEST_F(AppsTest, FailedSplitCommitIsAbandonedAndExplained) {
     FAIL() << "the commit of a downgrade must fail";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::command_failed);
-    EXPECT_NE(std::string(e.what()).find("INSTALL_FAILED_VERSION_DOWNGRADE"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("INSTALL_FAILED_VERSION_DOWNGRADE"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -167,12 +175,14 @@ TEST_F(AppsTest, DevicesWithoutCmdGetPushThenPmInstall) {
   Device device = Device::connect(vd.target());
   std::uint64_t last = 0;
   const fs::path file = apk("my app.apk", "com.example.old", 1);
-  const std::string answer = install(device, {file}, {}, [&](std::uint64_t sent, std::uint64_t) { last = sent; });
+  const std::string answer =
+      install(device, {file}, {}, [&](std::uint64_t sent, std::uint64_t) { last = sent; });
   EXPECT_NE(answer.find("Success"), std::string::npos);
   EXPECT_EQ(last, fs::file_size(file));
   EXPECT_TRUE(has(packages(device), "com.example.old"));
   const auto events = vd.events();
-  EXPECT_NE(std::find(events.begin(), events.end(), "pm install -r /data/local/tmp/my_app.apk"), events.end());
+  EXPECT_NE(std::find(events.begin(), events.end(), "pm install -r /data/local/tmp/my_app.apk"),
+            events.end());
   EXPECT_FALSE(fs::exists(vd.root() / "data/local/tmp/my_app.apk"));
 
   std::error_code error;
@@ -192,13 +202,16 @@ TEST_F(AppsTest, UninstallRemovesAndPassesFailuresThrough) {
   EXPECT_EQ(uninstall(device, "com.example.gone", true), "Success\n");
   EXPECT_FALSE(has(packages(device), "com.example.gone"));
   const auto events = vd.events();
-  EXPECT_NE(std::find(events.begin(), events.end(), "pm uninstall -k com.example.gone"), events.end());
+  EXPECT_NE(std::find(events.begin(), events.end(), "pm uninstall -k com.example.gone"),
+            events.end());
   try {
     uninstall(device, "com.example.gone");
     FAIL() << "uninstalling a missing package must fail";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::command_failed);
-    EXPECT_NE(std::string(e.what()).find("Failure [DELETE_FAILED_INTERNAL_ERROR]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Failure [DELETE_FAILED_INTERNAL_ERROR]"),
+              std::string::npos)
+        << e.what();
   }
   std::error_code error;
   uninstall(device, "bad;name", false, kDefaultDeadline, error);

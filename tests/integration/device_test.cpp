@@ -246,7 +246,8 @@ TEST(Device, AHostNameIsLookedUpAndAnUnknownOneIsNotFound) {
     FAIL() << "a host that cannot exist resolved";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::not_found) << e.what();
-    EXPECT_NE(std::string(e.what()).find("cannot resolve host 'no-such-host.invalid'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("cannot resolve host 'no-such-host.invalid'"),
+              std::string::npos)
         << e.what();
   }
 }

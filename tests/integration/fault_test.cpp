@@ -34,8 +34,8 @@ struct FaultCase {
   ConnectionFaultPlan fault;
   bool auth_required;
   Call call;
-  std::error_code expected;  // {} = the call succeeds despite the fault
-  const char* message;       // fragment of the error text ("" = not checked)
+  std::error_code expected;                     // {} = the call succeeds despite the fault
+  const char* message;                          // fragment of the error text ("" = not checked)
   std::chrono::milliseconds deadline = 1500ms;  // of the call after connecting
 };
 
@@ -161,8 +161,8 @@ TEST_P(FaultTest, GivesItsTypedErrorAndLeavesNothingBehind) {
 
     EXPECT_EQ(outcome.error, row.expected) << row.name << ": " << outcome.message;
     EXPECT_NE(outcome.message.find(row.message), std::string::npos)
-        << row.name << ": the message should mention \"" << row.message << "\": "
-        << outcome.message;
+        << row.name << ": the message should mention \"" << row.message
+        << "\": " << outcome.message;
     // Not a speed check: every deadline above is at most 1.5 s (connect and call), so a call
     // still running after 20 s is a hang.
     EXPECT_LT(took, 20s) << row.name << " did not end by its deadline";

@@ -11,12 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/read.hpp>
 #include <asio/write.hpp>
-
-#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -61,13 +60,14 @@ class EchoServer {
   struct Session : std::enable_shared_from_this<Session> {
     explicit Session(tcp::socket s) : socket(std::move(s)) {}
     void read() {
-      socket.async_read_some(asio::buffer(buffer), [self = shared_from_this()](std::error_code error, std::size_t n) {
-        if (error) return;
-        asio::async_write(self->socket, asio::buffer(self->buffer.data(), n),
-                          [self](std::error_code write_error, std::size_t) {
-                            if (!write_error) self->read();
-                          });
-      });
+      socket.async_read_some(asio::buffer(buffer),
+                             [self = shared_from_this()](std::error_code error, std::size_t n) {
+                               if (error) return;
+                               asio::async_write(self->socket, asio::buffer(self->buffer.data(), n),
+                                                 [self](std::error_code write_error, std::size_t) {
+                                                   if (!write_error) self->read();
+                                                 });
+                             });
     }
     tcp::socket socket;
     std::array<std::uint8_t, 64 * 1024> buffer{};
@@ -217,7 +217,8 @@ TEST_F(ForwardTest, ReverseBridgesDeviceConnectionsToTheHost) {
     FAIL() << "norebind over an existing rule must fail";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::command_failed);
-    EXPECT_NE(std::string(e.what()).find("cannot rebind existing socket"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot rebind existing socket"), std::string::npos)
+        << e.what();
   }
   forwarder.reverse_remove("tcp:6000");
   EXPECT_EQ(vd_.reverse_port("tcp:6000"), 0);
@@ -276,7 +277,8 @@ TEST_F(RealAdbForwardTest, AdbForwardReachesTheDevicesTcpService) {
   const std::string data = random_bytes(1024 * 1024, 3);
   EXPECT_TRUE(round_trip(local, data) == data);
   const auto list = adb_s({"forward", "--list"});
-  EXPECT_NE(list.out.find(local_spec + " tcp:" + std::to_string(echo_.port())), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(local_spec + " tcp:" + std::to_string(echo_.port())), std::string::npos)
+      << list.out;
   EXPECT_EQ(adb_s({"forward", "--remove", local_spec}).exit_code, 0);
 }
 
@@ -291,10 +293,12 @@ TEST_F(RealAdbForwardTest, AdbReverseRegistersOnTheDeviceAndCarriesItsConnection
 
   const auto list = adb_s({"reverse", "--list"});
   EXPECT_EQ(list.exit_code, 0) << list.err;
-  EXPECT_NE(list.out.find("tcp:7001 " + host_side), std::string::npos) << "out: " << list.out << " err: " << list.err;
+  EXPECT_NE(list.out.find("tcp:7001 " + host_side), std::string::npos)
+      << "out: " << list.out << " err: " << list.err;
   const auto again = adb_s({"reverse", "--no-rebind", "tcp:7001", host_side});
   EXPECT_NE(again.exit_code, 0);
-  EXPECT_NE((again.out + again.err).find("cannot rebind existing socket"), std::string::npos) << again.err;
+  EXPECT_NE((again.out + again.err).find("cannot rebind existing socket"), std::string::npos)
+      << again.err;
   EXPECT_EQ(adb_s({"reverse", "--remove", "tcp:7001"}).exit_code, 0);
   EXPECT_EQ(vd_.reverse_port("tcp:7001"), 0);
 }
@@ -324,7 +328,8 @@ class ForwardCliTest : public ForwardTest {
       posix_spawn_file_actions_adddup2(&actions, pipe[1], 2);
       auto args = test::c_strings(argv);
       auto envp = test::c_strings(env);
-      const int spawned = ::posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
+      const int spawned =
+          ::posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
       posix_spawn_file_actions_destroy(&actions);
       ::close(pipe[1]);
       out_ = pipe[0];
@@ -377,7 +382,8 @@ class ForwardCliTest : public ForwardTest {
 
   std::unique_ptr<Background> start_forward(const std::string& local, const std::string& remote) {
     return std::make_unique<Background>(
-        std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", local, remote}, env_);
+        std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", local, remote},
+        env_);
   }
   test::ProcessResult cli(std::vector<std::string> args) {
     args.insert(args.begin(), ADBWIRE_CLI_PATH);
@@ -407,7 +413,8 @@ TEST_F(ForwardCliTest, ARuleIsListedElsewhereAndRemovingItEndsItsProcess) {
 
   const auto list = cli({"forward", "--list"});
   EXPECT_EQ(list.exit_code, 0) << list.err;
-  EXPECT_EQ(list.out, "127.0.0.1:" + std::to_string(vd_.port()) + " " + local + " " + remote + "\n");
+  EXPECT_EQ(list.out,
+            "127.0.0.1:" + std::to_string(vd_.port()) + " " + local + " " + remote + "\n");
 
   const auto unknown = cli({"forward", "--remove", "tcp:1"});
   EXPECT_EQ(unknown.exit_code, 1);
@@ -431,7 +438,9 @@ TEST_F(ForwardCliTest, RebindingAPortReplacesItsProcessAndRemoveAllEndsEveryOne)
   const std::string other_local = bound_local(*other);
 
   auto held = std::make_unique<Background>(
-      std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", "--no-rebind", local, remote}, env_);
+      std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", "--no-rebind",
+                               local, remote},
+      env_);
   EXPECT_EQ(held->exit_code(10s), 1) << "--no-rebind took a port another forward holds";
   EXPECT_EQ(first->exit_code(0ms), Background::kRunning);
 

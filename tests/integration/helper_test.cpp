@@ -151,7 +151,8 @@ TEST_F(HelperTest, AHungHelperTimesOutIsKilledAndFallsBack) {
   EXPECT_NE(warnings_[0].find("did not answer in time"), std::string::npos) << warnings_[0];
   EXPECT_EQ(fast.helper_status().last_error.empty(), false);
   const auto events = vd_.events();
-  const auto kill = std::find_if(events.begin(), events.end(), [](const std::string& e) { return e.starts_with("pkill "); });
+  const auto kill = std::find_if(events.begin(), events.end(),
+                                 [](const std::string& e) { return e.starts_with("pkill "); });
   ASSERT_NE(kill, events.end());
   EXPECT_NE(kill->find("adbwire-dumper-"), std::string::npos) << *kill;
 
@@ -248,8 +249,10 @@ TEST_F(HelperTest, ADumperThatCannotStartIsExplainedWithItsStderr) {
   std::error_code error;
   strict.snapshot(kDefaultDeadline, error);
   EXPECT_EQ(error, errc::command_failed);
-  EXPECT_NE(strict.last_error().find("NoSuchMethodError"), std::string::npos) << strict.last_error();
-  EXPECT_NE(strict.last_error().find("adbwire-dumper.log"), std::string::npos) << strict.last_error();
+  EXPECT_NE(strict.last_error().find("NoSuchMethodError"), std::string::npos)
+      << strict.last_error();
+  EXPECT_NE(strict.last_error().find("adbwire-dumper.log"), std::string::npos)
+      << strict.last_error();
   // After a failed start the dex is checked again: one removed meanwhile is pushed back.
   fs::remove(pushed_dex(vd_));
   vd_.set_dumper_fault(DumperFault::none);

@@ -34,10 +34,14 @@ inline Decoded decode_png(const std::vector<std::uint8_t>& png) {
 inline Decoded decode_jpeg(const std::vector<std::uint8_t>& jpeg) {
   std::unique_ptr<void, decltype(&tjDestroy)> tj(tjInitDecompress(), tjDestroy);
   int width = 0, height = 0, subsampling = 0, colorspace = 0;
-  EXPECT_EQ(tjDecompressHeader3(tj.get(), jpeg.data(), jpeg.size(), &width, &height, &subsampling, &colorspace), 0);
+  EXPECT_EQ(tjDecompressHeader3(tj.get(), jpeg.data(), jpeg.size(), &width, &height, &subsampling,
+                                &colorspace),
+            0);
   Decoded d{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height),
             std::vector<std::uint8_t>(static_cast<std::size_t>(width) * height * 4)};
-  EXPECT_EQ(tjDecompress2(tj.get(), jpeg.data(), jpeg.size(), d.rgba.data(), width, 0, height, TJPF_RGBA, 0), 0);
+  EXPECT_EQ(tjDecompress2(tj.get(), jpeg.data(), jpeg.size(), d.rgba.data(), width, 0, height,
+                          TJPF_RGBA, 0),
+            0);
   return d;
 }
 

@@ -2,7 +2,6 @@
 // result checked and memory bounded. Not a speed test (that is bench/): the bounds here catch
 // a buffer that grows with the load, not a slow run.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,9 +66,9 @@ TEST(Load, TwoHundredConcurrentStreamsOnOneConnection) {
     for (int i = 0; i < kStreams; ++i) {
       threads.emplace_back([&, i] {
         // 20 KB per stream, so each stream needs several WRTE/OKAY rounds while the others run.
-        outputs[static_cast<std::size_t>(i)] = device.exec(
-            "head -c " + std::to_string(20'000 + i) + " /dev/zero", kDefaultDeadline,
-            errors[static_cast<std::size_t>(i)]);
+        outputs[static_cast<std::size_t>(i)] =
+            device.exec("head -c " + std::to_string(20'000 + i) + " /dev/zero", kDefaultDeadline,
+                        errors[static_cast<std::size_t>(i)]);
       });
     }
   }
@@ -95,7 +94,8 @@ TEST(Load, SixteenDevicesDrivenInParallelFromOneProcess) {
     for (char& c : bytes) c = static_cast<char>(random());
     std::ofstream(devices.back()->root() / "sdcard" / "data.bin", std::ios::binary) << bytes;
   }
-  const fs::path local_dir = fs::temp_directory_path() / ("adbwire-load-" + std::to_string(::getpid()));
+  const fs::path local_dir =
+      fs::temp_directory_path() / ("adbwire-load-" + std::to_string(::getpid()));
   fs::create_directories(local_dir);
 
   const std::size_t rss_before = resident_kib();
@@ -109,7 +109,8 @@ TEST(Load, SixteenDevicesDrivenInParallelFromOneProcess) {
           Page page = Page::connect(devices[n]->target());
           const std::string expected = read_file(devices[n]->root() / "sdcard" / "data.bin");
           for (int round = 0; round < kRounds; ++round) {
-            if (page.device().shell("getprop ro.serialno").out != "load-" + std::to_string(i) + "\n")
+            if (page.device().shell("getprop ro.serialno").out !=
+                "load-" + std::to_string(i) + "\n")
               failures[n] += "wrong serial; ";
             const fs::path local = local_dir / (std::to_string(i) + ".bin");
             pull(page.device(), "/sdcard/data.bin", local);

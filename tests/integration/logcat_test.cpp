@@ -27,8 +27,9 @@ void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
 }
 
 // One entry as liblog lays it out; header_size 20 is v1 (its __pad field is 0).
-std::vector<std::uint8_t> entry(std::uint16_t header_size, std::uint8_t priority, const std::string& tag,
-                                const std::string& message, std::uint32_t lid = 0) {
+std::vector<std::uint8_t> entry(std::uint16_t header_size, std::uint8_t priority,
+                                const std::string& tag, const std::string& message,
+                                std::uint32_t lid = 0) {
   std::vector<std::uint8_t> payload{priority};
   payload.insert(payload.end(), tag.begin(), tag.end());
   payload.push_back(0);
@@ -58,7 +59,8 @@ TEST(LogcatDecoder, ReadsEveryHeaderVersionWhereverTheBytesAreCut) {
     std::vector<LogRecord> records;
     for (std::size_t at = 0; at < stream.size(); at += cut) {
       std::error_code error;
-      decoder.feed(std::span(stream).subspan(at, std::min(cut, stream.size() - at)), records, error);
+      decoder.feed(std::span(stream).subspan(at, std::min(cut, stream.size() - at)), records,
+                   error);
       ASSERT_FALSE(error) << "cut " << cut;
     }
     ASSERT_EQ(records.size(), 3u) << "cut " << cut;
@@ -69,7 +71,8 @@ TEST(LogcatDecoder, ReadsEveryHeaderVersionWhereverTheBytesAreCut) {
       EXPECT_EQ(records[i].level, LogLevel::error);
       EXPECT_EQ(records[i].message, "line one\nline two");
       EXPECT_EQ(records[i].time.time_since_epoch(),
-                std::chrono::duration_cast<std::chrono::system_clock::duration>(1700000000s + 123456789ns));
+                std::chrono::duration_cast<std::chrono::system_clock::duration>(1700000000s +
+                                                                                123456789ns));
     }
     EXPECT_EQ(records[0].tag, "Tag20");
     EXPECT_EQ(records[2].tag, "Tag28");
@@ -91,7 +94,8 @@ TEST(LogcatDecoder, SkipsBinaryBuffersAndRejectsWhatIsNotLogcat) {
 
   const std::string text = "01-02 03:04:05.678  1234  1234 I Tag: text output\n";
   LogcatDecoder text_decoder;
-  text_decoder.feed({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}, records, error);
+  text_decoder.feed({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}, records,
+                    error);
   EXPECT_EQ(error, errc::parse_error);
   text_decoder.feed(main, records, error);
   EXPECT_EQ(error, errc::parse_error);
@@ -192,9 +196,8 @@ TEST_F(LogcatTest, FollowsNewRecordsIncludingTheDevicesOwnEventsAndStopsCleanly)
 TEST_F(LogcatTest, AHandlerThatThrowsEndsTheStreamWithItsError) {
   vd_.log('I', "T", "one");
   Device device = Device::connect(vd_.target());
-  Logcat logcat = Logcat::start(device, {}, [](const LogRecord&) {
-    throw Error(errc::cancelled, "enough");
-  });
+  Logcat logcat =
+      Logcat::start(device, {}, [](const LogRecord&) { throw Error(errc::cancelled, "enough"); });
   ASSERT_TRUE(logcat.wait(deadline_after(10s)));
   EXPECT_EQ(logcat.error(), errc::cancelled);
 }

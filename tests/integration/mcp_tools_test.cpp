@@ -1,8 +1,6 @@
 // The tools behind `adbwire mcp` (src/mcp/device_tools.*) on virtual devices, called as the
 // server's worker calls them: the behaviour the SDK test does not reach (auto-snapshot, the
 // snapshot budget, the shell switch, the device argument, stale refs, timeouts).
-#include "mcp/device_tools.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 
 #include "adbwire/vdevice.hpp"
 #include "integration/temp_dir.hpp"
+#include "mcp/device_tools.hpp"
 #include "mcp/json_rpc.hpp"
 
 namespace adbwire::mcp {
@@ -107,7 +106,8 @@ TEST_F(McpTools, ShellIsOfferedOnlyWhenAllowed) {
   DeviceTools closed(options());
   EXPECT_THROW(call(closed, "shell", {{"command", "echo hi"}}), RpcError);
   const Json listed = closed.list();
-  EXPECT_TRUE(std::none_of(listed.begin(), listed.end(), [](const Json& t) { return t["name"] == "shell"; }));
+  EXPECT_TRUE(std::none_of(listed.begin(), listed.end(),
+                           [](const Json& t) { return t["name"] == "shell"; }));
 
   DeviceToolsOptions o = options();
   o.allow_shell = true;

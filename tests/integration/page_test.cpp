@@ -287,7 +287,8 @@ TEST(Page, NonAsciiTextIsPastedThroughTheClipboardWithTheHelper) {
   const std::string text = "Grüße, 你好 — ✓ \"quoted\" 100%s";
   page.type(name, text);
   EXPECT_EQ(field_text(page.snapshot(), "name"), text);
-  EXPECT_EQ(vd.events().back().substr(vd.events().back().rfind("input keyevent")), "input keyevent 279");
+  EXPECT_EQ(vd.events().back().substr(vd.events().back().rfind("input keyevent")),
+            "input keyevent 279");
   // Clearing first works without ADBKeyBoard too (MOVE_END, then DEL per character).
   page.type(ref_by_id(page.snapshot(), "name"), "ñ", {.clear = true});
   EXPECT_EQ(field_text(page.snapshot(), "name"), "ñ");
@@ -569,7 +570,8 @@ fs::path write_apk(const fs::path& dir, const std::string& package) {
   const fs::path path = dir / (package + ".apk");
   std::string bytes = "PK\x03\x04 package=" + package + " versionCode=1\n";
   bytes.resize(64 * 1024, 'x');
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 

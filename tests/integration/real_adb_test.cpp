@@ -116,9 +116,11 @@ TEST_F(RealAdbTest, ExecOutScreencapIsTheLibrarysPng) {
 TEST_F(RealAdbTest, UiautomatorDumpRoundTrip) {
   start_device();
   connect_and_wait();
-  auto dump = adb_s({"shell", "uiautomator dump /data/local/tmp/u.xml && cat /data/local/tmp/u.xml"});
+  auto dump =
+      adb_s({"shell", "uiautomator dump /data/local/tmp/u.xml && cat /data/local/tmp/u.xml"});
   EXPECT_EQ(dump.exit_code, 0);
-  EXPECT_EQ(dump.out, "UI hierchary dumped to: /data/local/tmp/u.xml\n" + std::string(vdevice::sample_screen_xml()));
+  EXPECT_EQ(dump.out, "UI hierchary dumped to: /data/local/tmp/u.xml\n" +
+                          std::string(vdevice::sample_screen_xml()));
   EXPECT_EQ(read_file(device_->root() / "data/local/tmp/u.xml"), vdevice::sample_screen_xml());
 }
 
@@ -157,12 +159,14 @@ TEST_F(RealAdbTest, ParallelStreamsShareTheConnection) {
   for (int i = 0; i < kStreams; ++i) {
     threads.emplace_back([&, i] {
       results[static_cast<std::size_t>(i)] =
-          adb_s({"exec-out", "head -c " + std::to_string(kSize + static_cast<std::size_t>(i)) + " /dev/zero"});
+          adb_s({"exec-out",
+                 "head -c " + std::to_string(kSize + static_cast<std::size_t>(i)) + " /dev/zero"});
     });
   }
   for (auto& thread : threads) thread.join();
   for (int i = 0; i < kStreams; ++i) {
-    EXPECT_EQ(results[static_cast<std::size_t>(i)].out.size(), kSize + static_cast<std::size_t>(i)) << "stream " << i;
+    EXPECT_EQ(results[static_cast<std::size_t>(i)].out.size(), kSize + static_cast<std::size_t>(i))
+        << "stream " << i;
   }
 }
 
@@ -237,7 +241,8 @@ TEST_F(RealAdbTest, UnknownKeyStaysUnauthorized) {
 }
 
 TEST_F(RealAdbTest, CliVdeviceServesUntilSigterm) {
-  std::vector<std::string> argv = {ADBWIRE_CLI_PATH, "vdevice", "--port", "0", "--serial", "cli-serial"};
+  std::vector<std::string> argv = {ADBWIRE_CLI_PATH, "vdevice",   "--port", "0",
+                                   "--serial",       "cli-serial"};
   int out[2];
   ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
   posix_spawn_file_actions_t actions;

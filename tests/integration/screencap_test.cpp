@@ -20,14 +20,14 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/vdevice.hpp"
-#include "integration/temp_dir.hpp"
 #include "integration/image_decode.hpp"
+#include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
 
-using test::Decoded;
 using test::decode_png;
+using test::Decoded;
 
 class Screencap : public ::testing::Test {
  protected:
@@ -230,9 +230,9 @@ std::string encode_solid_png(std::uint32_t width, std::uint32_t height, std::uin
   ihdr.bit_depth = 8;
   ihdr.color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
   spng_set_ihdr(ctx.get(), &ihdr);
-  EXPECT_EQ(spng_encode_image(ctx.get(), rgba.data(), rgba.size(), SPNG_FMT_PNG,
-                              SPNG_ENCODE_FINALIZE),
-            0);
+  EXPECT_EQ(
+      spng_encode_image(ctx.get(), rgba.data(), rgba.size(), SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE),
+      0);
   std::size_t size = 0;
   int error = 0;
   std::unique_ptr<void, decltype(&std::free)> buffer(spng_get_png_buffer(ctx.get(), &size, &error),
@@ -243,13 +243,16 @@ std::string encode_solid_png(std::uint32_t width, std::uint32_t height, std::uin
 }
 
 void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // A one-node uiautomator dump showing `text` over the whole screen.
 std::string one_node_dump(const std::string& text) {
   return "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
-         "<node index=\"0\" text=\"" + text + "\" resource-id=\"\" class=\"android.widget.FrameLayout\" "
+         "<node index=\"0\" text=\"" +
+         text +
+         "\" resource-id=\"\" class=\"android.widget.FrameLayout\" "
          "package=\"com.example.png\" content-desc=\"\" checkable=\"false\" checked=\"false\" "
          "clickable=\"true\" enabled=\"true\" focusable=\"false\" focused=\"false\" "
          "scrollable=\"false\" long-clickable=\"false\" password=\"false\" selected=\"false\" "

@@ -56,8 +56,8 @@ class SessionDir {
 
   // The same with env ("NAME=value …" for env(1)) instead of the private socket.
   CliResult run_with_env(const std::string& env, const std::vector<std::string>& args) const {
-    std::string command = "cd " + quote(path_.string()) + " && env " + env + " " +
-                          quote(ADBWIRE_CLI_PATH);
+    std::string command =
+        "cd " + quote(path_.string()) + " && env " + env + " " + quote(ADBWIRE_CLI_PATH);
     for (const std::string& arg : args) command += " " + quote(arg);
     command += " 2>&1";
     CliResult result;
@@ -191,7 +191,8 @@ TEST(SessionCli, HelperServesEverySnapshotAndAFallbackIsSaidOnce) {
   const CliResult fell_back = dir.run({"snapshot", "--print"});
   EXPECT_EQ(fell_back.exit_code, 0) << fell_back.out;
   EXPECT_NE(fell_back.out.find("adbwire: "), std::string::npos) << fell_back.out;
-  EXPECT_NE(fell_back.out.find("--helper"), std::string::npos) << fell_back.out;  // how to turn it off
+  EXPECT_NE(fell_back.out.find("--helper"), std::string::npos)
+      << fell_back.out;  // how to turn it off
   const CliResult after = dir.run({"snapshot", "--print"});
   EXPECT_EQ(after.exit_code, 0);
   EXPECT_EQ(after.out.find("adbwire: "), std::string::npos) << after.out;  // said once

@@ -146,9 +146,9 @@ TEST(Stls, UnknownKeyIsUnauthorizedAndSaysToPair) {
 std::vector<std::uint8_t> message(std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1,
                                   std::string_view payload = {}) {
   std::vector<std::uint8_t> out;
-  protocol::append_message(
-      out, command, arg0, arg1,
-      {reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()}, true);
+  protocol::append_message(out, command, arg0, arg1,
+                           {reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()},
+                           true);
   return out;
 }
 

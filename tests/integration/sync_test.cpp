@@ -3,8 +3,8 @@
 // the virtual device's sync side is checked by AOSP's own host code.
 #include "adbwire/sync.hpp"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -30,7 +30,8 @@ using test::read_file;
 
 using test::TempDir;
 
-void write_random_file(const fs::path& path, std::size_t size, std::uint64_t seed, mode_t mode, std::time_t mtime) {
+void write_random_file(const fs::path& path, std::size_t size, std::uint64_t seed, mode_t mode,
+                       std::time_t mtime) {
   std::mt19937_64 random(seed);
   std::string bytes(size, '\0');
   for (std::size_t i = 0; i + 8 <= size; i += 8) {
@@ -39,7 +40,8 @@ void write_random_file(const fs::path& path, std::size_t size, std::uint64_t see
   }
   for (std::size_t i = size - size % 8; i < size; ++i) bytes[i] = static_cast<char>(random());
   fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   ASSERT_EQ(::chmod(path.c_str(), mode), 0);
   const timespec times[2] = {{mtime, 0}, {mtime, 0}};
   ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
@@ -59,7 +61,8 @@ std::map<std::string, FileFacts> tree_facts(const fs::path& root) {
     if (!entry.is_regular_file()) continue;
     struct stat st {};
     EXPECT_EQ(::stat(entry.path().c_str(), &st), 0);
-    facts[entry.path().lexically_relative(root).string()] = {read_file(entry.path()), st.st_mode & 07777, st.st_mtime};
+    facts[entry.path().lexically_relative(root).string()] = {read_file(entry.path()),
+                                                             st.st_mode & 07777, st.st_mtime};
   }
   return facts;
 }
@@ -70,8 +73,8 @@ void make_tree(const fs::path& root, int count) {
     const fs::path path = root / ("d" + std::to_string(i % 7)) / ("e" + std::to_string(i % 3)) /
                           ("file" + std::to_string(i) + ".bin");
     const mode_t mode = i % 3 == 0 ? 0644 : i % 3 == 1 ? 0755 : 0600;
-    write_random_file(path, static_cast<std::size_t>(i * 37 % 3000), static_cast<std::uint64_t>(i), mode,
-                      1600000000 + i * 1000);
+    write_random_file(path, static_cast<std::size_t>(i * 37 % 3000), static_cast<std::uint64_t>(i),
+                      mode, 1600000000 + i * 1000);
   }
 }
 
@@ -99,7 +102,8 @@ void round_trip_large_file(const fs::path& device_root, const fs::path& local, D
   const TransferStats pushed = sync.push(local / "big.bin", "/data/local/tmp/big.bin");
   EXPECT_EQ(pushed.files, 1u);
   EXPECT_EQ(pushed.bytes, size);
-  EXPECT_EQ(tree_facts(device_root / "data/local/tmp").at("big.bin"), tree_facts(local).at("big.bin"));
+  EXPECT_EQ(tree_facts(device_root / "data/local/tmp").at("big.bin"),
+            tree_facts(local).at("big.bin"));
 
   const TransferStats pulled = sync.pull("/data/local/tmp/big.bin", local / "back.bin");
   EXPECT_EQ(pulled.files, 1u);
@@ -122,7 +126,8 @@ TEST_F(SyncTest, LargeFileRoundTripsOverSyncV1) {
   round_trip_large_file(device_root_.path(), local_.path(), *device_, 9 * 1024 * 1024 + 5);
 }
 
-void round_trip_tree(const fs::path& device_root, const fs::path& local, Device& device, int count) {
+void round_trip_tree(const fs::path& device_root, const fs::path& local, Device& device,
+                     int count) {
   make_tree(local / "tree", count);
   SyncClient sync(device);
   const TransferStats pushed = sync.push(local / "tree", "/sdcard/tree");
@@ -190,7 +195,9 @@ TEST_F(SyncTest, DeviceFailMessageReachesTheCallerWordForWord) {
     ADD_FAILURE() << "pushing below a file succeeded";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::command_failed);
-    EXPECT_NE(std::string(e.what()).find("couldn't create file: Not a directory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("couldn't create file: Not a directory"),
+              std::string::npos)
+        << e.what();
   }
   // The device ended that stream; the client opens a new one.
   EXPECT_EQ(sync.push(local_.path() / "x", "/sdcard/ok").files, 1u);
@@ -206,7 +213,8 @@ TEST_F(SyncTest, InterruptedPullLeavesNoFileUnderTheFinalName) {
   start(options);
   write_random_file(device_root_.path() / "sdcard/big.bin", 16 * 1024 * 1024, 7, 0644, 1500000000);
   std::error_code error;
-  const TransferStats stats = pull(*device_, "/sdcard/big.bin", local_.path() / "big.bin", {}, error);
+  const TransferStats stats =
+      pull(*device_, "/sdcard/big.bin", local_.path() / "big.bin", {}, error);
   EXPECT_EQ(error, errc::device_offline);
   EXPECT_EQ(stats.files, 0u);
   EXPECT_FALSE(fs::exists(local_.path() / "big.bin"));
@@ -236,7 +244,8 @@ TEST_F(SyncTest, ProgressCountsUpToTheTotal) {
   options.progress = [&](const SyncProgress& p) { seen.push_back(p); };
   const TransferStats stats = SyncClient(*device_).pull("/sdcard/t", local_.path() / "t", options);
   ASSERT_FALSE(seen.empty());
-  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].total_bytes, seen[i - 1].total_bytes);
+  for (std::size_t i = 1; i < seen.size(); ++i)
+    EXPECT_GE(seen[i].total_bytes, seen[i - 1].total_bytes);
   EXPECT_EQ(seen.back().total_bytes, stats.bytes);
   EXPECT_EQ(seen.back().total_size, stats.bytes);
   EXPECT_EQ(seen.back().files_done, 21u);
@@ -252,7 +261,8 @@ TEST_F(SyncTest, ManyRemotesIntoOneFolderAndBadDestinations) {
   EXPECT_EQ(read_file(local_.path() / "b"), read_file(device_root_.path() / "sdcard/b"));
 
   std::error_code error;
-  sync.pull(std::vector<std::string>{"/sdcard/a", "/sdcard/b"}, local_.path() / "nofolder", {}, error);
+  sync.pull(std::vector<std::string>{"/sdcard/a", "/sdcard/b"}, local_.path() / "nofolder", {},
+            error);
   EXPECT_EQ(error, errc::invalid_argument);
   sync.pull("/sdcard/none", local_.path() / "none", {}, error);
   EXPECT_EQ(error, errc::not_found);
@@ -264,12 +274,14 @@ TEST_F(SyncTest, CliPullAndPushPrintAdbsSummary) {
   start();
   write_random_file(local_.path() / "f.bin", 1000, 5, 0644, 1500000000);
   const std::string target = vd_->target();
-  auto pushed = test::run_process({ADBWIRE_CLI_PATH, "-s", target, "push", (local_.path() / "f.bin").string(),
-                                   "/sdcard/"},
-                                  {}, {});
+  auto pushed = test::run_process(
+      {ADBWIRE_CLI_PATH, "-s", target, "push", (local_.path() / "f.bin").string(), "/sdcard/"}, {},
+      {});
   EXPECT_EQ(pushed.exit_code, 0) << pushed.err;
   EXPECT_EQ(read_file(device_root_.path() / "sdcard/f.bin"), read_file(local_.path() / "f.bin"));
-  EXPECT_TRUE(pushed.out.starts_with((local_.path() / "f.bin").string() + ": 1 file pushed, 0 skipped. ")) << pushed.out;
+  EXPECT_TRUE(
+      pushed.out.starts_with((local_.path() / "f.bin").string() + ": 1 file pushed, 0 skipped. "))
+      << pushed.out;
   EXPECT_NE(pushed.out.find("(1000 bytes in "), std::string::npos) << pushed.out;
   EXPECT_EQ(pushed.err, "");  // no progress bar when stderr is not a terminal
 
@@ -280,8 +292,8 @@ TEST_F(SyncTest, CliPullAndPushPrintAdbsSummary) {
   EXPECT_TRUE(pulled.out.starts_with("/sdcard/f.bin: 1 file pulled, 0 skipped. ")) << pulled.out;
   EXPECT_TRUE(tree_facts(local_.path()).at("g.bin") == tree_facts(local_.path()).at("f.bin"));
 
-  auto failed = test::run_process({ADBWIRE_CLI_PATH, "-s", target, "pull", "/sdcard/nothing", local_.path().string()},
-                                  {}, {});
+  auto failed = test::run_process(
+      {ADBWIRE_CLI_PATH, "-s", target, "pull", "/sdcard/nothing", local_.path().string()}, {}, {});
   EXPECT_NE(failed.exit_code, 0);
   EXPECT_NE(failed.err.find("/sdcard/nothing"), std::string::npos) << failed.err;
 }
@@ -490,7 +502,8 @@ TEST_F(SyncRealAdbTest, AdbAndAdbwireMoveTheSameBytes) {
   ASSERT_EQ(pushed.exit_code, 0) << pushed.out << pushed.err;
   SyncClient sync(*device_);
   sync.pull("/sdcard/by_adb.bin", local_.path() / "by_adbwire.bin");
-  EXPECT_TRUE(read_file(local_.path() / "by_adbwire.bin") == read_file(local_.path() / "in/big.bin"));
+  EXPECT_TRUE(read_file(local_.path() / "by_adbwire.bin") ==
+              read_file(local_.path() / "in/big.bin"));
 
   // adbwire pushes, adb pulls.
   sync.push(local_.path() / "in/big.bin", "/sdcard/by_adbwire.bin");

@@ -5,33 +5,34 @@
 // refs, a tap must land on the element's screen point, and a CDP click must change the page.
 // Broken DevTools endpoints (one that hangs up, one that answers nonsense) are played by a
 // small Beast server in this file; each must leave the native snapshot intact.
+#include "adbwire/webview.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "adbwire/page.hpp"
 #include "adbwire/vdevice.hpp"
-#include "adbwire/webview.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {
@@ -44,7 +45,8 @@ namespace websocket = boost::beast::websocket;
 using tcp = boost::asio::ip::tcp;
 using namespace std::chrono_literals;
 
-constexpr const char* kInstallChromium = "chromium is missing: install it with `apt-get install chromium`";
+constexpr const char* kInstallChromium =
+    "chromium is missing: install it with `apt-get install chromium`";
 constexpr std::uint32_t kWebViewPid = 4321;
 constexpr const char* kSocket = "webview_devtools_remote_4321";
 
@@ -59,7 +61,8 @@ body{margin:0} #go{position:absolute;left:100px;top:200px;width:200px;height:50p
 <p id="out" style="position:absolute;left:0;top:400px;margin:0">Not yet</p>
 <button id="far">Far below</button></body></html>)";
 
-constexpr const char* kNativeDump = R"(<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]"><node index="0" text="Shop" resource-id="com.example.shop:id/title" class="android.widget.TextView" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,60][1080,200]" /><node index="1" text="" resource-id="com.example.shop:id/web" class="android.webkit.WebView" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="true" focused="false" scrollable="true" long-clickable="false" password="false" selected="false" bounds="[0,200][1080,1550]" /><node index="2" text="Back" resource-id="com.example.shop:id/back" class="android.widget.Button" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,2200][1080,2400]" /></node></hierarchy>)";
+constexpr const char* kNativeDump =
+    R"(<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]"><node index="0" text="Shop" resource-id="com.example.shop:id/title" class="android.widget.TextView" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,60][1080,200]" /><node index="1" text="" resource-id="com.example.shop:id/web" class="android.webkit.WebView" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="true" focused="false" scrollable="true" long-clickable="false" password="false" selected="false" bounds="[0,200][1080,1550]" /><node index="2" text="Back" resource-id="com.example.shop:id/back" class="android.widget.Button" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,2200][1080,2400]" /></node></hierarchy>)";
 
 // A headless Chromium showing kPage, for the whole suite (it takes a second to start).
 class Chromium {
@@ -74,10 +77,11 @@ class Chromium {
       const std::string url = "file://" + (folder / "page.html").string();
       // As the workplace's notes say: no sandbox as root, no GPU, and no background
       // networking (this machine's closed network refuses it).
-      ::execlp("chromium", "chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--no-first-run", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--hide-scrollbars", "--window-size=800,1000", "--remote-debugging-port=0",
-               data_dir.c_str(), url.c_str(), static_cast<char*>(nullptr));
+      ::execlp("chromium", "chromium", "--headless=new", "--no-sandbox", "--disable-gpu",
+               "--disable-quic", "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+               "--window-size=800,1000", "--remote-debugging-port=0", data_dir.c_str(), url.c_str(),
+               static_cast<char*>(nullptr));
       ::_exit(127);
     }
     for (int i = 0; i < 300 && port_ == 0; ++i) {
@@ -87,7 +91,8 @@ class Chromium {
       if (port_ == 0) std::this_thread::sleep_for(100ms);
     }
     // The port opens before the page has loaded: wait until /json/list shows its title.
-    for (int i = 0; i < 300 && port_ != 0 && target_list().find("Web form") == std::string::npos; ++i) {
+    for (int i = 0; i < 300 && port_ != 0 && target_list().find("Web form") == std::string::npos;
+         ++i) {
       std::this_thread::sleep_for(100ms);
     }
   }
@@ -162,7 +167,8 @@ class WebViewTest : public ::testing::Test {
   VirtualDeviceOptions device_options(std::uint16_t devtools_port) const {
     VirtualDeviceOptions options;
     options.screens = write_screen(folder_->path());
-    if (devtools_port != 0) options.devtools = {{kSocket, devtools_port, kWebViewPid, "com.example.shop"}};
+    if (devtools_port != 0)
+      options.devtools = {{kSocket, devtools_port, kWebViewPid, "com.example.shop"}};
     return options;
   }
 
@@ -183,12 +189,15 @@ TEST_F(WebViewTest, PageElementsGetRefsUnderTheWebViewAndATapLandsOnTheirScreenP
   EXPECT_NE(text.find("WebPage \"Web form\" (file://"), std::string::npos) << text;
   EXPECT_NE(text.find("Heading \"Checkout\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"Not yet\""), std::string::npos) << text;
-  EXPECT_EQ(text.find("Far below"), std::string::npos) << "an element scrolled away is not shown\n" << text;
+  EXPECT_EQ(text.find("Far below"), std::string::npos) << "an element scrolled away is not shown\n"
+                                                       << text;
   const int button = ref_of(text, "- Button");
   const int field = ref_of(text, "- TextInput");
   ASSERT_GT(button, 0) << text;
   ASSERT_GT(field, 0) << text;
-  EXPECT_NE(text.find("TextInput [ref=" + std::to_string(field) + "] \"\" (Your name)"), std::string::npos) << text;
+  EXPECT_NE(text.find("TextInput [ref=" + std::to_string(field) + "] \"\" (Your name)"),
+            std::string::npos)
+      << text;
   // Web refs share the native numbering in document order: the native Back button after the
   // WebView comes after them.
   std::smatch match;
@@ -246,14 +255,17 @@ TEST_F(WebViewTest, CliListsThePageAndSnapshotsWithAndWithoutIt) {
   vd.start();
   const auto run = [&vd](const std::string& args) {
     std::string out;
-    FILE* pipe = ::popen((std::string(ADBWIRE_CLI_PATH) + " -s " + vd.target() + " " + args + " 2>&1").c_str(), "r");
+    FILE* pipe = ::popen(
+        (std::string(ADBWIRE_CLI_PATH) + " -s " + vd.target() + " " + args + " 2>&1").c_str(), "r");
     char buffer[4096];
-    for (std::size_t n; pipe != nullptr && (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+    for (std::size_t n; pipe != nullptr && (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      out.append(buffer, n);
     EXPECT_EQ(pipe != nullptr ? ::pclose(pipe) : -1, 0) << out;
     return out;
   };
   const std::string listed = run("webviews");
-  EXPECT_NE(listed.find(std::string("@") + kSocket + "  com.example.shop  page"), std::string::npos) << listed;
+  EXPECT_NE(listed.find(std::string("@") + kSocket + "  com.example.shop  page"), std::string::npos)
+      << listed;
   EXPECT_NE(listed.find("page.html"), std::string::npos) << listed;
   EXPECT_NE(run("snapshot").find("Button [ref=2] \"Pay now\""), std::string::npos);
   EXPECT_EQ(run("snapshot --no-web").find("Pay now"), std::string::npos);
@@ -278,14 +290,15 @@ enum class Misbehaviour {
   hang_up_during_handshake,
   malformed_cdp_reply,
   never_answers,
-  closes_the_session,  // accepts the WebSocket, then closes it (the page went away)
+  closes_the_session,    // accepts the WebSocket, then closes it (the page went away)
   dies_after_one_reply,  // answers the first CDP call, then drops the connection
 };
 
 // Serves one misbehaviour on a loopback port until destroyed.
 class BrokenDevtools {
  public:
-  explicit BrokenDevtools(Misbehaviour mode) : acceptor_(io_, {boost::asio::ip::address_v4::loopback(), 0}), mode_(mode) {
+  explicit BrokenDevtools(Misbehaviour mode)
+      : acceptor_(io_, {boost::asio::ip::address_v4::loopback(), 0}), mode_(mode) {
     thread_ = std::thread([this] { serve(); });
   }
   ~BrokenDevtools() {
@@ -334,7 +347,10 @@ class BrokenDevtools {
         if (ec) continue;
         const auto call = nlohmann::json::parse(beast::buffers_to_string(first.data()));
         ws.text(true);
-        ws.write(boost::asio::buffer(nlohmann::json{{"id", call["id"]}, {"result", {{"nodes", nlohmann::json::array()}}}}.dump()), ec);
+        ws.write(boost::asio::buffer(nlohmann::json{
+                     {"id", call["id"]}, {"result", {{"nodes", nlohmann::json::array()}}}}
+                                         .dump()),
+                 ec);
         ws.next_layer().close(ec);  // no close frame: the app's process is gone
         std::this_thread::sleep_for(50ms);
         continue;
@@ -392,9 +408,11 @@ class ScriptedDevtools {
       http::read(socket, buffer, request, ec);
       if (ec) continue;
       if (!websocket::is_upgrade(request)) {
-        const nlohmann::json list = nlohmann::json::array(
-            {{{"id", "W1"}, {"type", "page"}, {"url", "https://app.example/"}, {"title", "App"},
-              {"description", description_}}});
+        const nlohmann::json list = nlohmann::json::array({{{"id", "W1"},
+                                                            {"type", "page"},
+                                                            {"url", "https://app.example/"},
+                                                            {"title", "App"},
+                                                            {"description", description_}}});
         http::response<http::string_body> answer{http::status::ok, 11};
         answer.body() = list.dump();
         answer.prepare_payload();
@@ -439,18 +457,22 @@ class ScriptedDevtools {
 
 // One button 100x50 CSS px at (0, 600) in a page 1080 CSS px wide (scale 1).
 std::map<std::string, nlohmann::json> one_button_page() {
-  return {{"Accessibility.getFullAXTree",
-           nlohmann::json::parse(R"({"nodes":[
+  return {
+      {"Accessibility.getFullAXTree", nlohmann::json::parse(R"({"nodes":[
              {"nodeId":"1","ignored":false,"role":{"value":"RootWebArea"},"name":{"value":"App"},"childIds":["2"],"backendDOMNodeId":1},
              {"nodeId":"2","parentId":"1","ignored":false,"role":{"value":"button"},"name":{"value":"Go"},"childIds":[],"backendDOMNodeId":2}]})")},
-          {"DOMSnapshot.captureSnapshot",
-           nlohmann::json::parse(R"({"documents":[{"nodes":{"backendNodeId":[1,2]},
+      {"DOMSnapshot.captureSnapshot",
+       nlohmann::json::parse(R"({"documents":[{"nodes":{"backendNodeId":[1,2]},
              "layout":{"nodeIndex":[0,1],"bounds":[[0,0,1080,2000],[0,600,100,50]]}}],"strings":[]})")},
-          {"Page.getLayoutMetrics", nlohmann::json::parse(R"({"cssVisualViewport":{"pageX":0,"pageY":0,"clientWidth":1080,"clientHeight":2000}})")},
-          {"DOM.getBoxModel", nlohmann::json::parse(R"({"model":{"content":[0,600,100,600,100,650,0,650]}})")}};
+      {"Page.getLayoutMetrics",
+       nlohmann::json::parse(
+           R"({"cssVisualViewport":{"pageX":0,"pageY":0,"clientWidth":1080,"clientHeight":2000}})")},
+      {"DOM.getBoxModel",
+       nlohmann::json::parse(R"({"model":{"content":[0,600,100,600,100,650,0,650]}})")}};
 }
 
-VirtualDeviceOptions scripted_device(const fs::path& folder, std::uint16_t port, const std::string& package) {
+VirtualDeviceOptions scripted_device(const fs::path& folder, std::uint16_t port,
+                                     const std::string& package) {
   VirtualDeviceOptions options;
   options.screens = write_screen(folder);
   options.devtools = {{kSocket, port, kWebViewPid, package}};
@@ -462,8 +484,9 @@ VirtualDeviceOptions scripted_device(const fs::path& folder, std::uint16_t port,
 // description; the visible part only clips. A secondary process (":sandboxed") is the app's.
 TEST(WebViewScripted, BoxesFollowTheWebViewsOwnRectangleNotItsVisiblePart) {
   test::TempDir folder;
-  ScriptedDevtools server(R"({"attached":true,"visible":true,"screenX":0,"screenY":-200,"width":1080,"height":2000})",
-                          one_button_page());
+  ScriptedDevtools server(
+      R"({"attached":true,"visible":true,"screenX":0,"screenY":-200,"width":1080,"height":2000})",
+      one_button_page());
   VirtualDevice vd(scripted_device(folder.path(), server.port(), "com.example.shop:sandboxed"));
   vd.start();
   Page page = Page::connect(vd.target());
@@ -485,7 +508,8 @@ TEST(WebViewScripted, AnEmptyTreeKeepsTheNativeContentAndSaysSo) {
   Page page = Page::connect(vd.target());
   const std::string text = page.snapshot().to_text();
   EXPECT_EQ(page.web_status().pages, 0u);
-  EXPECT_NE(page.web_status().problem.find("no accessibility tree"), std::string::npos) << page.web_status().problem;
+  EXPECT_NE(page.web_status().problem.find("no accessibility tree"), std::string::npos)
+      << page.web_status().problem;
   EXPECT_NE(text.find("WebView"), std::string::npos) << text;
 }
 
@@ -545,13 +569,20 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{Misbehaviour::dies_after_one_reply, "socket closed"}),
     [](const auto& info) {
       switch (info.param.first) {
-        case Misbehaviour::not_debuggable: return std::string("not_debuggable");
-        case Misbehaviour::hang_up_during_http: return std::string("hang_up_during_http");
-        case Misbehaviour::hang_up_during_handshake: return std::string("hang_up_during_handshake");
-        case Misbehaviour::malformed_cdp_reply: return std::string("malformed_cdp_reply");
-        case Misbehaviour::never_answers: return std::string("never_answers");
-        case Misbehaviour::closes_the_session: return std::string("closes_the_session");
-        case Misbehaviour::dies_after_one_reply: return std::string("dies_after_one_reply");
+        case Misbehaviour::not_debuggable:
+          return std::string("not_debuggable");
+        case Misbehaviour::hang_up_during_http:
+          return std::string("hang_up_during_http");
+        case Misbehaviour::hang_up_during_handshake:
+          return std::string("hang_up_during_handshake");
+        case Misbehaviour::malformed_cdp_reply:
+          return std::string("malformed_cdp_reply");
+        case Misbehaviour::never_answers:
+          return std::string("never_answers");
+        case Misbehaviour::closes_the_session:
+          return std::string("closes_the_session");
+        case Misbehaviour::dies_after_one_reply:
+          return std::string("dies_after_one_reply");
       }
       return std::string();
     });

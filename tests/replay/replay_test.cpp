@@ -2,6 +2,8 @@
 // scripts/record-captures) against the library: the same operation must send the same
 // messages. Also: a wrong operation fails with a diff naming both messages, and a capture the
 // library recorded itself replays with the host features compared too.
+#include "adbwire/replay.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,7 +11,6 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
-#include "adbwire/replay.hpp"
 #include "adbwire/screencap.hpp"
 #include "adbwire/sync.hpp"
 #include "adbwire/vdevice.hpp"
@@ -20,7 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path capture(const std::string& name) { return fs::path(ADBWIRE_SOURCE_DIR) / "captures" / name; }
+fs::path capture(const std::string& name) {
+  return fs::path(ADBWIRE_SOURCE_DIR) / "captures" / name;
+}
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -65,7 +68,9 @@ TEST_F(ReplayTest, ShellReproducesAdbShell) {
 
 TEST_F(ReplayTest, ExecReproducesAdbExecOut) {
   Replay replay = Replay::start(capture("exec-out.pcapng"), adb_capture_options());
-  run(replay, [](Device& device) { EXPECT_EQ(device.exec("cat /sdcard/hello.txt"), "hello from the virtual device\n"); });
+  run(replay, [](Device& device) {
+    EXPECT_EQ(device.exec("cat /sdcard/hello.txt"), "hello from the virtual device\n");
+  });
   replay.finish();
 }
 
@@ -82,7 +87,8 @@ TEST_F(ReplayTest, PushReproducesAdbPush) {
   const fs::path local = work_.path() / "push.txt";
   std::ofstream(local) << "pushed by adb\n";
   fs::permissions(local, fs::perms(0644));
-  fs::last_write_time(local, fs::file_time_type::clock::from_sys(std::chrono::sys_seconds(std::chrono::seconds(1704067200))));
+  fs::last_write_time(local, fs::file_time_type::clock::from_sys(
+                                 std::chrono::sys_seconds(std::chrono::seconds(1704067200))));
   Replay replay = Replay::start(capture("push.pcapng"), adb_capture_options());
   run(replay, [&](Device& device) { push(device, local, "/sdcard/pushed.txt"); });
   replay.finish();
@@ -102,7 +108,8 @@ TEST_F(ReplayTest, ScreenshotReproducesAdbScreencap) {
 
 TEST_F(ReplayTest, AuthReproducesAdbSignedConnect) {
   Replay replay = Replay::start(capture("auth.pcapng"), adb_capture_options());
-  run(replay, [](Device& device) { EXPECT_EQ(device.shell("echo authorized").out, "authorized\n"); });
+  run(replay,
+      [](Device& device) { EXPECT_EQ(device.shell("echo authorized").out, "authorized\n"); });
   replay.finish();
 }
 

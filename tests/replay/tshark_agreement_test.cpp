@@ -42,7 +42,8 @@ TEST(TsharkAgreement, EveryCaptureInCapturesFolder) {
   std::size_t checked = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(ADBWIRE_SOURCE_DIR) / "captures")) {
     const std::string name = entry.path().filename().string();
-    if (!name.ends_with(".pcapng") && !name.ends_with(".pcapng.zst") && !name.ends_with(".pcap")) continue;
+    if (!name.ends_with(".pcapng") && !name.ends_with(".pcapng.zst") && !name.ends_with(".pcap"))
+      continue;
     SCOPED_TRACE(name);
     expect_agreement(entry.path());
     ++checked;
@@ -89,18 +90,21 @@ TEST(TsharkAgreement, UsbRecording) {
   observer.reset();
 
   using namespace protocol;
-  auto message = [](std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1, const std::string& payload) {
+  auto message = [](std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1,
+                    const std::string& payload) {
     std::vector<std::uint8_t> bytes;
     append_message(bytes, command, arg0, arg1,
-                   std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()), false);
+                   std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()),
+                   false);
     return bytes;
   };
   std::vector<std::uint8_t> from_host = message(kCommandCnxn, kVersion, kMaxPayload, "host::");
   const auto open = message(kCommandOpen, 7, 0, std::string("exec:cat x") + '\0');
   from_host.insert(from_host.end(), open.begin(), open.end());
   std::vector<std::uint8_t> from_device = message(kCommandCnxn, kVersion, kMaxPayload, "device::");
-  for (const auto& piece : {message(kCommandOkay, 1, 7, ""), message(kCommandWrte, 1, 7, std::string(70000, 'y')),
-                            message(kCommandClse, 1, 7, "")}) {
+  for (const auto& piece :
+       {message(kCommandOkay, 1, 7, ""), message(kCommandWrte, 1, 7, std::string(70000, 'y')),
+        message(kCommandClse, 1, 7, "")}) {
     from_device.insert(from_device.end(), piece.begin(), piece.end());
   }
 
@@ -109,11 +113,12 @@ TEST(TsharkAgreement, UsbRecording) {
   device_end->async_write(from_device, [](const std::error_code&, std::size_t) {});
   std::vector<std::uint8_t> buffer(4096);
   std::size_t received = 0;
-  std::function<void(const std::error_code&, std::size_t)> on_read = [&](const std::error_code& error, std::size_t n) {
-    if (error) return;
-    received += n;
-    if (received < from_device.size()) host->async_read_some(buffer, on_read);
-  };
+  std::function<void(const std::error_code&, std::size_t)> on_read =
+      [&](const std::error_code& error, std::size_t n) {
+        if (error) return;
+        received += n;
+        if (received < from_device.size()) host->async_read_some(buffer, on_read);
+      };
   host->async_read_some(buffer, on_read);
   while ((!wrote || received < from_device.size()) && io.run_one() > 0) {
   }

@@ -22,13 +22,15 @@ std::string run(const std::string& command, int& status) {
   }
   std::array<char, 4096> buffer;
   std::size_t got = 0;
-  while ((got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), got);
+  while ((got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), got);
   const int raw = pclose(pipe);
   status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return output;
 }
 
-std::string line_of(std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1, std::size_t length) {
+std::string line_of(std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1,
+                    std::size_t length) {
   char text[64];
   std::snprintf(text, sizeof text, "0x%08x 0x%08x 0x%08x %zu", command, arg0, arg1, length);
   return text;
@@ -89,17 +91,20 @@ Views decode_both(const std::filesystem::path& capture) {
   }
   const bool tcp = !device_ports.empty();
   for (const std::string& port : device_ports) views.decode_as += " -d tcp.port==" + port + ",adb";
-  for (const std::string& device : usb_devices) views.decode_as += " -d usb.device==" + device + ",adb";
+  for (const std::string& device : usb_devices)
+    views.decode_as += " -d usb.device==" + device + ",adb";
 
   std::filesystem::path file = capture;
   std::filesystem::path plain;
   if (capture.extension() == ".zst") {
     std::random_device random;
-    plain = std::filesystem::temp_directory_path() / ("adbwire-replay-" + std::to_string(random()) + ".pcapng");
+    plain = std::filesystem::temp_directory_path() /
+            ("adbwire-replay-" + std::to_string(random()) + ".pcapng");
     int status = 0;
     run("zstd -q -d -c '" + capture.string() + "' > '" + plain.string() + "'", status);
     if (status != 0) {
-      views.problem = "cannot decompress " + capture.string() + ": install zstd (`apt-get install zstd`)";
+      views.problem =
+          "cannot decompress " + capture.string() + ": install zstd (`apt-get install zstd`)";
       std::filesystem::remove(plain, error);
       return views;
     }
@@ -107,7 +112,8 @@ Views decode_both(const std::filesystem::path& capture) {
   }
   int status = 0;
   const std::string out =
-      run("tshark -r '" + file.string() + "'" + views.decode_as + " -Y adb.magic -T fields -E occurrence=a -E aggregator=, " +
+      run("tshark -r '" + file.string() + "'" + views.decode_as +
+              " -Y adb.magic -T fields -E occurrence=a -E aggregator=, " +
               (tcp ? "-e tcp.dstport" : "-e usb.endpoint_address.direction") +
               " -e adb.command -e adb.argument.0 -e adb.argument.1 -e adb.data_length 2>&1",
           status);
@@ -129,10 +135,11 @@ Views decode_both(const std::filesystem::path& capture) {
     const auto arg1 = split(columns[3], ',');
     const auto lengths = split(columns[4], ',');
     for (std::size_t i = 0; i < commands.size(); ++i) {
-      views.tshark[to_device ? CaptureDirection::host_to_device : CaptureDirection::device_to_host].push_back(
-          line_of(static_cast<std::uint32_t>(std::stoul(commands[i], nullptr, 16)),
-                  static_cast<std::uint32_t>(std::stoul(arg0.at(i), nullptr, 16)),
-                  static_cast<std::uint32_t>(std::stoul(arg1.at(i), nullptr, 16)), std::stoul(lengths.at(i))));
+      views.tshark[to_device ? CaptureDirection::host_to_device : CaptureDirection::device_to_host]
+          .push_back(line_of(static_cast<std::uint32_t>(std::stoul(commands[i], nullptr, 16)),
+                             static_cast<std::uint32_t>(std::stoul(arg0.at(i), nullptr, 16)),
+                             static_cast<std::uint32_t>(std::stoul(arg1.at(i), nullptr, 16)),
+                             std::stoul(lengths.at(i))));
     }
   }
   return views;

@@ -11,9 +11,11 @@
 
 namespace adbwire::replay_test {
 
-inline constexpr const char* kInstallTshark = "tshark is missing: install it with `apt-get install tshark`";
+inline constexpr const char* kInstallTshark =
+    "tshark is missing: install it with `apt-get install tshark`";
 
-// "0x4e45504f 0x00000006 0x00000000 32" (command, arg0, arg1, data length), in order, per direction.
+// "0x4e45504f 0x00000006 0x00000000 32" (command, arg0, arg1, data length), in order, per
+// direction.
 using MessageLines = std::map<CaptureDirection, std::vector<std::string>>;
 
 struct Views {

@@ -1,5 +1,6 @@
 #include "agent/web/devtools_client.hpp"
 
+#include <algorithm>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
@@ -7,7 +8,6 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <utility>
@@ -43,12 +43,13 @@ class AdbSyncStream {
   template <class MutableBuffers>
   std::size_t read_some(const MutableBuffers& buffers, boost::system::error_code& ec) {
     ec = {};
-    for (auto it = boost::asio::buffer_sequence_begin(buffers); it != boost::asio::buffer_sequence_end(buffers); ++it) {
+    for (auto it = boost::asio::buffer_sequence_begin(buffers);
+         it != boost::asio::buffer_sequence_end(buffers); ++it) {
       const boost::asio::mutable_buffer buffer = *it;
       if (buffer.size() == 0) continue;
       std::error_code error;
-      const std::size_t n =
-          stream_.read_some({static_cast<std::uint8_t*>(buffer.data()), buffer.size()}, deadline_, error);
+      const std::size_t n = stream_.read_some(
+          {static_cast<std::uint8_t*>(buffer.data()), buffer.size()}, deadline_, error);
       if (error == errc::closed || (!error && n == 0)) {
         ec = boost::asio::error::eof;
       } else if (error) {
@@ -70,11 +71,13 @@ class AdbSyncStream {
   template <class ConstBuffers>
   std::size_t write_some(const ConstBuffers& buffers, boost::system::error_code& ec) {
     ec = {};
-    for (auto it = boost::asio::buffer_sequence_begin(buffers); it != boost::asio::buffer_sequence_end(buffers); ++it) {
+    for (auto it = boost::asio::buffer_sequence_begin(buffers);
+         it != boost::asio::buffer_sequence_end(buffers); ++it) {
       const boost::asio::const_buffer buffer = *it;
       if (buffer.size() == 0) continue;
       std::error_code error;
-      stream_.write({static_cast<const std::uint8_t*>(buffer.data()), buffer.size()}, deadline_, error);
+      stream_.write({static_cast<const std::uint8_t*>(buffer.data()), buffer.size()}, deadline_,
+                    error);
       if (error) {
         fail(error, ec);
         return 0;
@@ -112,7 +115,8 @@ class AdbSyncStream {
 };
 
 // Closing a WebSocket ends the ADB stream (Beast's teardown customization point, by ADL).
-[[maybe_unused]] void teardown(beast::role_type, AdbSyncStream& stream, boost::system::error_code& ec) {
+[[maybe_unused]] void teardown(beast::role_type, AdbSyncStream& stream,
+                               boost::system::error_code& ec) {
   stream.close();
   ec = {};
 }
@@ -121,16 +125,19 @@ Stream open_socket(Device& device, const std::string& socket, Deadline deadline)
   std::error_code error;
   Stream stream = device.open("localabstract:" + socket, deadline, error);
   if (error == errc::not_supported) {
-    throw Error(errc::not_found, "the DevTools socket @" + socket +
-                                     " is gone (its app exited, or the WebView is no longer debuggable)");
+    throw Error(errc::not_found,
+                "the DevTools socket @" + socket +
+                    " is gone (its app exited, or the WebView is no longer debuggable)");
   }
   throw_if_error(error, "opening the DevTools socket @" + socket);
   return stream;
 }
 
 // The adbwire error behind a Beast failure on the stream, else protocol_error.
-[[noreturn]] void fail_with(const AdbSyncStream& stream, const boost::system::error_code& ec, const std::string& what) {
-  if (stream.last_error()) throw Error(stream.last_error(), what + ": " + stream.last_error().message());
+[[noreturn]] void fail_with(const AdbSyncStream& stream, const boost::system::error_code& ec,
+                            const std::string& what) {
+  if (stream.last_error())
+    throw Error(stream.last_error(), what + ": " + stream.last_error().message());
   if (ec == boost::asio::error::eof || ec == websocket::error::closed) {
     throw Error(errc::protocol_error, what + ": the socket closed (the page or the app went away)");
   }
@@ -194,10 +201,13 @@ std::vector<DevtoolsSocket> parse_devtools_sockets(std::string_view text) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
     // The path is the last column; '@' marks the abstract namespace.
     const std::size_t space = line.rfind(' ');
-    if (space == std::string_view::npos || line.size() < space + 2 || line[space + 1] != '@') continue;
+    if (space == std::string_view::npos || line.size() < space + 2 || line[space + 1] != '@')
+      continue;
     const std::string_view name = line.substr(space + 2);
     if (name.find("devtools_remote") == std::string_view::npos) continue;
-    if (std::any_of(sockets.begin(), sockets.end(), [&](const DevtoolsSocket& s) { return s.name == name; })) continue;
+    if (std::any_of(sockets.begin(), sockets.end(),
+                    [&](const DevtoolsSocket& s) { return s.name == name; }))
+      continue;
     DevtoolsSocket socket;
     socket.name = std::string(name);
     if (name.starts_with("webview_devtools_remote")) {
@@ -205,7 +215,8 @@ std::vector<DevtoolsSocket> parse_devtools_sockets(std::string_view text) {
     } else if (name.starts_with("chrome_devtools_remote")) {
       socket.package = "com.android.chrome";
       socket.pid = trailing_pid(name).value_or(0);
-    } else if (const std::size_t suffix = name.find("_devtools_remote"); suffix != std::string_view::npos && suffix != 0) {
+    } else if (const std::size_t suffix = name.find("_devtools_remote");
+               suffix != std::string_view::npos && suffix != 0) {
       socket.package = std::string(name.substr(0, suffix));
       socket.pid = trailing_pid(name.substr(suffix + 1)).value_or(0);
     }
@@ -215,11 +226,13 @@ std::vector<DevtoolsSocket> parse_devtools_sockets(std::string_view text) {
 }
 
 std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadline) {
-  std::vector<DevtoolsSocket> sockets = parse_devtools_sockets(device.exec("cat /proc/net/unix", deadline));
+  std::vector<DevtoolsSocket> sockets =
+      parse_devtools_sockets(device.exec("cat /proc/net/unix", deadline));
   for (DevtoolsSocket& socket : sockets) {
     if (!socket.package.empty() || socket.pid == 0) continue;
     std::error_code error;
-    std::string name = device.exec("cat /proc/" + std::to_string(socket.pid) + "/cmdline", deadline, error);
+    std::string name =
+        device.exec("cat /proc/" + std::to_string(socket.pid) + "/cmdline", deadline, error);
     if (error) continue;
     // A secondary process is named "<package>:<name>"; the package is what the dump shows.
     name = name.substr(0, std::min(name.find('\0'), name.find(':')));
@@ -229,7 +242,8 @@ std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadl
   return sockets;
 }
 
-std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket, Deadline deadline) {
+std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket,
+                                    Deadline deadline) {
   AdbSyncStream stream(open_socket(device, socket.name, deadline));
   stream.set_deadline(deadline);
   http::request<http::empty_body> request{http::verb::get, "/json/list", 11};
@@ -247,12 +261,14 @@ std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket
   const auto& response = parser.get();
   if (response.result() != http::status::ok) {
     throw Error(errc::protocol_error, "@" + socket.name + " answered GET /json/list with HTTP " +
-                                          std::to_string(response.result_int()) + ": " + quote(response.body()));
+                                          std::to_string(response.result_int()) + ": " +
+                                          quote(response.body()));
   }
   const Json list = Json::parse(response.body(), nullptr, false);
   if (!list.is_array()) {
     throw Error(errc::protocol_error,
-                "@" + socket.name + " answered GET /json/list with something that is not a JSON list: " +
+                "@" + socket.name +
+                    " answered GET /json/list with something that is not a JSON list: " +
                     quote(response.body()));
   }
   std::vector<WebViewPage> pages;
@@ -284,8 +300,8 @@ CdpSession::CdpSession(CdpSession&&) noexcept = default;
 CdpSession& CdpSession::operator=(CdpSession&&) noexcept = default;
 CdpSession::~CdpSession() = default;
 
-CdpSession CdpSession::connect(Device& device, const std::string& socket, const std::string& page_id,
-                               Deadline deadline) {
+CdpSession CdpSession::connect(Device& device, const std::string& socket,
+                               const std::string& page_id, Deadline deadline) {
   auto impl = std::make_unique<Impl>(open_socket(device, socket, deadline));
   impl->socket = socket;
   impl->ws.next_layer().set_deadline(deadline);
@@ -293,9 +309,10 @@ CdpSession CdpSession::connect(Device& device, const std::string& socket, const 
   boost::system::error_code ec;
   impl->ws.handshake("localhost", "/devtools/page/" + page_id, ec);
   if (ec) {
-    if (impl->ws.next_layer().last_error()) fail_with(impl->ws.next_layer(), ec, "the WebSocket handshake with @" + socket);
-    throw Error(errc::protocol_error, "the WebSocket handshake with page " + page_id + " on @" + socket +
-                                          " failed (" + ec.message() +
+    if (impl->ws.next_layer().last_error())
+      fail_with(impl->ws.next_layer(), ec, "the WebSocket handshake with @" + socket);
+    throw Error(errc::protocol_error, "the WebSocket handshake with page " + page_id + " on @" +
+                                          socket + " failed (" + ec.message() +
                                           "): the socket closed or is not a DevTools endpoint");
   }
   return CdpSession(std::move(impl));
@@ -313,26 +330,30 @@ Json CdpSession::call(std::string_view method, const Json& params, Deadline dead
   for (;;) {
     beast::flat_buffer buffer;
     d.ws.read(buffer, ec);
-    if (ec) fail_with(d.ws.next_layer(), ec, "waiting for the answer to " + std::string(method) + " from @" + d.socket);
+    if (ec)
+      fail_with(d.ws.next_layer(), ec,
+                "waiting for the answer to " + std::string(method) + " from @" + d.socket);
     const std::string_view text(static_cast<const char*>(buffer.data().data()), buffer.size());
     Json message = Json::parse(text, nullptr, false);
     if (!message.is_object()) {
-      throw Error(errc::protocol_error, "@" + d.socket + " answered " + std::string(method) +
-                                            " with something that is not a CDP message: " + quote(text));
+      throw Error(errc::protocol_error,
+                  "@" + d.socket + " answered " + std::string(method) +
+                      " with something that is not a CDP message: " + quote(text));
     }
     const auto reply_id = message.find("id");
     if (reply_id == message.end()) continue;  // an event
     if (!reply_id->is_number_integer() || reply_id->get<std::int64_t>() != id) continue;
     if (const auto error = message.find("error"); error != message.end()) {
       const auto text = error->is_object() ? error->find("message") : error->end();
-      throw Error(errc::command_failed, std::string(method) + " failed on @" + d.socket + ": " +
-                                            (text != error->end() && text->is_string() ? text->get<std::string>()
-                                                                                       : error->dump()));
+      throw Error(errc::command_failed,
+                  std::string(method) + " failed on @" + d.socket + ": " +
+                      (text != error->end() && text->is_string() ? text->get<std::string>()
+                                                                 : error->dump()));
     }
     const auto result = message.find("result");
     if (result == message.end() || !result->is_object()) {
-      throw Error(errc::protocol_error, "@" + d.socket + " answered " + std::string(method) + " without a result: " +
-                                            quote(text));
+      throw Error(errc::protocol_error, "@" + d.socket + " answered " + std::string(method) +
+                                            " without a result: " + quote(text));
     }
     return std::move(*result);
   }

@@ -37,7 +37,8 @@ std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadl
 // GET /json/list on the socket. Errors: not_found (the device refused the socket: it is gone),
 // protocol_error (no HTTP answer, or not the JSON list DevTools sends: the message quotes it),
 // timeout, and the Device errors.
-std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket, Deadline deadline);
+std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket,
+                                    Deadline deadline);
 
 // One CDP session with one page, over one WebSocket inside one ADB stream. Not thread safe.
 class CdpSession {

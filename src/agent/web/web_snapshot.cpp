@@ -4,13 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <pugixml.hpp>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
-
-#include <pugixml.hpp>
 
 #include "adbwire/error.hpp"
 
@@ -27,8 +26,10 @@ bool is_wrapper_role(std::string_view role) {
 // Roles a person taps or types into: they get refs (clickable), as native buttons do.
 bool is_interactive_role(std::string_view role) {
   static const std::unordered_set<std::string_view> kRoles = {
-      "button", "link",    "checkbox", "radio",     "switch",    "combobox",   "listbox", "option",
-      "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "textbox", "searchbox", "spinbutton", "slider"};
+      "button",        "link",    "checkbox", "radio",     "switch",
+      "combobox",      "listbox", "option",   "menuitem",  "menuitemcheckbox",
+      "menuitemradio", "tab",     "textbox",  "searchbox", "spinbutton",
+      "slider"};
   return kRoles.contains(role);
 }
 
@@ -85,13 +86,15 @@ std::unordered_map<std::int64_t, Box> layout_boxes(const Json& dom_snapshot) {
   for (std::size_t i = 0; i < n; ++i) {
     if (!node_index[i].is_number_integer()) continue;
     const auto index = node_index[i].get<std::int64_t>();
-    if (index < 0 || static_cast<std::size_t>(index) >= ids.size() || !ids[index].is_number_integer()) continue;
-    const Json& b = bounds[i];
-    if (!b.is_array() || b.size() < 4 || !b[0].is_number() || !b[1].is_number() || !b[2].is_number() ||
-        !b[3].is_number())
+    if (index < 0 || static_cast<std::size_t>(index) >= ids.size() ||
+        !ids[index].is_number_integer())
       continue;
-    boxes.emplace(ids[index].get<std::int64_t>(),
-                  Box{b[0].get<double>(), b[1].get<double>(), b[2].get<double>(), b[3].get<double>()});
+    const Json& b = bounds[i];
+    if (!b.is_array() || b.size() < 4 || !b[0].is_number() || !b[1].is_number() ||
+        !b[2].is_number() || !b[3].is_number())
+      continue;
+    boxes.emplace(ids[index].get<std::int64_t>(), Box{b[0].get<double>(), b[1].get<double>(),
+                                                      b[2].get<double>(), b[3].get<double>()});
   }
   return boxes;
 }
@@ -102,13 +105,14 @@ struct Rect {
 };
 
 std::string bounds_text(const Rect& r) {
-  return "[" + std::to_string(r.left) + "," + std::to_string(r.top) + "][" + std::to_string(r.right) + "," +
-         std::to_string(r.bottom) + "]";
+  return "[" + std::to_string(r.left) + "," + std::to_string(r.top) + "][" +
+         std::to_string(r.right) + "," + std::to_string(r.bottom) + "]";
 }
 
 std::optional<Rect> parse_bounds(std::string_view text) {
   Rect r;
-  if (std::sscanf(std::string(text).c_str(), "[%d,%d][%d,%d]", &r.left, &r.top, &r.right, &r.bottom) != 4) {
+  if (std::sscanf(std::string(text).c_str(), "[%d,%d][%d,%d]", &r.left, &r.top, &r.right,
+                  &r.bottom) != 4) {
     return std::nullopt;
   }
   return r;
@@ -161,7 +165,9 @@ class NodeWriter {
       if (!ignored && !is_wrapper_role(role) && !role.empty()) {
         if (role == "StaticText") {
           // Text that only repeats its parent's name (a button's label) adds nothing.
-          if (!name.empty() && name != item.parent_name && write_element(ax, role, name, item.parent)) ++written;
+          if (!name.empty() && name != item.parent_name &&
+              write_element(ax, role, name, item.parent))
+            ++written;
           continue;  // its InlineTextBox children are layout detail
         }
         pugi::xml_node element = write_element(ax, role, name, item.parent);
@@ -195,11 +201,17 @@ class NodeWriter {
     const auto id = ax.find("backendDOMNodeId");
     if (id == ax.end() || !id->is_number_integer()) return std::nullopt;
     const auto box = boxes_.find(id->get<std::int64_t>());
-    if (box == boxes_.end() || box->second.width <= 0 || box->second.height <= 0) return std::nullopt;
+    if (box == boxes_.end() || box->second.width <= 0 || box->second.height <= 0)
+      return std::nullopt;
     const Box& b = box->second;
-    const auto to_x = [&](double x) { return mapping_.left + (x - mapping_.page_x) * mapping_.scale; };
-    const auto to_y = [&](double y) { return mapping_.top + (y - mapping_.page_y) * mapping_.scale; };
-    Rect r{static_cast<std::int32_t>(std::lround(to_x(b.x))), static_cast<std::int32_t>(std::lround(to_y(b.y))),
+    const auto to_x = [&](double x) {
+      return mapping_.left + (x - mapping_.page_x) * mapping_.scale;
+    };
+    const auto to_y = [&](double y) {
+      return mapping_.top + (y - mapping_.page_y) * mapping_.scale;
+    };
+    Rect r{static_cast<std::int32_t>(std::lround(to_x(b.x))),
+           static_cast<std::int32_t>(std::lround(to_y(b.y))),
            static_cast<std::int32_t>(std::lround(to_x(b.x + b.width))),
            static_cast<std::int32_t>(std::lround(to_y(b.y + b.height)))};
     r.left = std::max(r.left, clip_.left);
@@ -228,11 +240,12 @@ class NodeWriter {
     element.append_attribute("class") = ("web." + role).c_str();
     element.append_attribute("package") = package_.c_str();
     element.append_attribute("content-desc") = (field || role == "image" || role == "img" ? name
-                                                : role == "RootWebArea"                 ? url_
-                                                                                        : std::string())
+                                                : role == "RootWebArea"                   ? url_
+                                                                        : std::string())
                                                    .c_str();
-    element.append_attribute("checkable") = flag(role == "checkbox" || role == "radio" || role == "switch" ||
-                                                 role == "menuitemcheckbox" || role == "menuitemradio");
+    element.append_attribute("checkable") =
+        flag(role == "checkbox" || role == "radio" || role == "switch" ||
+             role == "menuitemcheckbox" || role == "menuitemradio");
     element.append_attribute("checked") = flag(checked == "true" || checked == "mixed");
     element.append_attribute("clickable") = flag(interactive);
     element.append_attribute("enabled") = flag(property(ax, "disabled") != "true");
@@ -286,14 +299,18 @@ ViewportMapping mapping_for(const Json& metrics, const Rect& webview) {
       break;
     }
   }
-  if (viewport == nullptr || !viewport->contains("clientWidth") || !(*viewport)["clientWidth"].is_number() ||
-      (*viewport)["clientWidth"].get<double>() <= 0) {
-    throw Error(errc::protocol_error, "Page.getLayoutMetrics gave no visual viewport: " + metrics.dump().substr(0, 160));
+  if (viewport == nullptr || !viewport->contains("clientWidth") ||
+      !(*viewport)["clientWidth"].is_number() || (*viewport)["clientWidth"].get<double>() <= 0) {
+    throw Error(errc::protocol_error,
+                "Page.getLayoutMetrics gave no visual viewport: " + metrics.dump().substr(0, 160));
   }
   ViewportMapping mapping;
-  mapping.page_x = member(*viewport, "pageX").is_number() ? (*viewport)["pageX"].get<double>() : 0.0;
-  mapping.page_y = member(*viewport, "pageY").is_number() ? (*viewport)["pageY"].get<double>() : 0.0;
-  mapping.scale = static_cast<double>(webview.right - webview.left) / (*viewport)["clientWidth"].get<double>();
+  mapping.page_x =
+      member(*viewport, "pageX").is_number() ? (*viewport)["pageX"].get<double>() : 0.0;
+  mapping.page_y =
+      member(*viewport, "pageY").is_number() ? (*viewport)["pageY"].get<double>() : 0.0;
+  mapping.scale =
+      static_cast<double>(webview.right - webview.left) / (*viewport)["clientWidth"].get<double>();
   mapping.left = webview.left;
   mapping.top = webview.top;
   return mapping;
@@ -309,8 +326,10 @@ const WebViewPage* choose_page(const std::vector<WebViewPage>& pages, const Rect
     double score = page.url == "about:blank" ? 0 : 1;
     if (page.visible) score += 2;
     if (page.has_screen_rect) {
-      const double w = std::min<double>(node.right, page.screen_x + page.width) - std::max<double>(node.left, page.screen_x);
-      const double h = std::min<double>(node.bottom, page.screen_y + page.height) - std::max<double>(node.top, page.screen_y);
+      const double w = std::min<double>(node.right, page.screen_x + page.width) -
+                       std::max<double>(node.left, page.screen_x);
+      const double h = std::min<double>(node.bottom, page.screen_y + page.height) -
+                       std::max<double>(node.top, page.screen_y);
       if (w > 0 && h > 0) score += 4 + w * h / 1e9;
     }
     if (score > best_score) {
@@ -321,13 +340,16 @@ const WebViewPage* choose_page(const std::vector<WebViewPage>& pages, const Rect
   return best;
 }
 
-bool connection_lost(const Error& e) { return e.code() == errc::device_offline || e.code() == errc::closed; }
+bool connection_lost(const Error& e) {
+  return e.code() == errc::device_offline || e.code() == errc::closed;
+}
 
 }  // namespace
 
-std::string web_nodes_xml(const Json& ax_tree, const Json& dom_snapshot, const ViewportMapping& mapping,
-                          std::int32_t clip_left, std::int32_t clip_top, std::int32_t clip_right,
-                          std::int32_t clip_bottom, std::string_view package, std::string_view node_prefix,
+std::string web_nodes_xml(const Json& ax_tree, const Json& dom_snapshot,
+                          const ViewportMapping& mapping, std::int32_t clip_left,
+                          std::int32_t clip_top, std::int32_t clip_right, std::int32_t clip_bottom,
+                          std::string_view package, std::string_view node_prefix,
                           std::uint32_t& count) {
   pugi::xml_document doc;
   pugi::xml_node holder = doc.append_child("node");
@@ -342,7 +364,8 @@ std::string web_nodes_xml(const Json& ax_tree, const Json& dom_snapshot, const V
   return out.str();
 }
 
-std::string merge_webviews(Device& device, std::string xml, Deadline deadline, MergeReport& report) {
+std::string merge_webviews(Device& device, std::string xml, Deadline deadline,
+                           MergeReport& report) {
   report = {};
   if (xml.find("android.webkit.WebView") == std::string::npos) return xml;
   std::size_t begin = xml.find("<?xml");
@@ -351,7 +374,8 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline, M
   if (begin == std::string::npos || end == std::string::npos || end < begin) return xml;
   end += std::string_view("</hierarchy>").size();
   pugi::xml_document doc;
-  if (!doc.load_buffer(xml.data() + begin, end - begin, pugi::parse_default, pugi::encoding_utf8)) return xml;
+  if (!doc.load_buffer(xml.data() + begin, end - begin, pugi::parse_default, pugi::encoding_utf8))
+    return xml;
   const pugi::xpath_node_set webviews = doc.select_nodes("//node[@class='android.webkit.WebView']");
   report.webviews = static_cast<std::uint32_t>(webviews.size());
   if (webviews.empty()) return xml;
@@ -366,8 +390,10 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline, M
   }
   if (sockets.empty()) {
     report.problem =
-        "no WebView on the screen is debuggable (no DevTools socket in /proc/net/unix): a WebView is "
-        "debuggable in debug builds, after WebView.setWebContentsDebuggingEnabled(true), and in Chrome";
+        "no WebView on the screen is debuggable (no DevTools socket in /proc/net/unix): a WebView "
+        "is "
+        "debuggable in debug builds, after WebView.setWebContentsDebuggingEnabled(true), and in "
+        "Chrome";
     return xml;
   }
   std::unordered_map<std::string, std::vector<WebViewPage>> pages_of;  // by socket name, read once
@@ -394,29 +420,34 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline, M
     }
     const WebViewPage* page = choose_page(candidates, *bounds);
     if (page == nullptr) {
-      if (report.problem.empty()) report.problem = "no debuggable page for the WebView of " + package;
+      if (report.problem.empty())
+        report.problem = "no debuggable page for the WebView of " + package;
       continue;
     }
     try {
       CdpSession session = CdpSession::connect(device, page->socket, page->id, deadline);
       const Json ax = session.call("Accessibility.getFullAXTree", Json::object(), deadline);
-      const Json dom = session.call("DOMSnapshot.captureSnapshot", {{"computedStyles", Json::array()}}, deadline);
+      const Json dom = session.call("DOMSnapshot.captureSnapshot",
+                                    {{"computedStyles", Json::array()}}, deadline);
       const Json metrics = session.call("Page.getLayoutMetrics", Json::object(), deadline);
       // uiautomator's bounds are the visible part; a WebView in a ScrollView or taller than the
       // screen starts elsewhere, and its own description in /json/list says where.
       Rect whole = *bounds;
       if (page->has_screen_rect && page->width > 0 && page->height > 0) {
-        whole = {page->screen_x, page->screen_y, page->screen_x + page->width, page->screen_y + page->height};
+        whole = {page->screen_x, page->screen_y, page->screen_x + page->width,
+                 page->screen_y + page->height};
       }
       const ViewportMapping mapping = mapping_for(metrics, whole);
       // Built aside and swapped in only when complete: a failure leaves the native children.
       pugi::xml_document built;
       pugi::xml_node holder = built.append_child("node");
-      NodeWriter writer(mapping, *bounds, package, page->socket + "|" + page->id + "|", page->url, layout_boxes(dom));
+      NodeWriter writer(mapping, *bounds, package, page->socket + "|" + page->id + "|", page->url,
+                        layout_boxes(dom));
       writer.write(ax, holder);
       const auto count = static_cast<std::uint32_t>(holder.select_nodes(".//node").size());
       if (count == 0) {
-        report.problem = "the page of the WebView of " + package + " gave no accessibility tree; its native content is shown";
+        report.problem = "the page of the WebView of " + package +
+                         " gave no accessibility tree; its native content is shown";
         continue;
       }
       while (webview.first_child()) webview.remove_child(webview.first_child());
@@ -429,7 +460,8 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline, M
       if (connection_lost(e)) throw;
       report.problem = "the WebView of " + package + " stays native only: " + e.what();
     } catch (const Json::exception& e) {
-      report.problem = "the WebView of " + package + " stays native only: its page sent CDP data of an unexpected shape (" +
+      report.problem = "the WebView of " + package +
+                       " stays native only: its page sent CDP data of an unexpected shape (" +
                        e.what() + ")";
     }
   }

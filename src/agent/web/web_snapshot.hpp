@@ -18,17 +18,17 @@ namespace adbwire::agent::web {
 
 // What the last merge did, for Page::web_status().
 struct MergeReport {
-  std::uint32_t webviews = 0;     // WebView nodes in the dump
-  std::uint32_t pages = 0;        // of them, filled from a debuggable page
-  std::uint32_t web_nodes = 0;    // <node> elements added
-  std::string problem;            // why a WebView stayed native-only ("" when none did)
+  std::uint32_t webviews = 0;   // WebView nodes in the dump
+  std::uint32_t pages = 0;      // of them, filled from a debuggable page
+  std::uint32_t web_nodes = 0;  // <node> elements added
+  std::string problem;          // why a WebView stayed native-only ("" when none did)
 };
 
 // The screen box of a page's element, in CSS pixels of the page and in screen pixels.
 struct ViewportMapping {
-  double page_x = 0, page_y = 0;  // the visual viewport's top-left, in document CSS pixels
-  double scale = 1;               // screen pixels per CSS pixel
-  std::int32_t left = 0, top = 0; // the WebView's top-left on the screen
+  double page_x = 0, page_y = 0;   // the visual viewport's top-left, in document CSS pixels
+  double scale = 1;                // screen pixels per CSS pixel
+  std::int32_t left = 0, top = 0;  // the WebView's top-left on the screen
 };
 
 // The class a web node gets ("web." + the AX role) and the attribute naming the element a
@@ -44,9 +44,10 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline, M
 
 // Builds the <node> elements for one page from the three CDP answers (pure; for tests).
 // Returns the XML of the children to put under the WebView node, and their count.
-std::string web_nodes_xml(const Json& ax_tree, const Json& dom_snapshot, const ViewportMapping& mapping,
-                          std::int32_t clip_left, std::int32_t clip_top, std::int32_t clip_right,
-                          std::int32_t clip_bottom, std::string_view package, std::string_view node_prefix,
+std::string web_nodes_xml(const Json& ax_tree, const Json& dom_snapshot,
+                          const ViewportMapping& mapping, std::int32_t clip_left,
+                          std::int32_t clip_top, std::int32_t clip_right, std::int32_t clip_bottom,
+                          std::string_view package, std::string_view node_prefix,
                           std::uint32_t& count);
 
 }  // namespace adbwire::agent::web

@@ -9,7 +9,8 @@ namespace adbwire {
 
 std::vector<WebViewPage> list_webviews(Device& device, Deadline deadline) {
   std::vector<WebViewPage> pages;
-  for (const agent::web::DevtoolsSocket& socket : agent::web::find_devtools_sockets(device, deadline)) {
+  for (const agent::web::DevtoolsSocket& socket :
+       agent::web::find_devtools_sockets(device, deadline)) {
     try {
       // One budget per socket: a default deadline would restart at every read of its stream.
       const Deadline socket_deadline = detail::DeviceAccess::resolve(device, deadline);

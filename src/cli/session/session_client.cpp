@@ -116,7 +116,8 @@ int run_in_session(std::string_view cmd, const nlohmann::json& args) {
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
-void open_session(const std::string& target, std::chrono::seconds idle, const PageOptions& options) {
+void open_session(const std::string& target, std::chrono::seconds idle,
+                  const PageOptions& options) {
   const fs::path path = session_socket_path();
   if (const int fd = connect_socket(path); fd >= 0) {
     ::close(fd);

@@ -97,9 +97,9 @@ class Server {
       options.encode_on_host = !args.value("device_png", false);
       if (args.contains("display")) options.display_id = args.at("display").get<std::uint64_t>();
       // Without flags the Page takes it, so a recorded trajectory shows the screenshot.
-      const EncodedImage image =
-          args.empty() ? EncodedImage{ImageFormat::png, 0, 0, page_.screenshot()}
-                       : screenshot(page_.device(), options);
+      const EncodedImage image = args.empty()
+                                     ? EncodedImage{ImageFormat::png, 0, 0, page_.screenshot()}
+                                     : screenshot(page_.device(), options);
       const char* extension = image.format == ImageFormat::jpeg ? ".jpg" : ".png";
       return save(dir, "screenshot-" + std::to_string(++screenshots_) + extension,
                   {reinterpret_cast<const char*>(image.bytes.data()), image.bytes.size()});

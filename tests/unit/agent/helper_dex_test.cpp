@@ -92,7 +92,8 @@ TEST(HelperDex, DexdumpFindsTheClassMethodsAndPlatformCalls) {
   const std::string dump = run("dexdump -d " + write_embedded(dir).string(), status);
   ASSERT_EQ(status, 0) << dump;
   EXPECT_NE(dump.find("Class descriptor  : 'Lcom/adbwire/Dumper;'"), std::string::npos) << dump;
-  for (const char* method : {"main", "dump", "reply", "fail", "setClip", "getClip", "clipboardCall", "describe"})
+  for (const char* method :
+       {"main", "dump", "reply", "fail", "setClip", "getClip", "clipboardCall", "describe"})
     EXPECT_NE(dump.find("name          : '" + std::string(method) + "'"), std::string::npos)
         << method;
   for (const char* call : {
@@ -110,7 +111,8 @@ TEST(HelperDex, DexdumpFindsTheClassMethodsAndPlatformCalls) {
            "Ljava/io/ByteArrayOutputStream;.toByteArray:()[B",
            "Ljava/lang/Class;.getMethod:",
            "Ljava/io/DataInputStream;.readInt:()I",
-           "Landroid/content/ClipData;.newPlainText:(Ljava/lang/CharSequence;Ljava/lang/CharSequence;)Landroid/"
+           "Landroid/content/ClipData;.newPlainText:(Ljava/lang/CharSequence;Ljava/lang/"
+           "CharSequence;)Landroid/"
            "content/ClipData;",
            "Landroid/content/ClipData$Item;.getText:()Ljava/lang/CharSequence;",
            "Ljava/lang/reflect/Method;.getParameterTypes:()[Ljava/lang/Class;",
@@ -121,8 +123,8 @@ TEST(HelperDex, DexdumpFindsTheClassMethodsAndPlatformCalls) {
   for (const char* text :
        {"\"setCompressedLayoutHierarchy\"", "\"ERROR: could not get idle state.\"",
         "\"ERROR: null root node returned by UiTestAutomationBridge.\"", "\"adbwire-dumper 2\"",
-        "\"android.os.ServiceManager\"", "\"android.content.IClipboard$Stub\"", "\"setPrimaryClip\"",
-        "\"getPrimaryClip\"", "\"com.android.shell\""}) {
+        "\"android.os.ServiceManager\"", "\"android.content.IClipboard$Stub\"",
+        "\"setPrimaryClip\"", "\"getPrimaryClip\"", "\"com.android.shell\""}) {
     EXPECT_NE(dump.find(text), std::string::npos) << "no string " << text;
   }
 }
@@ -154,7 +156,8 @@ TEST(HelperProtocol, ReplyHeadersOutsideTheFramingAreRefused) {
 TEST(HelperProtocol, StartCommandPutsTheDexBeforeUiautomatorJarAndNamesTheProcess) {
   EXPECT_EQ(helper::start_command("/data/local/tmp/x.dex", "adbwire-dumper-1f"),
             "app_process -Djava.class.path=/data/local/tmp/x.dex:/system/framework/uiautomator.jar "
-            "/system/bin --nice-name=adbwire-dumper-1f com.adbwire.Dumper 2>/data/local/tmp/adbwire-dumper.log");
+            "/system/bin --nice-name=adbwire-dumper-1f com.adbwire.Dumper "
+            "2>/data/local/tmp/adbwire-dumper.log");
 }
 
 TEST(HelperProtocol, KillCommandDoesNotMatchItsOwnShell) {

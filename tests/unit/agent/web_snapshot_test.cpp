@@ -15,7 +15,8 @@
 namespace adbwire::agent::web {
 namespace {
 
-Json ax_node(int id, const char* role, const char* name, std::vector<int> children, int backend, int parent = 0) {
+Json ax_node(int id, const char* role, const char* name, std::vector<int> children, int backend,
+             int parent = 0) {
   Json node = {{"nodeId", std::to_string(id)},
                {"ignored", false},
                {"role", {{"type", "role"}, {"value", role}}},
@@ -33,9 +34,12 @@ Json dom_with(const std::vector<std::pair<int, std::array<double, 4>>>& boxes) {
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     ids.push_back(boxes[i].first);
     index.push_back(i);
-    bounds.push_back({boxes[i].second[0], boxes[i].second[1], boxes[i].second[2], boxes[i].second[3]});
+    bounds.push_back(
+        {boxes[i].second[0], boxes[i].second[1], boxes[i].second[2], boxes[i].second[3]});
   }
-  return {{"documents", {{{"nodes", {{"backendNodeId", ids}}}, {"layout", {{"nodeIndex", index}, {"bounds", bounds}}}}}}};
+  return {{"documents",
+           {{{"nodes", {{"backendNodeId", ids}}},
+             {"layout", {{"nodeIndex", index}, {"bounds", bounds}}}}}}};
 }
 
 // 2 screen px per CSS px, WebView at (100, 50), scrolled 10 CSS px down.
@@ -65,20 +69,27 @@ TEST(DevtoolsSockets, FindsTheThreeKindsInProcNetUnix) {
 
 TEST(WebNodes, BoxesAreMappedToTheScreenAndClippedToTheWebView) {
   Json ax = Json::object();
-  ax["nodes"] = Json::array({ax_node(1, "RootWebArea", "Title", {2, 3, 4}, 10), ax_node(2, "button", "OK", {}, 11, 1),
-                             ax_node(3, "link", "Gone", {}, 12, 1), ax_node(4, "textbox", "Name", {}, 13, 1)});
+  ax["nodes"] = Json::array(
+      {ax_node(1, "RootWebArea", "Title", {2, 3, 4}, 10), ax_node(2, "button", "OK", {}, 11, 1),
+       ax_node(3, "link", "Gone", {}, 12, 1), ax_node(4, "textbox", "Name", {}, 13, 1)});
   ax["nodes"][3]["value"] = {{"type", "string"}, {"value", "Ada"}};
-  const Json dom = dom_with({{10, {0, 0, 400, 3000}}, {11, {10, 20, 50, 10}}, {12, {0, 900, 10, 10}}, {13, {0, 480, 400, 40}}});
+  const Json dom = dom_with({{10, {0, 0, 400, 3000}},
+                             {11, {10, 20, 50, 10}},
+                             {12, {0, 900, 10, 10}},
+                             {13, {0, 480, 400, 40}}});
   std::uint32_t count = 0;
   const std::string xml = build(ax, dom, count);
   EXPECT_EQ(count, 3u);  // the root, the button and the field; the link is below the WebView
   // OK: x 100 + 10*2 = 120 .. 220, y 50 + (20-10)*2 = 70 .. 90.
   EXPECT_NE(xml.find(R"(text="OK" resource-id="" class="web.button")"), std::string::npos) << xml;
-  EXPECT_NE(xml.find(R"(bounds="[120,70][220,90]" web-node="sock|P1|11")"), std::string::npos) << xml;
+  EXPECT_NE(xml.find(R"(bounds="[120,70][220,90]" web-node="sock|P1|11")"), std::string::npos)
+      << xml;
   EXPECT_EQ(xml.find("Gone"), std::string::npos) << xml;
   // The field's value is its text and its name the description; it runs past the bottom: clipped.
-  EXPECT_NE(xml.find(R"(text="Ada" resource-id="" class="web.textbox" package="com.example" content-desc="Name")"),
-            std::string::npos)
+  EXPECT_NE(
+      xml.find(
+          R"(text="Ada" resource-id="" class="web.textbox" package="com.example" content-desc="Name")"),
+      std::string::npos)
       << xml;
   // y: 50 + (480 - 10) * 2 = 990 .. 1070, cut at the WebView's bottom.
   EXPECT_NE(xml.find(R"(bounds="[100,990][900,1050]")"), std::string::npos) << xml;
@@ -86,18 +97,25 @@ TEST(WebNodes, BoxesAreMappedToTheScreenAndClippedToTheWebView) {
 
 TEST(WebNodes, TheOrdinaryPipelineGivesThemRolesRefsAndEditability) {
   Json ax = Json::object();
-  ax["nodes"] = Json::array({ax_node(1, "RootWebArea", "Shop", {2, 3}, 10), ax_node(2, "button", "Buy", {4}, 11, 1),
-                             ax_node(3, "searchbox", "Find", {}, 12, 1), ax_node(4, "StaticText", "Buy", {}, 14, 2)});
-  const Json dom = dom_with({{10, {0, 0, 400, 400}}, {11, {0, 20, 50, 10}}, {12, {0, 40, 100, 20}}, {14, {0, 20, 50, 10}}});
+  ax["nodes"] = Json::array(
+      {ax_node(1, "RootWebArea", "Shop", {2, 3}, 10), ax_node(2, "button", "Buy", {4}, 11, 1),
+       ax_node(3, "searchbox", "Find", {}, 12, 1), ax_node(4, "StaticText", "Buy", {}, 14, 2)});
+  const Json dom = dom_with({{10, {0, 0, 400, 400}},
+                             {11, {0, 20, 50, 10}},
+                             {12, {0, 40, 100, 20}},
+                             {14, {0, 20, 50, 10}}});
   std::uint32_t count = 0;
   const std::string children = build(ax, dom, count);
-  const std::string dump = R"(<?xml version="1.0"?><hierarchy rotation="0"><node class="android.webkit.WebView" package="com.example" bounds="[100,50][900,1050]">)" +
-                           children + "</node></hierarchy>";
+  const std::string dump =
+      R"(<?xml version="1.0"?><hierarchy rotation="0"><node class="android.webkit.WebView" package="com.example" bounds="[100,50][900,1050]">)" +
+      children + "</node></hierarchy>";
   const ui::Snapshot snapshot = ui::parse_dump(dump);
   const std::string text = snapshot.to_text();
   // The button's own label is not repeated as a Text child (and the bare WebView wrapper
   // collapses into its one child, as any unlabeled wrapper does).
-  EXPECT_EQ(text, "- WebPage \"Shop\"\n  - Button [ref=1] \"Buy\"\n  - TextInput [ref=2] \"\" (Find)\n") << text;
+  EXPECT_EQ(text,
+            "- WebPage \"Shop\"\n  - Button [ref=1] \"Buy\"\n  - TextInput [ref=2] \"\" (Find)\n")
+      << text;
   EXPECT_TRUE(snapshot.node(snapshot.ref(2)->node).editable);
 }
 
@@ -105,7 +123,8 @@ TEST(WebNodes, DeepNestingAndCyclesAreWalkedWithoutRecursion) {
   Json nodes = Json::array();
   constexpr int kDepth = 100000;  // a recursive walk would need far more than its stack
   for (int i = 1; i <= kDepth; ++i) {
-    nodes.push_back(ax_node(i, i == kDepth ? "button" : "group", i == kDepth ? "Deep" : "", {i + 1}, 0, i - 1));
+    nodes.push_back(
+        ax_node(i, i == kDepth ? "button" : "group", i == kDepth ? "Deep" : "", {i + 1}, 0, i - 1));
   }
   nodes[0].erase("parentId");
   nodes.push_back(ax_node(kDepth + 1, "group", "", {1}, 0, kDepth));  // a cycle back to the root

@@ -32,16 +32,19 @@ std::filesystem::path corpus_path(const char* name) {
   return std::filesystem::path("../shared/corpus/pcap") / name;
 }
 
-std::vector<CapturedMessage> decode_all(const std::filesystem::path& path, CaptureSummary& summary, std::error_code& ec) {
+std::vector<CapturedMessage> decode_all(const std::filesystem::path& path, CaptureSummary& summary,
+                                        std::error_code& ec) {
   std::vector<CapturedMessage> messages;
-  summary = decode_capture_file(path, [&](const CapturedMessage& m) { messages.push_back(m); }, ec);
+  summary = decode_capture_file(
+      path, [&](const CapturedMessage& m) { messages.push_back(m); }, ec);
   return messages;
 }
 
 std::map<std::string, int> count_commands(const std::vector<CapturedMessage>& messages) {
   std::map<std::string, int> counts;
   for (const auto& m : messages) {
-    if (m.kind == CapturedKind::adb) ++counts[std::string(protocol::command_name(m.message.command))];
+    if (m.kind == CapturedKind::adb)
+      ++counts[std::string(protocol::command_name(m.message.command))];
   }
   return counts;
 }
@@ -67,12 +70,12 @@ TEST(CaptureCorpus, MessagesMatchTsharkOneForOne) {
     const auto messages = decode_all(corpus_path(file.name), summary, ec);
     ASSERT_FALSE(ec) << summary.fault.detail;
     int status = 0;
-    const std::string out = run_command(std::string("tshark -r '") + corpus_path(file.name).string() + "' " +
-                                            file.decode_as +
-                                            " -Y adb.magic -T fields -E occurrence=a -E aggregator=, "
-                                            "-e adb.command -e adb.argument.0 -e adb.argument.1 -e adb.data_length "
-                                            "2>/dev/null",
-                                        status);
+    const std::string out = run_command(
+        std::string("tshark -r '") + corpus_path(file.name).string() + "' " + file.decode_as +
+            " -Y adb.magic -T fields -E occurrence=a -E aggregator=, "
+            "-e adb.command -e adb.argument.0 -e adb.argument.1 -e adb.data_length "
+            "2>/dev/null",
+        status);
     ASSERT_EQ(status, 0);
     // tshark lists messages in header order, we list them at completion: compare as multisets
     // of "CMD arg0 arg1 length", without STLS which Wireshark 4.0 does not dissect.
@@ -94,9 +97,11 @@ TEST(CaptureCorpus, MessagesMatchTsharkOneForOne) {
       for (std::size_t i = 0; i < columns[0].size(); ++i) {
         char text[96];
         std::snprintf(text, sizeof text, "%s %08lx %08lx %s",
-                      std::string(protocol::command_name(static_cast<std::uint32_t>(std::stoul(columns[0][i], nullptr, 16)))).c_str(),
-                      std::stoul(columns[1].at(i), nullptr, 16), std::stoul(columns[2].at(i), nullptr, 16),
-                      columns[3].at(i).c_str());
+                      std::string(protocol::command_name(static_cast<std::uint32_t>(
+                                      std::stoul(columns[0][i], nullptr, 16))))
+                          .c_str(),
+                      std::stoul(columns[1].at(i), nullptr, 16),
+                      std::stoul(columns[2].at(i), nullptr, 16), columns[3].at(i).c_str());
         theirs.insert(text);
       }
     }
@@ -134,16 +139,16 @@ TEST(CaptureCorpus, TruncatedCopiesReportRecordAndOffsetAndKeepEarlierMessages) 
     std::error_code ec;
     const auto full = decode_all(corpus_path(file.name), full_summary, ec);
     ASSERT_FALSE(ec);
-    for (const std::size_t cut : {std::size_t{10}, whole.size() / 4, whole.size() / 2, whole.size() * 3 / 4,
-                                  whole.size() - 3}) {
+    for (const std::size_t cut : {std::size_t{10}, whole.size() / 4, whole.size() / 2,
+                                  whole.size() * 3 / 4, whole.size() - 3}) {
       const auto path = dir.path() / ("cut-" + std::to_string(cut) + "-" + file.name);
       write_file(path, std::span(whole).first(cut));
       CaptureSummary summary;
       const auto messages = decode_all(path, summary, ec);
       EXPECT_EQ(ec, errc::parse_error) << file.name << " cut at " << cut;
       EXPECT_LE(summary.fault.byte_offset, cut);
-      const std::string where = "record " + std::to_string(summary.fault.record_index) + " at byte offset " +
-                                std::to_string(summary.fault.byte_offset);
+      const std::string where = "record " + std::to_string(summary.fault.record_index) +
+                                " at byte offset " + std::to_string(summary.fault.byte_offset);
       EXPECT_NE(summary.fault.detail.find(where), std::string::npos) << summary.fault.detail;
       if (cut == 10) {
         EXPECT_EQ(summary.fault.record_index, 0u);  // inside the file header
@@ -159,7 +164,8 @@ TEST(CaptureCorpus, TruncatedCopiesReportRecordAndOffsetAndKeepEarlierMessages) 
       const auto got = adb_lines(messages);
       const auto want = adb_lines(before);
       ASSERT_GE(got.size(), want.size()) << file.name << " cut at " << cut;
-      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << file.name << " cut at " << cut;
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin()))
+          << file.name << " cut at " << cut;
       // The throwing form says the same.
       try {
         decode_capture_file(path, [](const CapturedMessage&) {});
@@ -174,7 +180,8 @@ TEST(CaptureCorpus, TruncatedCopiesReportRecordAndOffsetAndKeepEarlierMessages) 
 
 TEST(CaptureCorpus, MissingFileIsNotFound) {
   std::error_code ec;
-  const CaptureSummary summary = decode_capture_file("../shared/corpus/pcap/no-such.pcap", [](const CapturedMessage&) {}, ec);
+  const CaptureSummary summary = decode_capture_file(
+      "../shared/corpus/pcap/no-such.pcap", [](const CapturedMessage&) {}, ec);
   EXPECT_EQ(ec, errc::not_found);
   EXPECT_NE(summary.fault.detail.find("no-such.pcap"), std::string::npos);
 }

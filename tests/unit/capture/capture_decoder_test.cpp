@@ -1,9 +1,8 @@
 // CaptureDecoder end to end on hand-made captures: every supported link type, TCP
 // reassembly (out of order, retransmitted, mid-stream start), USB URBs, adb server traffic.
-#include "adbwire/capture.hpp"
-
 #include <gtest/gtest.h>
 
+#include "adbwire/capture.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/constants.hpp"
 #include "unit/capture/capture_test_support.hpp"
@@ -26,8 +25,9 @@ struct Conversation {
   }();
   Bytes device = [] {
     Bytes b = adb_message(kCommandCnxn, kVersion, 262144, "device::ro.product.name=x");
-    for (const Bytes& m : {adb_message(kCommandOkay, 9, 7, ""), adb_message(kCommandWrte, 9, 7, "hi\n"),
-                           adb_message(kCommandClse, 9, 7, "")}) {
+    for (const Bytes& m :
+         {adb_message(kCommandOkay, 9, 7, ""), adb_message(kCommandWrte, 9, 7, "hi\n"),
+          adb_message(kCommandClse, 9, 7, "")}) {
       b.insert(b.end(), m.begin(), m.end());
     }
     return b;
@@ -86,12 +86,13 @@ TEST(CaptureDecoder, EveryIpLinkTypeGivesTheSameMessages) {
   const Bytes null_le = {2, 0, 0, 0};
   const Bytes null_be_v6 = {0, 0, 0, 30};
   const std::vector<Link> links = {
-      {1, ethernet, false}, {1, ethernet_vlan, true}, {113, sll, false}, {276, sll2, true},
-      {0, null_le, false},  {0, null_be_v6, true},    {101, {}, false},  {101, {}, true},
+      {1, ethernet, false}, {1, ethernet_vlan, true}, {113, sll, false},          {276, sll2, true},
+      {0, null_le, false},  {0, null_be_v6, true},    {101, {}, false},           {101, {}, true},
       {228, {}, false},     {229, {}, true},          {108, {0, 0, 0, 2}, false},
   };
   for (const Link& link : links) {
-    const Bytes file = pcap_file(link.type, as_packets(conversation_frames(c, link.ipv6), link.header));
+    const Bytes file =
+        pcap_file(link.type, as_packets(conversation_frames(c, link.ipv6), link.header));
     const Decoded d = decode(file);
     ASSERT_FALSE(d.ec) << "link " << link.type << ": " << d.fault.detail;
     EXPECT_EQ(adb_lines(d.messages), kExpected) << "link type " << link.type;
@@ -102,7 +103,8 @@ TEST(CaptureDecoder, EveryIpLinkTypeGivesTheSameMessages) {
 
 TEST(CaptureDecoder, ResultDoesNotDependOnHowTheFileIsSplit) {
   const Conversation c;
-  const Bytes file = pcapng_file({{1, 9}}, as_packets(conversation_frames(c), {2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 8, 0}));
+  const Bytes file = pcapng_file(
+      {{1, 9}}, as_packets(conversation_frames(c), {2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 8, 0}));
   for (std::size_t chunk = 1; chunk <= file.size(); chunk += (chunk < 64 ? 1 : 61)) {
     const Decoded d = decode(file, chunk);
     ASSERT_FALSE(d.ec) << d.fault.detail;
@@ -117,7 +119,8 @@ TEST(CaptureDecoder, DirectionsServicesRecordsAndTimes) {
   ASSERT_EQ(d.messages.size(), 6u);
   EXPECT_EQ(d.messages[0].direction, CaptureDirection::host_to_device);
   EXPECT_EQ(d.messages[0].record, 5u);  // the CNXN completes in the second host segment
-  EXPECT_EQ(d.messages[0].time.time_since_epoch().count(), static_cast<std::int64_t>(packets[4].time_ns));
+  EXPECT_EQ(d.messages[0].time.time_since_epoch().count(),
+            static_cast<std::int64_t>(packets[4].time_ns));
   EXPECT_EQ(d.messages[2].direction, CaptureDirection::device_to_host);
   EXPECT_EQ(d.messages[1].service, "shell:echo hi");
   EXPECT_EQ(d.messages[4].service, "shell:echo hi");
@@ -132,7 +135,8 @@ TEST(CaptureDecoder, OutOfOrderRetransmittedAndOverlappingSegments) {
   const Bytes d1 = frames[5];
   const Bytes d2 = frames[6];
   const Bytes d3 = frames[7];
-  Bytes overlapping = ip_tcp({2, 1, 5555, 40000, 1001 + 5, 0x18, Bytes(c.device.begin() + 5, c.device.begin() + 60)});
+  Bytes overlapping = ip_tcp(
+      {2, 1, 5555, 40000, 1001 + 5, 0x18, Bytes(c.device.begin() + 5, c.device.begin() + 60)});
   frames.resize(5);
   frames.push_back(frames[4]);
   frames.insert(frames.end(), {d3, d1, d1, overlapping});
@@ -154,7 +158,8 @@ TEST(CaptureDecoder, CaptureStartingMidStreamResyncsOnTheNextHeader) {
   EXPECT_EQ(adb_lines(d.messages), expected);
   EXPECT_EQ(d.messages[0].direction, CaptureDirection::device_to_host);  // 5555 is the device
   EXPECT_EQ(d.stats.resyncs, 1u);
-  const std::size_t device_cnxn = kHeaderSize + std::string_view("device::ro.product.name=x").size();
+  const std::size_t device_cnxn =
+      kHeaderSize + std::string_view("device::ro.product.name=x").size();
   EXPECT_EQ(d.stats.skipped_bytes, device_cnxn - 5);
 }
 
@@ -165,7 +170,8 @@ TEST(CaptureDecoder, LostSegmentResyncsAfterTheGap) {
   const Decoded d = decode(pcap_file(101, as_packets(frames)));
   ASSERT_FALSE(d.ec);
   // Bytes 60.. start inside the OKAY (49..73); the WRTE and CLSE after it survive.
-  const std::vector<std::string> expected = {kExpected[0], kExpected[1], kExpected[4], kExpected[5]};
+  const std::vector<std::string> expected = {kExpected[0], kExpected[1], kExpected[4],
+                                             kExpected[5]};
   EXPECT_EQ(adb_lines(d.messages), expected);
   EXPECT_EQ(d.stats.lost_bytes, 50u);
 }
@@ -177,17 +183,18 @@ TEST(CaptureDecoder, UsbmonHeaderAndPayloadInSeparateUrbs) {
     const std::span<const std::uint8_t> c(cnxn);
     const std::span<const std::uint8_t> r(reply);
     const std::vector<Bytes> urbs = {
-        usbmon('S', 0x81, 5, {}, mmapped),            // IN submitted, no data yet
-        usbmon('S', 0x01, 5, c.first(24), mmapped),   // OUT header
-        usbmon('C', 0x01, 5, {}, mmapped),            // OUT completion: no data
-        usbmon('S', 0x01, 5, c.subspan(24), mmapped), // OUT payload
-        usbmon('C', 0x81, 5, r.first(24), mmapped),   // IN header
+        usbmon('S', 0x81, 5, {}, mmapped),             // IN submitted, no data yet
+        usbmon('S', 0x01, 5, c.first(24), mmapped),    // OUT header
+        usbmon('C', 0x01, 5, {}, mmapped),             // OUT completion: no data
+        usbmon('S', 0x01, 5, c.subspan(24), mmapped),  // OUT payload
+        usbmon('C', 0x81, 5, r.first(24), mmapped),    // IN header
         usbmon('S', 0x81, 5, {}, mmapped),
         usbmon('C', 0x81, 5, r.subspan(24), mmapped),  // IN payload
     };
     const Decoded d = decode(pcap_file(mmapped ? 220 : 189, as_packets(urbs)));
     ASSERT_FALSE(d.ec);
-    const std::vector<std::string> expected = {"CNXN 01000001 00001000 6", "CNXN 01000001 00001000 8"};
+    const std::vector<std::string> expected = {"CNXN 01000001 00001000 6",
+                                               "CNXN 01000001 00001000 8"};
     EXPECT_EQ(adb_lines(d.messages), expected);
     EXPECT_EQ(d.messages[0].direction, CaptureDirection::host_to_device);
     EXPECT_EQ(d.messages[1].direction, CaptureDirection::device_to_host);
@@ -200,13 +207,16 @@ TEST(CaptureDecoder, UsbPcapUsesSubmittedOutAndCompletedIn) {
   const Bytes okay = adb_message(kCommandOkay, 2, 1, "");
   const std::span<const std::uint8_t> o(open);
   const std::vector<Bytes> urbs = {
-      usbpcap(false, 0x02, 3, o.first(24)), usbpcap(true, 0x02, 3, o.first(24)),  // completion echo ignored
-      usbpcap(false, 0x02, 3, o.subspan(24)), usbpcap(false, 0x82, 3, okay),       // IN submit ignored
+      usbpcap(false, 0x02, 3, o.first(24)),
+      usbpcap(true, 0x02, 3, o.first(24)),  // completion echo ignored
+      usbpcap(false, 0x02, 3, o.subspan(24)),
+      usbpcap(false, 0x82, 3, okay),  // IN submit ignored
       usbpcap(true, 0x82, 3, okay),
   };
   const Decoded d = decode(pcapng_file({{249, -1}}, as_packets(urbs)));
   ASSERT_FALSE(d.ec);
-  const std::vector<std::string> expected = {"OPEN 00000001 00000000 6", "OKAY 00000002 00000001 0"};
+  const std::vector<std::string> expected = {"OPEN 00000001 00000000 6",
+                                             "OKAY 00000002 00000001 0"};
   EXPECT_EQ(adb_lines(d.messages), expected);
 }
 
@@ -237,8 +247,8 @@ TEST(CaptureDecoder, AdbServerTrafficDecodesAsRequestsAndReplies) {
   EXPECT_TRUE(d.connections[0].smart_socket);
   std::vector<std::string> got;
   for (const auto& m : d.messages) {
-    got.push_back(std::string(direction_arrow(m.direction)) + " " + std::to_string(static_cast<int>(m.kind)) +
-                  " " + m.service + " | " + m.summary);
+    got.push_back(std::string(direction_arrow(m.direction)) + " " +
+                  std::to_string(static_cast<int>(m.kind)) + " " + m.service + " | " + m.summary);
   }
   const std::vector<std::string> expected = {
       "H>D 1 host:version | \"host:version\"",
@@ -266,7 +276,8 @@ TEST(CaptureDecoder, FailReplyCarriesTheReason) {
 }
 
 TEST(CaptureDecoder, NonAdbTrafficIsCountedNotDecoded) {
-  Bytes udp = {0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, 0, 53, 0, 53, 0, 8, 0, 0};
+  Bytes udp = {0x45, 0, 0,  28, 0, 0, 0, 0,  64, 17, 0, 0, 10, 0,
+               0,    1, 10, 0,  0, 2, 0, 53, 0,  53, 0, 8, 0,  0};
   const Decoded d = decode(pcap_file(101, as_packets({udp, bytes_of("junk")})));
   ASSERT_FALSE(d.ec);
   EXPECT_TRUE(d.messages.empty());
@@ -282,7 +293,8 @@ TEST(CaptureDecoder, TruncatedCaptureKeepsMessagesBeforeTheCut) {
   EXPECT_EQ(cut.ec, errc::parse_error);
   EXPECT_EQ(cut.fault.record_index, 8u);
   // The last device segment is cut: the OKAY it completes is lost, earlier messages stay.
-  EXPECT_EQ(adb_lines(cut.messages), std::vector<std::string>(kExpected.begin(), kExpected.begin() + 3));
+  EXPECT_EQ(adb_lines(cut.messages),
+            std::vector<std::string>(kExpected.begin(), kExpected.begin() + 3));
 }
 
 }  // namespace

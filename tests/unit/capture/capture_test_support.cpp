@@ -1,12 +1,12 @@
 #include "unit/capture/capture_test_support.hpp"
 
+#include <sys/wait.h>
+
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <random>
-
-#include <sys/wait.h>
 
 #include "adbwire/protocol/constants.hpp"
 #include "adbwire/protocol/message.hpp"
@@ -53,7 +53,8 @@ void pcapng_block(Bytes& out, std::uint32_t type, const Bytes& body, bool big) {
 
 std::uint16_t ip_checksum(std::span<const std::uint8_t> header) {
   std::uint32_t sum = 0;
-  for (std::size_t i = 0; i + 1 < header.size(); i += 2) sum += static_cast<std::uint32_t>(header[i] << 8 | header[i + 1]);
+  for (std::size_t i = 0; i + 1 < header.size(); i += 2)
+    sum += static_cast<std::uint32_t>(header[i] << 8 | header[i + 1]);
   while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
   return static_cast<std::uint16_t>(~sum);
 }
@@ -62,14 +63,16 @@ std::uint16_t ip_checksum(std::span<const std::uint8_t> header) {
 
 Bytes bytes_of(std::string_view text) { return Bytes(text.begin(), text.end()); }
 
-Bytes adb_message(std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1, std::string_view payload) {
+Bytes adb_message(std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1,
+                  std::string_view payload) {
   Bytes out;
   const Bytes data = bytes_of(payload);
   protocol::append_message(out, command, arg0, arg1, data, false);
   return out;
 }
 
-Bytes pcap_file(std::uint32_t link_type, const std::vector<Packet>& packets, bool big, bool nanoseconds) {
+Bytes pcap_file(std::uint32_t link_type, const std::vector<Packet>& packets, bool big,
+                bool nanoseconds) {
   Bytes out;
   put32(out, nanoseconds ? 0xa1b23c4d : 0xa1b2c3d4, big);
   put16(out, 2, big);
@@ -89,7 +92,8 @@ Bytes pcap_file(std::uint32_t link_type, const std::vector<Packet>& packets, boo
   return out;
 }
 
-Bytes pcapng_file(const std::vector<PcapngInterface>& interfaces, const std::vector<Packet>& packets, bool big) {
+Bytes pcapng_file(const std::vector<PcapngInterface>& interfaces,
+                  const std::vector<Packet>& packets, bool big) {
   Bytes out;
   Bytes body;
   put32(body, 0x1a2b3c4d, big);
@@ -172,8 +176,8 @@ Bytes ethernet_tcp(const TcpFrame& f) {
   return out;
 }
 
-Bytes usbmon(char event, std::uint8_t endpoint, std::uint8_t device, std::span<const std::uint8_t> data,
-             bool mmapped) {
+Bytes usbmon(char event, std::uint8_t endpoint, std::uint8_t device,
+             std::span<const std::uint8_t> data, bool mmapped) {
   Bytes out;
   put64(out, 0x1234, false);
   out.push_back(static_cast<std::uint8_t>(event));
@@ -194,7 +198,8 @@ Bytes usbmon(char event, std::uint8_t endpoint, std::uint8_t device, std::span<c
   return out;
 }
 
-Bytes usbpcap(bool completion, std::uint8_t endpoint, std::uint16_t device, std::span<const std::uint8_t> data) {
+Bytes usbpcap(bool completion, std::uint8_t endpoint, std::uint16_t device,
+              std::span<const std::uint8_t> data) {
   Bytes out;
   put16(out, 27, false);
   put64(out, 0x99, false);
@@ -215,7 +220,8 @@ Decoded decode(std::span<const std::uint8_t> file, std::size_t chunk) {
   CaptureDecoder decoder;
   if (chunk == 0) chunk = file.size() + 1;
   for (std::size_t pos = 0; pos < file.size() && !result.ec; pos += chunk) {
-    result.ec = decoder.feed(file.subspan(pos, std::min(chunk, file.size() - pos)), result.messages);
+    result.ec =
+        decoder.feed(file.subspan(pos, std::min(chunk, file.size() - pos)), result.messages);
   }
   const std::error_code end = decoder.finish(result.messages);
   if (!result.ec) result.ec = end;
@@ -230,8 +236,9 @@ std::vector<std::string> adb_lines(const std::vector<CapturedMessage>& messages)
   for (const auto& m : messages) {
     if (m.kind != CapturedKind::adb) continue;
     char text[96];
-    std::snprintf(text, sizeof text, "%s %08x %08x %zu", std::string(protocol::command_name(m.message.command)).c_str(),
-                  m.message.arg0, m.message.arg1, m.message.payload.size());
+    std::snprintf(text, sizeof text, "%s %08x %08x %zu",
+                  std::string(protocol::command_name(m.message.command)).c_str(), m.message.arg0,
+                  m.message.arg1, m.message.payload.size());
     lines.emplace_back(text);
   }
   return lines;
@@ -246,7 +253,8 @@ std::string run_command(const std::string& command, int& exit_status) {
   }
   std::array<char, 4096> buffer;
   std::size_t got = 0;
-  while ((got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), got);
+  while ((got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), got);
   const int status = pclose(pipe);
   exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return output;
@@ -271,7 +279,8 @@ TempDir::~TempDir() {
 
 void write_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 Bytes read_file(const std::filesystem::path& path) {

@@ -17,7 +17,8 @@ using Bytes = std::vector<std::uint8_t>;
 Bytes bytes_of(std::string_view text);
 
 // One ADB message as on the wire (via protocol::append_message).
-Bytes adb_message(std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1, std::string_view payload);
+Bytes adb_message(std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1,
+                  std::string_view payload);
 
 struct Packet {
   std::uint32_t interface = 0;
@@ -26,8 +27,8 @@ struct Packet {
 };
 
 // Classic pcap, either byte order, micro- or nanosecond timestamps.
-Bytes pcap_file(std::uint32_t link_type, const std::vector<Packet>& packets, bool big_endian = false,
-                bool nanoseconds = false);
+Bytes pcap_file(std::uint32_t link_type, const std::vector<Packet>& packets,
+                bool big_endian = false, bool nanoseconds = false);
 
 struct PcapngInterface {
   std::uint16_t link_type = 1;
@@ -35,8 +36,8 @@ struct PcapngInterface {
 };
 
 // pcapng with one section, the given interfaces and enhanced packet blocks.
-Bytes pcapng_file(const std::vector<PcapngInterface>& interfaces, const std::vector<Packet>& packets,
-                  bool big_endian = false);
+Bytes pcapng_file(const std::vector<PcapngInterface>& interfaces,
+                  const std::vector<Packet>& packets, bool big_endian = false);
 
 struct TcpFrame {
   std::uint8_t src_ip = 1;  // 10.0.0.src_ip
@@ -55,10 +56,11 @@ Bytes ip_tcp(const TcpFrame& frame);
 Bytes ethernet_tcp(const TcpFrame& frame);
 
 // usbmon record (48- or 64-byte header, little-endian) for a bulk transfer.
-Bytes usbmon(char event, std::uint8_t endpoint, std::uint8_t device, std::span<const std::uint8_t> data,
-             bool mmapped = true);
+Bytes usbmon(char event, std::uint8_t endpoint, std::uint8_t device,
+             std::span<const std::uint8_t> data, bool mmapped = true);
 // USBPcap record for a bulk transfer; completion = info bit 0.
-Bytes usbpcap(bool completion, std::uint8_t endpoint, std::uint16_t device, std::span<const std::uint8_t> data);
+Bytes usbpcap(bool completion, std::uint8_t endpoint, std::uint16_t device,
+              std::span<const std::uint8_t> data);
 
 // Decodes a whole in-memory capture, feeding it in chunks of chunk bytes (0: all at once).
 struct Decoded {
@@ -79,7 +81,8 @@ std::string run_command(const std::string& command, int& exit_status);
 // True when tshark is on PATH.
 bool have_tshark();
 
-inline constexpr const char* kInstallTshark = "tshark is missing: install Debian package tshark (apt-get install tshark)";
+inline constexpr const char* kInstallTshark =
+    "tshark is missing: install Debian package tshark (apt-get install tshark)";
 
 // A fresh empty directory under the system temp dir, removed by the destructor.
 class TempDir {

@@ -34,10 +34,12 @@ std::vector<Chunk> session() {
   const auto H = CaptureDirection::host_to_device;
   const auto D = CaptureDirection::device_to_host;
   std::vector<Chunk> chunks;
-  chunks.push_back({H, adb_message(kCommandCnxn, kVersion, kMaxPayloadV2, "host::features=shell_v2,stat_v2")});
+  chunks.push_back(
+      {H, adb_message(kCommandCnxn, kVersion, kMaxPayloadV2, "host::features=shell_v2,stat_v2")});
   chunks.push_back({D, adb_message(kCommandAuth, kAuthToken, 0, std::string(20, 'T'))});
   chunks.push_back({H, adb_message(kCommandAuth, kAuthSignature, 0, std::string(256, 'S'))});
-  chunks.push_back({D, adb_message(kCommandCnxn, kVersion, kMaxPayloadV2, "device::ro.product.name=v")});
+  chunks.push_back(
+      {D, adb_message(kCommandCnxn, kVersion, kMaxPayloadV2, "device::ro.product.name=v")});
   Bytes merged = adb_message(kCommandOpen, 1, 0, std::string("shell,v2,raw:ls") + '\0');
   const Bytes open2 = adb_message(kCommandOpen, 2, 0, std::string("sync:") + '\0');
   merged.insert(merged.end(), open2.begin(), open2.end());
@@ -70,20 +72,23 @@ std::vector<Chunk> session() {
 // Every message of the session, per direction, as "CMD arg0 arg1 length".
 std::map<CaptureDirection, std::vector<std::string>> expected_per_direction() {
   std::map<CaptureDirection, Bytes> streams;
-  for (const Chunk& c : session()) streams[c.direction].insert(streams[c.direction].end(), c.bytes.begin(), c.bytes.end());
+  for (const Chunk& c : session())
+    streams[c.direction].insert(streams[c.direction].end(), c.bytes.begin(), c.bytes.end());
   std::map<CaptureDirection, std::vector<std::string>> out;
   for (auto& [direction, stream] : streams) {
     MessageReader reader;
     std::vector<Message> messages;
     EXPECT_FALSE(reader.feed(stream, messages));
     std::vector<CapturedMessage> wrapped;
-    for (auto& m : messages) wrapped.push_back({0, {}, 0, direction, CapturedKind::adb, std::move(m), {}, {}});
+    for (auto& m : messages)
+      wrapped.push_back({0, {}, 0, direction, CapturedKind::adb, std::move(m), {}, {}});
     out[direction] = adb_lines(wrapped);
   }
   return out;
 }
 
-std::map<CaptureDirection, std::vector<std::string>> per_direction(const std::vector<CapturedMessage>& messages) {
+std::map<CaptureDirection, std::vector<std::string>> per_direction(
+    const std::vector<CapturedMessage>& messages) {
   std::map<CaptureDirection, std::vector<std::string>> out;
   for (const auto& m : messages) out[m.direction].push_back(adb_lines({m}).at(0));
   return out;
@@ -108,14 +113,17 @@ std::filesystem::path record_session(const TempDir& dir, CaptureLink link, const
 }
 
 // tshark's view: one line per ADB message header, per direction.
-std::map<CaptureDirection, std::vector<std::string>> tshark_messages(const std::filesystem::path& file, CaptureLink link) {
-  const std::string decode_as = link == CaptureLink::tcp ? "-d tcp.port==5555,adb -e tcp.srcport"
-                                                         : "-d usb.device==0x00010002,adb -e usb.endpoint_address.direction";
+std::map<CaptureDirection, std::vector<std::string>> tshark_messages(
+    const std::filesystem::path& file, CaptureLink link) {
+  const std::string decode_as =
+      link == CaptureLink::tcp ? "-d tcp.port==5555,adb -e tcp.srcport"
+                               : "-d usb.device==0x00010002,adb -e usb.endpoint_address.direction";
   int status = 0;
-  const std::string out = run_command("tshark -r '" + file.string() + "' " + decode_as +
-                                          " -Y adb.magic -T fields -E occurrence=a -E aggregator=, "
-                                          "-e adb.command -e adb.argument.0 -e adb.argument.1 -e adb.data_length 2>/dev/null",
-                                      status);
+  const std::string out = run_command(
+      "tshark -r '" + file.string() + "' " + decode_as +
+          " -Y adb.magic -T fields -E occurrence=a -E aggregator=, "
+          "-e adb.command -e adb.argument.0 -e adb.argument.1 -e adb.data_length 2>/dev/null",
+      status);
   EXPECT_EQ(status, 0) << out;
   std::map<CaptureDirection, std::vector<std::string>> result;
   std::istringstream lines(out);
@@ -135,14 +143,18 @@ std::map<CaptureDirection, std::vector<std::string>> tshark_messages(const std::
       ADD_FAILURE() << "unexpected tshark line: " << line;
       continue;
     }
-    const bool from_device = link == CaptureLink::tcp ? columns[0].at(0) == "5555" : columns[0].at(0) == "1";
+    const bool from_device =
+        link == CaptureLink::tcp ? columns[0].at(0) == "5555" : columns[0].at(0) == "1";
     for (std::size_t i = 0; i < columns[1].size(); ++i) {
       char text[96];
       std::snprintf(text, sizeof text, "%s %08lx %08lx %s",
-                    std::string(command_name(static_cast<std::uint32_t>(std::stoul(columns[1][i], nullptr, 16)))).c_str(),
-                    std::stoul(columns[2].at(i), nullptr, 16), std::stoul(columns[3].at(i), nullptr, 16),
-                    columns[4].at(i).c_str());
-      result[from_device ? CaptureDirection::device_to_host : CaptureDirection::host_to_device].push_back(text);
+                    std::string(command_name(static_cast<std::uint32_t>(
+                                    std::stoul(columns[1][i], nullptr, 16))))
+                        .c_str(),
+                    std::stoul(columns[2].at(i), nullptr, 16),
+                    std::stoul(columns[3].at(i), nullptr, 16), columns[4].at(i).c_str());
+      result[from_device ? CaptureDirection::device_to_host : CaptureDirection::host_to_device]
+          .push_back(text);
     }
   }
   return result;
@@ -152,7 +164,8 @@ TEST(CaptureWriter, TcpRecordingDecodesBackToEveryMessage) {
   TempDir dir;
   const auto path = record_session(dir, CaptureLink::tcp, "tcp.pcapng");
   std::vector<CapturedMessage> messages;
-  const CaptureSummary summary = decode_capture_file(path, [&](const CapturedMessage& m) { messages.push_back(m); });
+  const CaptureSummary summary =
+      decode_capture_file(path, [&](const CapturedMessage& m) { messages.push_back(m); });
   EXPECT_EQ(per_direction(messages), expected_per_direction());
   EXPECT_EQ(summary.stats.resyncs, 0u);
   EXPECT_EQ(summary.stats.lost_bytes, 0u);
@@ -163,7 +176,8 @@ TEST(CaptureWriter, TcpRecordingDecodesBackToEveryMessage) {
   bool saw_sync = false;
   for (const auto& m : messages) {
     if (m.summary == "shell v2 stdout \"a\\nb\"") saw_shell = m.service == "shell,v2,raw:ls";
-    if (m.summary == "sync STAT mode=0100644 size=0 mtime=0, DATA 65536, DATA 65536, DATA 65536, +1 more") {
+    if (m.summary ==
+        "sync STAT mode=0100644 size=0 mtime=0, DATA 65536, DATA 65536, DATA 65536, +1 more") {
       saw_sync = m.service == "sync:";
     }
   }
@@ -187,7 +201,9 @@ TEST(CaptureWriter, TsharkAgreesMessageForMessageOverTcp) {
   decode_capture_file(path, [&](const CapturedMessage& m) { messages.push_back(m); });
   const auto ours = per_direction(messages);
   EXPECT_EQ(tshark_messages(path, CaptureLink::tcp), ours);
-  EXPECT_EQ(ours.at(CaptureDirection::host_to_device).size() + ours.at(CaptureDirection::device_to_host).size(), 14u);
+  EXPECT_EQ(ours.at(CaptureDirection::host_to_device).size() +
+                ours.at(CaptureDirection::device_to_host).size(),
+            14u);
 }
 
 TEST(CaptureWriter, TsharkAgreesMessageForMessageOverUsb) {
@@ -204,16 +220,18 @@ TEST(CaptureWriter, TsharkFindsValidChecksumsAndAHandshake) {
   TempDir dir;
   const auto path = record_session(dir, CaptureLink::tcp, "tcp.pcapng");
   int status = 0;
-  const std::string bad = run_command("tshark -r '" + path.string() +
-                                          "' -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE "
-                                          "-Y 'ip.checksum.status!=1 || tcp.checksum.status!=1 || _ws.malformed "
-                                          "|| tcp.analysis.flags' -T fields -e frame.number 2>/dev/null",
-                                      status);
+  const std::string bad =
+      run_command("tshark -r '" + path.string() +
+                      "' -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE "
+                      "-Y 'ip.checksum.status!=1 || tcp.checksum.status!=1 || _ws.malformed "
+                      "|| tcp.analysis.flags' -T fields -e frame.number 2>/dev/null",
+                  status);
   EXPECT_EQ(status, 0);
   EXPECT_EQ(bad, "") << "frames with bad checksums or TCP analysis warnings";
-  const std::string first = run_command("tshark -r '" + path.string() +
-                                            "' -c 3 -T fields -e tcp.flags.syn -e tcp.flags.ack 2>/dev/null",
-                                        status);
+  const std::string first =
+      run_command("tshark -r '" + path.string() +
+                      "' -c 3 -T fields -e tcp.flags.syn -e tcp.flags.ack 2>/dev/null",
+                  status);
   EXPECT_EQ(first, "1\t0\n1\t1\n0\t1\n");
 }
 
@@ -256,7 +274,8 @@ TEST(CaptureEncoder, LargeWritesAreSplitIntoSegmentsWithConsistentSequenceNumber
   Bytes file;
   encoder.begin(at(0), file);
   const Bytes payload(3 * CaptureEncoder::kMaxSegment + 17, 0x41);
-  const Bytes message = adb_message(kCommandWrte, 1, 2, std::string(payload.begin(), payload.end()));
+  const Bytes message =
+      adb_message(kCommandWrte, 1, 2, std::string(payload.begin(), payload.end()));
   encoder.record(CaptureDirection::host_to_device, message, at(1), file);
   encoder.end(at(2), file);
   const Decoded d = decode(file);

@@ -17,7 +17,8 @@ using capture_detail::SyncPreview;
 constexpr auto H = CaptureDirection::host_to_device;
 constexpr auto D = CaptureDirection::device_to_host;
 
-Bytes packet(const char* id, std::initializer_list<std::uint32_t> words, std::string_view tail = {}) {
+Bytes packet(const char* id, std::initializer_list<std::uint32_t> words,
+             std::string_view tail = {}) {
   Bytes out(id, id + 4);
   for (const std::uint32_t w : words) {
     for (int s = 0; s < 32; s += 8) out.push_back(static_cast<std::uint8_t>(w >> s));
@@ -42,14 +43,15 @@ TEST(PreviewBytes, TextIsQuotedAndEscapedBinaryIsHex) {
 TEST(SyncPreview, ListReplyWithDentEntriesAndDone) {
   SyncPreview sync;
   EXPECT_EQ(sync.feed(H, packet("LIST", {4}, "/sdc")), "sync LIST \"/sdc\"");
-  const Bytes reply = join({packet("DENT", {040755, 0, 7, 3}, "abc"), packet("DENT", {0100644, 9, 7, 2}, "de"),
-                            packet("DONE", {0, 0, 0, 0})});
+  const Bytes reply =
+      join({packet("DENT", {040755, 0, 7, 3}, "abc"), packet("DENT", {0100644, 9, 7, 2}, "de"),
+            packet("DONE", {0, 0, 0, 0})});
   EXPECT_EQ(sync.feed(D, reply), "sync DENT \"abc\", DENT \"de\", DONE");
 }
 
 TEST(SyncPreview, SameItemsWhicheverWayTheReplyIsSplit) {
-  const Bytes request = join({packet("SND2", {4}, "/x/y"), packet("SND2", {0644, 4}), packet("DATA", {3}, "abc"),
-                              packet("DONE", {1234})});
+  const Bytes request = join({packet("SND2", {4}, "/x/y"), packet("SND2", {0644, 4}),
+                              packet("DATA", {3}, "abc"), packet("DONE", {1234})});
   const Bytes reply = packet("OKAY", {0});
   for (std::size_t cut = 1; cut < request.size(); ++cut) {
     SyncPreview sync;
@@ -79,7 +81,8 @@ TEST(SyncPreview, DataContinuingFromAnEarlierWrite) {
   SyncPreview sync;
   sync.feed(H, packet("RECV", {2}, "/f"));
   EXPECT_EQ(sync.feed(D, packet("DATA", {10}, "01234")), "sync DATA 10");
-  EXPECT_EQ(sync.feed(D, join({bytes_of("56789"), packet("DONE", {0})})), "sync +5 data bytes, DONE");
+  EXPECT_EQ(sync.feed(D, join({bytes_of("56789"), packet("DONE", {0})})),
+            "sync +5 data bytes, DONE");
 }
 
 TEST(StreamPreview, ChosenByService) {

@@ -25,7 +25,8 @@ std::vector<Seen> parse(std::span<const std::uint8_t> file, std::size_t chunk, s
                         RecordParser& parser) {
   std::vector<Seen> seen;
   const auto sink = [&](const RawRecord& r) {
-    seen.push_back({r.number, r.offset, r.link_type, r.time_ns, Bytes(r.data.begin(), r.data.end())});
+    seen.push_back(
+        {r.number, r.offset, r.link_type, r.time_ns, Bytes(r.data.begin(), r.data.end())});
   };
   ec.clear();
   for (std::size_t pos = 0; pos < file.size() && !ec; pos += chunk) {

@@ -23,8 +23,8 @@ const std::vector<std::uint8_t> kCloseStdin = {4, 0, 0, 0, 0};
 
 class Script {
  public:
-  Script& add(CaptureDirection direction, std::uint32_t command, std::uint32_t arg0, std::uint32_t arg1,
-              std::vector<std::uint8_t> payload = {}) {
+  Script& add(CaptureDirection direction, std::uint32_t command, std::uint32_t arg0,
+              std::uint32_t arg1, std::vector<std::uint8_t> payload = {}) {
     Message m;
     m.command = command;
     m.arg0 = arg0;
@@ -48,7 +48,8 @@ bool send(ReplayScript& script, std::uint32_t command, std::uint32_t arg0, std::
 }
 
 // The device messages released so far, as (command, arg0, arg1).
-std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> device_output(ReplayScript& script) {
+std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> device_output(
+    ReplayScript& script) {
   std::vector<std::uint8_t> wire;
   script.take_device_output(wire);
   MessageReader reader;
@@ -168,7 +169,8 @@ TEST(ReplayScript, StreamsMayInterleaveInAnyOrder) {
 TEST(ReplayScript, AMessageOnAStreamNeverOpenedIsAMismatch) {
   ReplayScript script = shell_session(false).build();
   EXPECT_FALSE(send(script, kCommandWrte, 9, 1, bytes_of("x")));
-  EXPECT_NE(script.mismatch().find("never opened a stream with local id 9"), std::string::npos) << script.mismatch();
+  EXPECT_NE(script.mismatch().find("never opened a stream with local id 9"), std::string::npos)
+      << script.mismatch();
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 // The MCP server core on strings (no stdio, no device): JSON-RPC errors, the lifecycle,
 // version negotiation, tools/call on the worker in order, and cancellation.
-#include "mcp/server.hpp"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "mcp/json_rpc.hpp"
+#include "mcp/server.hpp"
 
 namespace adbwire::mcp {
 namespace {
@@ -22,7 +21,8 @@ class TestTools : public Toolset {
  public:
   Json list() const override { return Json::array({{{"name", "echo"}}, {{"name", "wait"}}}); }
   Json call(const std::string& name, const Json& arguments, const CancelToken& cancel) override {
-    if (name == "echo") return {{"content", Json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
+    if (name == "echo")
+      return {{"content", Json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
     if (name == "wait") {
       {
         std::lock_guard lock(mutex);
@@ -83,7 +83,9 @@ class Output {
 
 class McpServer : public ::testing::Test {
  protected:
-  McpServer() : server_(tools_, ServerInfo{.version = "9.9", .instructions = "read first"}, output_.writer()) {}
+  McpServer()
+      : server_(tools_, ServerInfo{.version = "9.9", .instructions = "read first"},
+                output_.writer()) {}
 
   void send(const Json& message) { server_.handle_line(message.dump()); }
   Json request(int id, const std::string& method, Json params = nullptr) {
@@ -99,7 +101,8 @@ class McpServer : public ::testing::Test {
 };
 
 TEST_F(McpServer, InitializeAnswersASupportedVersionAndTheNewestOtherwise) {
-  const Json known = request(1, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", Json::object()}});
+  const Json known = request(1, "initialize",
+                             {{"protocolVersion", "2025-06-18"}, {"capabilities", Json::object()}});
   EXPECT_EQ(known["result"]["protocolVersion"], "2025-06-18");
   EXPECT_TRUE(known["result"]["capabilities"].contains("tools"));
   EXPECT_EQ(known["result"]["serverInfo"]["name"], "adbwire");
@@ -117,7 +120,8 @@ TEST_F(McpServer, MalformedLinesGetTheirErrorAndTheServerGoesOn) {
   server_.handle_line(R"([{"jsonrpc":"2.0","id":6,"method":"ping"}])");
   EXPECT_EQ(request(7, "no/such/method")["error"]["code"], kMethodNotFound);
   EXPECT_EQ(request(8, "tools/call", Json::object())["error"]["code"], kInvalidParams);
-  EXPECT_EQ(request(9, "tools/call", {{"name", "echo"}, {"arguments", 3}})["error"]["code"], kInvalidParams);
+  EXPECT_EQ(request(9, "tools/call", {{"name", "echo"}, {"arguments", 3}})["error"]["code"],
+            kInvalidParams);
   EXPECT_EQ(request(10, "ping")["result"], Json::object());
   const std::vector<Json> replies = output_.all();
   ASSERT_GE(replies.size(), 3u);
@@ -136,8 +140,14 @@ TEST_F(McpServer, NotificationsGetNoReply) {
 }
 
 TEST_F(McpServer, ToolCallsRunInOrderWithTheirIds) {
-  send({{"jsonrpc", "2.0"}, {"id", "a"}, {"method", "tools/call"}, {"params", {{"name", "echo"}, {"arguments", {{"n", 1}}}}}});
-  send({{"jsonrpc", "2.0"}, {"id", "b"}, {"method", "tools/call"}, {"params", {{"name", "echo"}, {"arguments", {{"n", 2}}}}}});
+  send({{"jsonrpc", "2.0"},
+        {"id", "a"},
+        {"method", "tools/call"},
+        {"params", {{"name", "echo"}, {"arguments", {{"n", 1}}}}}});
+  send({{"jsonrpc", "2.0"},
+        {"id", "b"},
+        {"method", "tools/call"},
+        {"params", {{"name", "echo"}, {"arguments", {{"n", 2}}}}}});
   EXPECT_EQ(output_.reply("b")["result"]["content"][0]["text"], R"({"n":2})");
   const std::vector<Json> replies = output_.all();
   ASSERT_EQ(replies.size(), 2u);
@@ -150,7 +160,9 @@ TEST_F(McpServer, CancelledCallEndsEarlyAndIsNotAnswered) {
   send({{"jsonrpc", "2.0"}, {"id", 41}, {"method", "tools/call"}, {"params", {{"name", "wait"}}}});
   tools_.wait_until_waiting();
   const auto start = std::chrono::steady_clock::now();
-  send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 41}, {"reason", "user"}}}});
+  send({{"jsonrpc", "2.0"},
+        {"method", "notifications/cancelled"},
+        {"params", {{"requestId", 41}, {"reason", "user"}}}});
   // The worker is free again: the next call is answered, long before the 30 s sleep would end.
   send({{"jsonrpc", "2.0"}, {"id", 42}, {"method", "tools/call"}, {"params", {{"name", "echo"}}}});
   EXPECT_FALSE(output_.reply(42).is_null());
@@ -174,7 +186,8 @@ TEST(McpJsonRpc, OutputLinesAreValidJsonEvenWithInvalidUtf8) {
 }
 
 TEST(McpJsonRpc, NegotiateVersion) {
-  for (const std::string_view version : kProtocolVersions) EXPECT_EQ(negotiate_version(version), version);
+  for (const std::string_view version : kProtocolVersions)
+    EXPECT_EQ(negotiate_version(version), version);
   EXPECT_EQ(negotiate_version("1999-01-01"), kProtocolVersions[0]);
 }
 

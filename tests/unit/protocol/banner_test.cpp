@@ -55,10 +55,12 @@ TEST(Banner, FormatsLikeAosp) {
 
   Banner device;
   device.system_type = "device";
-  device.properties = {{"ro.product.name", "X"}, {"ro.product.model", "Y"}, {"ro.product.device", "Z"}};
+  device.properties = {
+      {"ro.product.name", "X"}, {"ro.product.model", "Y"}, {"ro.product.device", "Z"}};
   device.features = {"shell_v2"};
   const std::string text = format_banner(device);
-  EXPECT_EQ(text, "device::ro.product.name=X;ro.product.model=Y;ro.product.device=Z;features=shell_v2");
+  EXPECT_EQ(text,
+            "device::ro.product.name=X;ro.product.model=Y;ro.product.device=Z;features=shell_v2");
   const Banner back = parse_banner(text);
   EXPECT_EQ(back.properties, device.properties);
   EXPECT_EQ(back.features, device.features);

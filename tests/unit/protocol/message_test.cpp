@@ -38,13 +38,12 @@ TEST(Constants, ValuesMatchAosp) {
 }
 
 TEST(Message, OkayEncodesByteForByte) {
-  const std::vector<std::uint8_t> expected = {
-      'O',  'K',  'A',  'Y',                        // command 0x59414b4f
-      0x05, 0x00, 0x00, 0x00,                       // arg0 = 5
-      0x07, 0x01, 0x00, 0x00,                       // arg1 = 0x107
-      0x00, 0x00, 0x00, 0x00,                       // data_length
-      0x00, 0x00, 0x00, 0x00,                       // data_check
-      0xb0, 0xb4, 0xbe, 0xa6};                      // magic = 0xa6beb4b0
+  const std::vector<std::uint8_t> expected = {'O',  'K',  'A',  'Y',    // command 0x59414b4f
+                                              0x05, 0x00, 0x00, 0x00,   // arg0 = 5
+                                              0x07, 0x01, 0x00, 0x00,   // arg1 = 0x107
+                                              0x00, 0x00, 0x00, 0x00,   // data_length
+                                              0x00, 0x00, 0x00, 0x00,   // data_check
+                                              0xb0, 0xb4, 0xbe, 0xa6};  // magic = 0xa6beb4b0
   EXPECT_EQ(wire(kCommandOkay, 5, 0x107), expected);
 }
 
@@ -53,8 +52,8 @@ TEST(Message, WrteWithAndWithoutChecksum) {
   const std::vector<std::uint8_t> with = wire(kCommandWrte, 1, 2, payload, true);
   const std::vector<std::uint8_t> without = wire(kCommandWrte, 1, 2, payload, false);
   const std::vector<std::uint8_t> header_with = {
-      'W', 'R', 'T', 'E', 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0x26, 0x01, 0, 0,
-      0xa8, 0xad, 0xab, 0xba};  // magic = ~0x45545257 = 0xbaabada8
+      'W', 'R', 'T', 'E',  1,    0, 0, 0,    2,    0,    0,   0, 3,
+      0,   0,   0,   0x26, 0x01, 0, 0, 0xa8, 0xad, 0xab, 0xba};  // magic = ~0x45545257 = 0xbaabada8
   ASSERT_EQ(with.size(), 27u);
   EXPECT_TRUE(std::equal(header_with.begin(), header_with.end(), with.begin()));
   EXPECT_EQ(std::string(with.begin() + 24, with.end()), "abc");
@@ -69,11 +68,30 @@ TEST(Message, CnxnEncodesByteForByte) {
   const std::vector<std::uint8_t> encoded = wire(kCommandCnxn, kVersion, kMaxPayload, banner, true);
   std::uint32_t sum = 0;
   for (const std::uint8_t b : banner) sum += b;
-  const std::vector<std::uint8_t> header = {
-      'C', 'N', 'X', 'N', 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x10, 0x00,
-      static_cast<std::uint8_t>(banner.size()), 0, 0, 0,
-      static_cast<std::uint8_t>(sum), static_cast<std::uint8_t>(sum >> 8), 0, 0,
-      0xbc, 0xb1, 0xa7, 0xb1};  // magic = ~0x4e584e43 = 0xb1a7b1bc
+  const std::vector<std::uint8_t> header = {'C',
+                                            'N',
+                                            'X',
+                                            'N',
+                                            0x01,
+                                            0x00,
+                                            0x00,
+                                            0x01,
+                                            0x00,
+                                            0x00,
+                                            0x10,
+                                            0x00,
+                                            static_cast<std::uint8_t>(banner.size()),
+                                            0,
+                                            0,
+                                            0,
+                                            static_cast<std::uint8_t>(sum),
+                                            static_cast<std::uint8_t>(sum >> 8),
+                                            0,
+                                            0,
+                                            0xbc,
+                                            0xb1,
+                                            0xa7,
+                                            0xb1};  // magic = ~0x4e584e43 = 0xb1a7b1bc
   ASSERT_EQ(encoded.size(), 24 + banner.size());
   EXPECT_TRUE(std::equal(header.begin(), header.end(), encoded.begin()));
 }
@@ -82,7 +100,8 @@ TEST(Message, EveryCommandHasMagicAsComplement) {
   for (const std::uint32_t command : {kCommandCnxn, kCommandAuth, kCommandOpen, kCommandOkay,
                                       kCommandClse, kCommandWrte, kCommandStls}) {
     const std::vector<std::uint8_t> encoded = wire(command, 1, 2);
-    const Header header = decode_header(std::span<const std::uint8_t, kHeaderSize>(encoded.data(), kHeaderSize));
+    const Header header =
+        decode_header(std::span<const std::uint8_t, kHeaderSize>(encoded.data(), kHeaderSize));
     EXPECT_EQ(header.magic, ~command);
     EXPECT_EQ(header.command, command);
   }
@@ -120,7 +139,8 @@ std::vector<std::uint8_t> sample_stream(std::vector<Message>& messages) {
     m.arg0 = i;
     m.arg1 = 1000 - i;
     m.payload.resize((i * 37) % 301);
-    for (std::size_t j = 0; j < m.payload.size(); ++j) m.payload[j] = static_cast<std::uint8_t>(i + j);
+    for (std::size_t j = 0; j < m.payload.size(); ++j)
+      m.payload[j] = static_cast<std::uint8_t>(i + j);
     append_message(out, m.command, m.arg0, m.arg1, m.payload, true);
     messages.push_back(std::move(m));
   }

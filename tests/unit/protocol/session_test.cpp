@@ -24,7 +24,8 @@ using test::wire;
 
 std::vector<std::uint8_t> pattern(std::size_t size, std::uint32_t seed) {
   std::vector<std::uint8_t> out(size);
-  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<std::uint8_t>((i * 31 + seed * 7) ^ (i >> 8));
+  for (std::size_t i = 0; i < size; ++i)
+    out[i] = static_cast<std::uint8_t>((i * 31 + seed * 7) ^ (i >> 8));
   return out;
 }
 
@@ -67,14 +68,16 @@ Session online_host(std::uint32_t device_max_payload = kMaxPayloadV1, std::uint3
   Session host(std::move(options));
   host.start();
   take_bytes(host);
-  EXPECT_FALSE(host.receive(wire(kCommandCnxn, kVersion, device_max_payload, bytes(device_banner))));
+  EXPECT_FALSE(
+      host.receive(wire(kCommandCnxn, kVersion, device_max_payload, bytes(device_banner))));
   EXPECT_EQ(host.state(), SessionState::online);
   take_events(host);
   return host;
 }
 
 // Opens `service` on a scripted host and has the device accept it as peer id `remote`.
-std::uint32_t open_ready(Session& host, std::uint32_t remote, std::span<const std::uint8_t> okay = {}) {
+std::uint32_t open_ready(Session& host, std::uint32_t remote,
+                         std::span<const std::uint8_t> okay = {}) {
   std::error_code error;
   const std::uint32_t id = host.open_stream("shell:", error);
   EXPECT_FALSE(error);
@@ -145,7 +148,7 @@ TEST(Handshake, NoAuthDeviceAnswersCnxnAndBothGoOnline) {
   ASSERT_EQ(reply.size(), 1u);
   EXPECT_EQ(reply[0].command, kCommandCnxn);
   EXPECT_EQ(reply[0].arg0, kVersion);
-  EXPECT_EQ(reply[0].arg1, 256u * 1024);  // the device answers with the negotiated size
+  EXPECT_EQ(reply[0].arg1, 256u * 1024);              // the device answers with the negotiated size
   EXPECT_EQ(headers(device_cnxn)[0].data_check, 0u);  // it already knows the host's version
   ASSERT_FALSE(pair.host.receive(device_cnxn));
 
@@ -170,7 +173,8 @@ TEST(Handshake, AuthSignatureAccepted) {
   Pair pair(host_options(), d);
   pair.host.start();
   pair.exchange();
-  EXPECT_EQ(types(take_events(pair.device)), std::vector<Event::Type>{Event::Type::auth_token_needed});
+  EXPECT_EQ(types(take_events(pair.device)),
+            std::vector<Event::Type>{Event::Type::auth_token_needed});
   EXPECT_EQ(pair.device.state(), SessionState::handshaking);
   pair.device.send_auth_token(kToken);
   pair.exchange();
@@ -269,7 +273,8 @@ TEST(Handshake, HostIgnoresAuthAfterStls) {
   host.send_stls();
   take_bytes(host);
   EXPECT_TRUE(host.bytes_after_stls().empty());
-  ASSERT_FALSE(host.receive(wire(kCommandAuth, kAuthToken, 0, std::vector<std::uint8_t>(kAuthTokenSize, 7))))
+  ASSERT_FALSE(
+      host.receive(wire(kCommandAuth, kAuthToken, 0, std::vector<std::uint8_t>(kAuthTokenSize, 7))))
       << host.error_detail();
   EXPECT_TRUE(take_events(host).empty());
   EXPECT_TRUE(take_bytes(host).empty());
@@ -343,7 +348,8 @@ TEST(Handshake, OldDeviceNegotiatesChecksumsAndSmallPayload) {
   const std::uint32_t id = host.open_stream("shell:ls", error);
   ASSERT_FALSE(error);
   const std::vector<std::uint8_t> open = take_bytes(host);
-  EXPECT_EQ(headers(open)[0].data_check, payload_checksum(bytes(std::string_view("shell:ls\0", 9))));
+  EXPECT_EQ(headers(open)[0].data_check,
+            payload_checksum(bytes(std::string_view("shell:ls\0", 9))));
 
   ASSERT_FALSE(host.receive(wire(kCommandOkay, 3, id, {}, true)));
   std::vector<std::uint8_t> bad = wire(kCommandWrte, 3, id, bytes("data"), true);
@@ -362,7 +368,8 @@ TEST(Handshake, NewDeviceGetsNoChecksums) {
 
 TEST(Handshake, OldHostGetsChecksumsFromDevice) {
   Session device(device_options());
-  ASSERT_FALSE(device.receive(wire(kCommandCnxn, kVersionMin, kMaxPayloadV1, bytes("host::"), true)));
+  ASSERT_FALSE(
+      device.receive(wire(kCommandCnxn, kVersionMin, kMaxPayloadV1, bytes("host::"), true)));
   const std::vector<std::uint8_t> reply = take_bytes(device);
   const std::vector<Message> messages = decode(reply);
   ASSERT_EQ(messages.size(), 1u);
@@ -378,7 +385,8 @@ TEST(Handshake, InboundBeforeCnxnAcceptsUpToOneMebibyte) {
   take_bytes(host);
   std::vector<std::uint8_t> banner = bytes("device::");
   banner.resize(8192, ' ');
-  EXPECT_FALSE(host.receive(wire(kCommandCnxn, kVersion, kMaxPayload, banner))) << host.error_detail();
+  EXPECT_FALSE(host.receive(wire(kCommandCnxn, kVersion, kMaxPayload, banner)))
+      << host.error_detail();
   EXPECT_EQ(host.negotiated_max_payload(), kMaxPayloadV1);
 }
 
@@ -792,8 +800,10 @@ TEST(Hostile, EveryCaseIsAProtocolErrorNamingIt) {
       {"oversize length", oversize, "oversize length"},
       {"unknown command", wire(0x4b4e554a, 1, 1), "unknown command"},
       {"okay before open", wire(kCommandOkay, 1, 1), "OKAY for stream 1 before any OPEN"},
-      {"wrte before open", wire(kCommandWrte, 1, 1, bytes("x")), "WRTE for stream 1 before any OPEN"},
-      {"garbage after valid packet", concat(wire(kCommandOpen, 5, 0, bytes("x")), std::vector<std::uint8_t>(24, 0x41)),
+      {"wrte before open", wire(kCommandWrte, 1, 1, bytes("x")),
+       "WRTE for stream 1 before any OPEN"},
+      {"garbage after valid packet",
+       concat(wire(kCommandOpen, 5, 0, bytes("x")), std::vector<std::uint8_t>(24, 0x41)),
        "unknown command 0x41414141"},
       {"obsolete sync", wire(kCommandSync, 1, 1), "SYNC"},
   };
@@ -818,7 +828,8 @@ TEST(Hostile, WrteForStreamNeverOpened) {
   Session host = online_host();
   const std::uint32_t id = open_ready(host, 77);
   EXPECT_EQ(host.receive(wire(kCommandWrte, 77, id + 4, bytes("x"))), errc::protocol_error);
-  EXPECT_NE(host.error_detail().find("WRTE for stream 5, which was never opened"), std::string::npos)
+  EXPECT_NE(host.error_detail().find("WRTE for stream 5, which was never opened"),
+            std::string::npos)
       << host.error_detail();
 }
 
@@ -854,7 +865,8 @@ TEST(Hostile, BadAuthTokenSize) {
 
 TEST(Hostile, SecondCnxnWhileOnline) {
   Session host = online_host();
-  EXPECT_EQ(host.receive(wire(kCommandCnxn, kVersion, 4096, bytes("device::"))), errc::protocol_error);
+  EXPECT_EQ(host.receive(wire(kCommandCnxn, kVersion, 4096, bytes("device::"))),
+            errc::protocol_error);
   EXPECT_NE(host.error_detail().find("already online"), std::string::npos);
 }
 

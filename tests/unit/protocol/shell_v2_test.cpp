@@ -17,7 +17,8 @@ TEST(ShellV2, PacketEncodesByteForByte) {
   append_shell_packet(out, ShellPacketId::stdout_data, bytes("hi"));
   append_shell_packet(out, ShellPacketId::exit_status, std::vector<std::uint8_t>{42});
   append_shell_packet(out, ShellPacketId::close_stdin, {});
-  const std::vector<std::uint8_t> expected = {1, 2, 0, 0, 0, 'h', 'i', 3, 1, 0, 0, 0, 42, 4, 0, 0, 0, 0};
+  const std::vector<std::uint8_t> expected = {1, 2, 0, 0,  0, 'h', 'i', 3, 1,
+                                              0, 0, 0, 42, 4, 0,   0,   0, 0};
   EXPECT_EQ(out, expected);
 }
 

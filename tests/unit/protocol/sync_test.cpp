@@ -35,8 +35,8 @@ struct Item {
 };
 
 // Feeds `stream` in pieces of `cut` bytes; replies in order, adjacent data joined.
-std::vector<Item> replies(SyncReplyReader& reader, const std::vector<std::uint8_t>& stream, std::size_t cut,
-                          SyncParse* last = nullptr) {
+std::vector<Item> replies(SyncReplyReader& reader, const std::vector<std::uint8_t>& stream,
+                          std::size_t cut, SyncParse* last = nullptr) {
   std::vector<Item> items;
   SyncParse result = SyncParse::need_more;
   for (std::size_t at = 0; at < stream.size() && result != SyncParse::failed; at += cut) {
@@ -45,10 +45,13 @@ std::vector<Item> replies(SyncReplyReader& reader, const std::vector<std::uint8_
     while ((result = reader.parse(input, reply)) == SyncParse::ready) {
       if (reply.type == SyncReply::Type::data) {
         EXPECT_FALSE(reply.data.empty());
-        if (items.empty() || items.back().type != SyncReply::Type::data) items.push_back({reply.type, "", {}});
+        if (items.empty() || items.back().type != SyncReply::Type::data)
+          items.push_back({reply.type, "", {}});
         items.back().text += test::text(reply.data);
       } else {
-        items.push_back({reply.type, reply.type == SyncReply::Type::fail ? reply.message : reply.name, reply.stat});
+        items.push_back({reply.type,
+                         reply.type == SyncReply::Type::fail ? reply.message : reply.name,
+                         reply.stat});
       }
     }
   }
@@ -66,9 +69,13 @@ TEST(Sync, IdsAreTheAsciiOfAosp) {
   ASSERT_FALSE(append_sync_request(out, SyncId::lis2, ""));
   ASSERT_FALSE(append_sync_request(out, SyncId::recv, ""));
   ASSERT_FALSE(append_sync_request(out, SyncId::quit, ""));
-  EXPECT_EQ(test::text(out), std::string("STAT\0\0\0\0STA2\0\0\0\0LST2\0\0\0\0LIST\0\0\0\0LIS2\0\0\0\0RECV\0\0\0\0QUIT\0\0\0\0", 56));
-  for (SyncId id : {SyncId::dent, SyncId::dnt2, SyncId::send, SyncId::snd2, SyncId::rcv2, SyncId::done,
-                    SyncId::data, SyncId::okay, SyncId::fail}) {
+  EXPECT_EQ(
+      test::text(out),
+      std::string(
+          "STAT\0\0\0\0STA2\0\0\0\0LST2\0\0\0\0LIST\0\0\0\0LIS2\0\0\0\0RECV\0\0\0\0QUIT\0\0\0\0",
+          56));
+  for (SyncId id : {SyncId::dent, SyncId::dnt2, SyncId::send, SyncId::snd2, SyncId::rcv2,
+                    SyncId::done, SyncId::data, SyncId::okay, SyncId::fail}) {
     const auto value = static_cast<std::uint32_t>(id);
     const std::string ascii(reinterpret_cast<const char*>(le32(value).data()), 4);
     EXPECT_EQ(sync_id_name(value), ascii);
@@ -87,7 +94,8 @@ TEST(Sync, RequestsEncodeByteForByte) {
 
   out.clear();
   ASSERT_FALSE(append_sync_send_v2(out, "/x", 0100755, kSyncFlagDryRun));
-  EXPECT_EQ(out, concat({bytes("SND2"), le32(2), bytes("/x"), bytes("SND2"), le32(0100755), le32(0x80000000)}));
+  EXPECT_EQ(out, concat({bytes("SND2"), le32(2), bytes("/x"), bytes("SND2"), le32(0100755),
+                         le32(0x80000000)}));
 
   out.clear();
   ASSERT_FALSE(append_sync_recv_v2(out, "/y", kSyncFlagZstd));
@@ -103,11 +111,14 @@ TEST(Sync, EncodersRefuseOversizePathsAndData) {
   std::vector<std::uint8_t> out;
   EXPECT_FALSE(append_sync_request(out, SyncId::stat, std::string(kSyncPathMax, 'a')));
   out.clear();
-  EXPECT_EQ(append_sync_request(out, SyncId::stat, std::string(kSyncPathMax + 1, 'a')), errc::invalid_argument);
+  EXPECT_EQ(append_sync_request(out, SyncId::stat, std::string(kSyncPathMax + 1, 'a')),
+            errc::invalid_argument);
   EXPECT_TRUE(out.empty());
   // The ",mode" suffix counts toward SEND's limit.
-  EXPECT_EQ(append_sync_send_v1(out, std::string(kSyncPathMax - 3, 'a'), 0100644), errc::invalid_argument);
-  EXPECT_EQ(append_sync_data(out, std::vector<std::uint8_t>(kSyncDataMax + 1)), errc::invalid_argument);
+  EXPECT_EQ(append_sync_send_v1(out, std::string(kSyncPathMax - 3, 'a'), 0100644),
+            errc::invalid_argument);
+  EXPECT_EQ(append_sync_data(out, std::vector<std::uint8_t>(kSyncDataMax + 1)),
+            errc::invalid_argument);
   EXPECT_TRUE(out.empty());
   EXPECT_FALSE(append_sync_data(out, std::vector<std::uint8_t>(kSyncDataMax)));
 }
@@ -125,12 +136,14 @@ TEST(Sync, DeviceRecordsEncodeByteForByte) {
   s.atime = -1;
   s.mtime = 1700000000;
   s.ctime = 1700000001;
-  const auto v2_body = concat({le32(2), le64(0x0102030405060708), le64(9), le32(0100640), le32(1), le32(2000),
-                               le32(1015), le64(0x100000005), le64(~0ull), le64(1700000000), le64(1700000001)});
+  const auto v2_body =
+      concat({le32(2), le64(0x0102030405060708), le64(9), le32(0100640), le32(1), le32(2000),
+              le32(1015), le64(0x100000005), le64(~0ull), le64(1700000000), le64(1700000001)});
 
   std::vector<std::uint8_t> out;
   append_sync_stat_v1(out, s);
-  EXPECT_EQ(out, concat({bytes("STAT"), le32(0100640), le32(5), le32(1700000000)}));  // size truncated
+  EXPECT_EQ(out,
+            concat({bytes("STAT"), le32(0100640), le32(5), le32(1700000000)}));  // size truncated
 
   out.clear();
   append_sync_stat_v2(out, SyncId::lst2, s);
@@ -140,13 +153,14 @@ TEST(Sync, DeviceRecordsEncodeByteForByte) {
   out.clear();
   ASSERT_FALSE(append_sync_dent(out, false, "f", s));
   append_sync_list_done(out, false);
-  EXPECT_EQ(out, concat({bytes("DENT"), le32(0100640), le32(5), le32(1700000000), le32(1), bytes("f"), bytes("DONE"),
-                         std::vector<std::uint8_t>(16, 0)}));
+  EXPECT_EQ(out, concat({bytes("DENT"), le32(0100640), le32(5), le32(1700000000), le32(1),
+                         bytes("f"), bytes("DONE"), std::vector<std::uint8_t>(16, 0)}));
 
   out.clear();
   ASSERT_FALSE(append_sync_dent(out, true, "ab", s));
   append_sync_list_done(out, true);
-  EXPECT_EQ(out, concat({bytes("DNT2"), v2_body, le32(2), bytes("ab"), bytes("DONE"), std::vector<std::uint8_t>(72, 0)}));
+  EXPECT_EQ(out, concat({bytes("DNT2"), v2_body, le32(2), bytes("ab"), bytes("DONE"),
+                         std::vector<std::uint8_t>(72, 0)}));
 
   out.clear();
   append_sync_okay(out);
@@ -181,8 +195,8 @@ TEST(Sync, ReplyReaderChainsawAgreesAtEveryCut) {
 
   for (std::size_t cut = 1; cut <= stream.size(); ++cut) {
     SyncReplyReader reader;
-    for (SyncId id : {SyncId::stat, SyncId::sta2, SyncId::list, SyncId::lis2, SyncId::recv, SyncId::send,
-                      SyncId::snd2, SyncId::send}) {
+    for (SyncId id : {SyncId::stat, SyncId::sta2, SyncId::list, SyncId::lis2, SyncId::recv,
+                      SyncId::send, SyncId::snd2, SyncId::send}) {
       ASSERT_FALSE(reader.expect(id));
     }
     SyncParse last;
@@ -219,15 +233,19 @@ TEST(Sync, ReplyReaderRejectsWhatDoesNotFitTheRequest) {
     replies(reader, stream, stream.size(), &last);
     return last == SyncParse::failed ? reader.error_detail() : std::string("accepted");
   };
-  EXPECT_EQ(verdict(SyncId::recv, concat({bytes("OKAY"), le32(0)})), "the device answered RECV with OKAY");
-  EXPECT_EQ(verdict(SyncId::stat, concat({bytes("XY\1\2"), le32(0)})), "the device answered STAT with 0x02015958");
+  EXPECT_EQ(verdict(SyncId::recv, concat({bytes("OKAY"), le32(0)})),
+            "the device answered RECV with OKAY");
+  EXPECT_EQ(verdict(SyncId::stat, concat({bytes("XY\1\2"), le32(0)})),
+            "the device answered STAT with 0x02015958");
   EXPECT_EQ(verdict(SyncId::recv, concat({bytes("DATA"), le32(kSyncDataMax + 1)})),
             "the device sent a DATA chunk of 65537 bytes, more than the 65536 allowed");
   EXPECT_EQ(verdict(SyncId::send, concat({bytes("FAIL"), le32(kSyncFailMax + 1)})),
             "the device sent a FAIL message of 65537 bytes, more than the 65536 allowed");
   auto dent = concat({bytes("DENT"), le32(0), le32(0), le32(0), le32(kSyncPathMax + 1)});
-  EXPECT_EQ(verdict(SyncId::list, dent), "the device sent a directory entry name of 1025 bytes, more than the 1024 allowed");
-  EXPECT_EQ(verdict(SyncId::sta2, concat({bytes("LST2"), le32(0)})), "the device answered STA2 with LST2");
+  EXPECT_EQ(verdict(SyncId::list, dent),
+            "the device sent a directory entry name of 1025 bytes, more than the 1024 allowed");
+  EXPECT_EQ(verdict(SyncId::sta2, concat({bytes("LST2"), le32(0)})),
+            "the device answered STA2 with LST2");
 
   SyncReplyReader unasked;
   std::vector<std::uint8_t> okay;
@@ -235,7 +253,8 @@ TEST(Sync, ReplyReaderRejectsWhatDoesNotFitTheRequest) {
   std::span<const std::uint8_t> input(okay);
   SyncReply reply;
   EXPECT_EQ(unasked.parse(input, reply), SyncParse::failed);
-  EXPECT_EQ(unasked.error_detail(), "the device sent OKAY in a sync stream with no request outstanding");
+  EXPECT_EQ(unasked.error_detail(),
+            "the device sent OKAY in a sync stream with no request outstanding");
   // Failed for good.
   input = okay;
   EXPECT_EQ(unasked.parse(input, reply), SyncParse::failed);
@@ -266,8 +285,8 @@ struct Seen {
   std::uint32_t mtime = 0;
 };
 
-std::vector<Seen> requests(SyncRequestReader& reader, const std::vector<std::uint8_t>& stream, std::size_t cut,
-                           SyncParse* last = nullptr) {
+std::vector<Seen> requests(SyncRequestReader& reader, const std::vector<std::uint8_t>& stream,
+                           std::size_t cut, SyncParse* last = nullptr) {
   std::vector<Seen> items;
   SyncParse result = SyncParse::need_more;
   for (std::size_t at = 0; at < stream.size() && result != SyncParse::failed; at += cut) {
@@ -280,7 +299,8 @@ std::vector<Seen> requests(SyncRequestReader& reader, const std::vector<std::uin
         }
         items.back().text += test::text(request.data);
       } else {
-        items.push_back({request.type, request.id, request.path, request.mode, request.flags, request.mtime});
+        items.push_back(
+            {request.type, request.id, request.path, request.mode, request.flags, request.mtime});
       }
     }
   }
@@ -342,7 +362,8 @@ TEST(Sync, RequestReaderFailsLikeAdbd) {
   EXPECT_EQ(verdict(concat({bytes("SEND"), le32(5), bytes("/x,9z")})), "bad mode");
   EXPECT_EQ(verdict(concat({bytes("SEND"), le32(7), bytes("/x,0755"), bytes("STAT"), le32(0)})),
             "invalid data message: expected DATA or DONE, got STAT");
-  EXPECT_EQ(verdict(concat({bytes("SEND"), le32(4), bytes("/x,1"), bytes("DATA"), le32(kSyncDataMax + 1)})),
+  EXPECT_EQ(verdict(concat(
+                {bytes("SEND"), le32(4), bytes("/x,1"), bytes("DATA"), le32(kSyncDataMax + 1)})),
             "oversize data message: 65537 bytes, at most 65536 allowed");
   EXPECT_EQ(verdict(concat({bytes("SND2"), le32(2), bytes("/x"), bytes("RCV2"), le32(0), le32(0)})),
             "invalid SND2 setup packet: got RCV2");

@@ -15,9 +15,7 @@
 
 namespace adbwire::protocol::test {
 
-inline std::vector<std::uint8_t> bytes(std::string_view text) {
-  return {text.begin(), text.end()};
-}
+inline std::vector<std::uint8_t> bytes(std::string_view text) { return {text.begin(), text.end()}; }
 
 inline std::string text(std::span<const std::uint8_t> data) { return {data.begin(), data.end()}; }
 

@@ -24,9 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using test::Decoded;
-using test::decode_png;
 using test::decode_jpeg;
+using test::decode_png;
+using test::Decoded;
 
 void put_le32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));

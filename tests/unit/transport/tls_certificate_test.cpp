@@ -45,9 +45,11 @@ class TlsNames : public ::testing::Test {
 
 TEST_F(TlsNames, KeyHashIsTheUpperCaseSha256OfTheSubjectPublicKeyInfo) {
   const std::string key_file = (dir_.path() / "adbkey").string();
-  std::string expected = run("openssl pkey -in '" + key_file + "' -pubout -outform DER | openssl dgst -sha256 -r");
+  std::string expected =
+      run("openssl pkey -in '" + key_file + "' -pubout -outform DER | openssl dgst -sha256 -r");
   expected = expected.substr(0, expected.find(' '));
-  std::transform(expected.begin(), expected.end(), expected.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::transform(expected.begin(), expected.end(), expected.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
   ASSERT_EQ(expected.size(), 64u);
   EXPECT_EQ(adb_key_hash(evp()), expected);
 }
@@ -58,8 +60,10 @@ TEST_F(TlsNames, CaListEntryRoundTripsAndOtherNamesAreIgnored) {
   ASSERT_TRUE(name);
   EXPECT_EQ(hash_from_ca_name(name.get()), hash);
   X509NamePtr other(X509_NAME_new());
-  X509_NAME_add_entry_by_txt(other.get(), "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("Some CA"), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(other.get(), "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(hash.c_str()), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(other.get(), "O", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("Some CA"), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(other.get(), "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(hash.c_str()), -1, -1, 0);
   EXPECT_EQ(hash_from_ca_name(other.get()), std::nullopt);
 }
 
@@ -80,12 +84,15 @@ TEST_F(TlsNames, ClientCertificateHasAospsFields) {
   EXPECT_NE(text.find("Signature Algorithm: sha256WithRSAEncryption"), std::string::npos) << text;
   EXPECT_NE(text.find("Issuer: C = US, O = Android, CN = Adb"), std::string::npos) << text;
   EXPECT_NE(text.find("Subject: C = US, O = Android, CN = Adb"), std::string::npos) << text;
-  EXPECT_NE(text.find("X509v3 Basic Constraints: critical\n                CA:TRUE"), std::string::npos) << text;
+  EXPECT_NE(text.find("X509v3 Basic Constraints: critical\n                CA:TRUE"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("Digital Signature, Certificate Sign, CRL Sign"), std::string::npos) << text;
   EXPECT_NE(text.find("X509v3 Subject Key Identifier"), std::string::npos) << text;
   // Its key is the adb key: the device compares nothing else.
   const std::string ours = run("openssl x509 -in '" + pem_file + "' -noout -pubkey");
-  const std::string expected = run("openssl pkey -in '" + (dir_.path() / "adbkey").string() + "' -pubout");
+  const std::string expected =
+      run("openssl pkey -in '" + (dir_.path() / "adbkey").string() + "' -pubout");
   EXPECT_EQ(ours, expected);
 }
 

@@ -4,11 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <thread>
-
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "adbwire/error.hpp"
@@ -208,8 +207,10 @@ TEST(UsbWatcher, PollingLeavesKnownPhonesAloneAndSeesABusyOneFreed) {
   const std::size_t probes = bus->probes();
   std::this_thread::sleep_for(200ms);
   EXPECT_EQ(bus->probes(), probes);
-  EXPECT_EQ(recorder->events(), (std::vector<std::string>{"+MINE", "+SERVERS", "-SERVERS", "+SERVERS"}));
-  for (const UsbDevice& device : watcher.devices()) EXPECT_EQ(device.access, UsbAccess::ok) << device.describe();
+  EXPECT_EQ(recorder->events(),
+            (std::vector<std::string>{"+MINE", "+SERVERS", "-SERVERS", "+SERVERS"}));
+  for (const UsbDevice& device : watcher.devices())
+    EXPECT_EQ(device.access, UsbAccess::ok) << device.describe();
 }
 
 TEST(UsbWatcher, NoBusFailsAtStart) {

@@ -3,13 +3,13 @@
 // golden files after a deliberate format change (then review the diff).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -75,7 +75,8 @@ TEST(Corpus, EveryDumpParsesAndEveryInteractiveNodeIsShownWithItsRef) {
     }
     EXPECT_EQ(s.refs().size(), interactive);
     std::size_t lines_with_ref = 0;
-    for (std::size_t p = text.find("[ref="); p != std::string::npos; p = text.find("[ref=", p + 1)) ++lines_with_ref;
+    for (std::size_t p = text.find("[ref="); p != std::string::npos; p = text.find("[ref=", p + 1))
+      ++lines_with_ref;
     EXPECT_EQ(lines_with_ref, interactive) << "each ref appears exactly once";
     std::size_t json_refs = 0;
     count_json_refs(nlohmann::json::parse(s.to_json())["nodes"], json_refs);
@@ -109,14 +110,16 @@ TEST(Corpus, OptionsKeepEveryRefUnlessDepthCutsIt) {
   for (const fs::path& file : corpus()) {
     SCOPED_TRACE(file.filename().string());
     const std::string xml = read(file);
-    for (const SnapshotOptions options : {SnapshotOptions{true, 0, false}, SnapshotOptions{false, 0, true}}) {
+    for (const SnapshotOptions options :
+         {SnapshotOptions{true, 0, false}, SnapshotOptions{false, 0, true}}) {
       const Snapshot s = parse_dump(xml, options);
       const std::string text = s.to_text();
       for (const RefInfo& r : s.refs()) {
         EXPECT_NE(text.find(" [ref=" + std::to_string(r.ref) + "]"), std::string::npos) << r.ref;
       }
       const std::string full = parse_dump(xml).to_text();
-      EXPECT_LE(std::count(text.begin(), text.end(), '\n'), std::count(full.begin(), full.end(), '\n'))
+      EXPECT_LE(std::count(text.begin(), text.end(), '\n'),
+                std::count(full.begin(), full.end(), '\n'))
           << "options never add lines";
     }
   }
@@ -125,7 +128,8 @@ TEST(Corpus, OptionsKeepEveryRefUnlessDepthCutsIt) {
 TEST(Corpus, DevTtyTrailerOnARealDump) {
   const std::string xml = read(kCorpus / "pixel-nexuslauncher-1080x2400.xml");
   ASSERT_FALSE(xml.empty());
-  EXPECT_EQ(parse_dump(xml + "UI hierchary dumped to: /dev/tty\r\n").to_text(), parse_dump(xml).to_text());
+  EXPECT_EQ(parse_dump(xml + "UI hierchary dumped to: /dev/tty\r\n").to_text(),
+            parse_dump(xml).to_text());
 }
 
 class Golden : public ::testing::TestWithParam<const char*> {};
@@ -134,7 +138,8 @@ TEST_P(Golden, MatchesReviewedOutput) {
   const std::string name = GetParam();
   const std::string text = parse_dump(read(kCorpus / (name + ".xml"))).to_text();
   const fs::path golden = kGolden / (name + ".txt");
-  if (const char* update = std::getenv("ADBWIRE_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+  if (const char* update = std::getenv("ADBWIRE_UPDATE_GOLDEN");
+      update && std::string(update) == "1") {
     std::ofstream(golden, std::ios::binary) << text;
   }
   ASSERT_TRUE(fs::exists(golden)) << golden;
@@ -142,9 +147,11 @@ TEST_P(Golden, MatchesReviewedOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Reviewed, Golden,
-                         ::testing::Values("bus-simulator-game-rotation3", "android-phone-network-settings",
-                                           "whatsapp-720x1280", "herald-campus-800x1216-zh",
-                                           "appium-automotive-ivi-vehiclecontrol", "aosp-launcher3-1080x1776"),
+                         ::testing::Values("bus-simulator-game-rotation3",
+                                           "android-phone-network-settings", "whatsapp-720x1280",
+                                           "herald-campus-800x1216-zh",
+                                           "appium-automotive-ivi-vehiclecontrol",
+                                           "aosp-launcher3-1080x1776"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '-', '_');

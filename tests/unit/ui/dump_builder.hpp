@@ -29,13 +29,26 @@ inline std::string escape_attribute(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\n': out += "&#10;"; break;
-      case '\r': out += "&#13;"; break;
-      case '\t': out += "&#9;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\t':
+        out += "&#9;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -45,9 +58,10 @@ inline const char* flag(bool b) { return b ? "true" : "false"; }
 
 inline void append_node(std::string& out, const N& n) {
   out += "<node index=\"0\" text=\"" + escape_attribute(n.text) + "\" resource-id=\"" +
-         escape_attribute(n.id) + "\" class=\"" + n.cls + "\" package=\"com.example\" content-desc=\"" +
-         escape_attribute(n.desc) + "\" checkable=\"" + flag(n.checkable) + "\" checked=\"" +
-         flag(n.checked) + "\" clickable=\"" + flag(n.clickable) + "\" enabled=\"" + flag(n.enabled) +
+         escape_attribute(n.id) + "\" class=\"" + n.cls +
+         "\" package=\"com.example\" content-desc=\"" + escape_attribute(n.desc) +
+         "\" checkable=\"" + flag(n.checkable) + "\" checked=\"" + flag(n.checked) +
+         "\" clickable=\"" + flag(n.clickable) + "\" enabled=\"" + flag(n.enabled) +
          "\" focusable=\"false\" focused=\"" + flag(n.focused) + "\" scrollable=\"" +
          flag(n.scrollable) + "\" long-clickable=\"false\" password=\"false\" selected=\"" +
          flag(n.selected) + "\" bounds=\"" + n.bounds + "\"";
@@ -62,7 +76,8 @@ inline void append_node(std::string& out, const N& n) {
 }
 
 inline std::string dump(const std::vector<N>& roots) {
-  std::string out = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">";
+  std::string out =
+      "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">";
   for (const N& r : roots) append_node(out, r);
   out += "</hierarchy>";
   return out;

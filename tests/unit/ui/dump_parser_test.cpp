@@ -104,7 +104,8 @@ TEST(DumpParser, KeepsNewlinesTabsAndNonAsciiText) {
   const Snapshot s = parse_dump(test::dump(n));
   EXPECT_EQ(s.node(0).text, "line 1\nline 2\t\"quoted\" 中文 العربية 😀");
   // A raw newline in an attribute is kept too (no XML attribute-value normalisation).
-  const Snapshot raw = parse_dump("<hierarchy><node text=\"a\nb\" class=\"x.TextView\"/></hierarchy>");
+  const Snapshot raw =
+      parse_dump("<hierarchy><node text=\"a\nb\" class=\"x.TextView\"/></hierarchy>");
   EXPECT_EQ(raw.node(0).text, "a\nb");
 }
 
@@ -157,16 +158,19 @@ TEST(DumpParser, MalformedXmlGivesLineAndColumn) {
   EXPECT_THAT(detail, HasSubstr("mismatch"));
   // Entities decoded in place before the error (here into newlines) must not shift the
   // count: the same bad third line gives the same position with or without them.
-  const std::string plain = "<hierarchy>\n<node text=\"abc\" class=\"a\">\n<node class=\"b\" bad>\n</hierarchy>";
+  const std::string plain =
+      "<hierarchy>\n<node text=\"abc\" class=\"a\">\n<node class=\"b\" bad>\n</hierarchy>";
   const std::string decoded =
-      "<hierarchy>\n<node text=\"a&#10;b&#10;c&#13;&#10;\" class=\"a\">\n<node class=\"b\" bad>\n</hierarchy>";
+      "<hierarchy>\n<node text=\"a&#10;b&#10;c&#13;&#10;\" class=\"a\">\n<node class=\"b\" "
+      "bad>\n</hierarchy>";
   EXPECT_THAT(parse_failure(plain), HasSubstr("line 3, column 21 (byte 60)"));
   EXPECT_THAT(parse_failure(decoded), HasSubstr("line 3, column 21 (byte 80)"));
 }
 
 TEST(DumpParser, TruncatedDumpIsAParseError) {
   const std::string full = test::dump(test::group({test::button("A"), test::button("B")}));
-  EXPECT_THAT(parse_failure(full.substr(0, full.size() - 20)), HasSubstr("malformed uiautomator XML"));
+  EXPECT_THAT(parse_failure(full.substr(0, full.size() - 20)),
+              HasSubstr("malformed uiautomator XML"));
 }
 
 TEST(DumpParser, OtherRootElementIsRejected) {
@@ -205,16 +209,21 @@ TEST(DumpParser, TenThousandDeepTreeDoesNotOverflowTheStack) {
 }
 
 TEST(DumpParser, TwentyMegabyteDumpParses) {
-  std::string xml = "<hierarchy><node class=\"androidx.recyclerview.widget.RecyclerView\" scrollable=\"true\" bounds=\"[0,0][1080,2400]\">";
+  std::string xml =
+      "<hierarchy><node class=\"androidx.recyclerview.widget.RecyclerView\" scrollable=\"true\" "
+      "bounds=\"[0,0][1080,2400]\">";
   std::size_t rows = 0;
   while (xml.size() < 20u * 1024 * 1024) {
     const std::string id = std::to_string(rows++);
-    xml += R"(<node index="0" text="" resource-id="com.x:id/row" class="android.widget.LinearLayout" package="com.x" content-desc="" )"
-           R"(checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" )"
-           R"(long-clickable="false" password="false" selected="false" bounds="[0,0][1080,200]">)"
-           R"(<node index="0" text="Row )" + id + R"(" resource-id="com.x:id/title" class="android.widget.TextView" package="com.x" )"
-           R"(content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" )"
-           R"(focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,100]" /></node>)";
+    xml +=
+        R"(<node index="0" text="" resource-id="com.x:id/row" class="android.widget.LinearLayout" package="com.x" content-desc="" )"
+        R"(checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" )"
+        R"(long-clickable="false" password="false" selected="false" bounds="[0,0][1080,200]">)"
+        R"(<node index="0" text="Row )" +
+        id +
+        R"(" resource-id="com.x:id/title" class="android.widget.TextView" package="com.x" )"
+        R"(content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" )"
+        R"(focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,100]" /></node>)";
   }
   xml += "</node></hierarchy>";
   const Snapshot s = parse_dump(std::move(xml));

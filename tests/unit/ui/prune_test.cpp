@@ -1,8 +1,8 @@
 // Prune rules, the text format (states, escaping, Unicode), options and the JSON form.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "adbwire/ui.hpp"
@@ -92,13 +92,15 @@ TEST(Prune, RepeatsWithDifferentContentAreNotDuplicates) {
   b.desc = "d";
   N c = text("x");
   c.selected = true;
-  EXPECT_EQ(render(group({a, b, c})), "- Group\n  - Text \"x\"\n  - Text \"x\" (d)\n  - Text \"x\" [selected]\n");
+  EXPECT_EQ(render(group({a, b, c})),
+            "- Group\n  - Text \"x\"\n  - Text \"x\" (d)\n  - Text \"x\" [selected]\n");
 }
 
 TEST(Prune, NeverDropsARepeatedSiblingThatCarriesARef) {
-  EXPECT_EQ(render(group({button("Add"), button("Add"), group({button("Add")}), group({button("Add")})})),
-            "- Group\n  - Button [ref=1] \"Add\"\n  - Button [ref=2] \"Add\"\n"
-            "  - Button [ref=3] \"Add\"\n  - Button [ref=4] \"Add\"\n");
+  EXPECT_EQ(
+      render(group({button("Add"), button("Add"), group({button("Add")}), group({button("Add")})})),
+      "- Group\n  - Button [ref=1] \"Add\"\n  - Button [ref=2] \"Add\"\n"
+      "  - Button [ref=3] \"Add\"\n  - Button [ref=4] \"Add\"\n");
 }
 
 TEST(Prune, ShowsStatesInFormatOrder) {
@@ -139,8 +141,9 @@ TEST(Options, InteractiveOnlyHidesTextOutsideInteractiveElements) {
   SnapshotOptions options;
   options.interactive_only = true;
   EXPECT_EQ(render(screen, options), "- Group [ref=1]\n  - Text \"Label inside\"\n");
-  EXPECT_EQ(render(screen), "- Group\n  - Text \"Heading\"\n  - Group [ref=1]\n    - Text \"Label inside\"\n"
-                            "  - Text \"Footer\"\n");
+  EXPECT_EQ(render(screen),
+            "- Group\n  - Text \"Heading\"\n  - Group [ref=1]\n    - Text \"Label inside\"\n"
+            "  - Text \"Footer\"\n");
 }
 
 TEST(Options, MaxDepthCutsSubtreesAndNamesHiddenRefs) {
@@ -166,11 +169,12 @@ TEST(Options, CompactSkipsUnlabeledGroupsAndCutsLongText) {
   const N screen = group({text(long_text), group({button("A"), text("b")})});
   SnapshotOptions options;
   options.compact = true;
-  EXPECT_EQ(render(screen, options),
-            "- Text \"" + std::string(kCompactTextLength, 'x') + "…\"\n- Button [ref=1] \"A\"\n- Text \"b\"\n");
+  EXPECT_EQ(render(screen, options), "- Text \"" + std::string(kCompactTextLength, 'x') +
+                                         "…\"\n- Button [ref=1] \"A\"\n- Text \"b\"\n");
   std::string cjk;
   for (int i = 0; i < 50; ++i) cjk += "中文";
-  EXPECT_EQ(render(text(cjk), options), "- Text \"" + cjk.substr(0, 3 * kCompactTextLength) + "…\"\n");
+  EXPECT_EQ(render(text(cjk), options),
+            "- Text \"" + cjk.substr(0, 3 * kCompactTextLength) + "…\"\n");
 }
 
 TEST(Json, SameTreeAsTheText) {
@@ -197,9 +201,10 @@ TEST(Json, SameTreeAsTheText) {
 }
 
 TEST(Json, CutSubtreesAndInvalidUtf8StayValidJson) {
-  const std::string xml = "<hierarchy><node class=\"a.TextView\" text=\"bad \xff\xfe bytes \xc3\"/>"
-                          "<node class=\"a.LinearLayout\"><node class=\"a.Button\" clickable=\"true\"/>"
-                          "<node class=\"a.Button\" clickable=\"true\"/></node></hierarchy>";
+  const std::string xml =
+      "<hierarchy><node class=\"a.TextView\" text=\"bad \xff\xfe bytes \xc3\"/>"
+      "<node class=\"a.LinearLayout\"><node class=\"a.Button\" clickable=\"true\"/>"
+      "<node class=\"a.Button\" clickable=\"true\"/></node></hierarchy>";
   SnapshotOptions options;
   options.max_depth = 1;
   const Snapshot s = parse_dump(xml, options);

@@ -29,8 +29,8 @@ Snapshot screen() {
   N image;
   image.cls = "android.widget.ImageView";
   return parse_dump(test::dump(group({with(button("Search"), "com.x:id/search"),
-                                     with(test::text("search"), "", "Search box"),
-                                     with(image, "", "Search"), test::text("Advanced search")})));
+                                      with(test::text("search"), "", "Search box"),
+                                      with(image, "", "Search"), test::text("Advanced search")})));
 }
 
 TEST(Find, ResourceIdBeatsTextBeatsDesc) {

@@ -24,24 +24,30 @@ N at(N n, const std::string& bounds) {
 }
 
 TEST(Refs, ExactHitWinsEvenAmongLookAlikes) {
-  const Snapshot before = snap({at(button("Add"), "[0,0][100,50]"), at(button("Add"), "[0,100][100,150]")});
-  const Snapshot after = snap({at(button("Add"), "[0,0][100,50]"), at(button("Add"), "[0,100][100,150]")});
+  const Snapshot before =
+      snap({at(button("Add"), "[0,0][100,50]"), at(button("Add"), "[0,100][100,150]")});
+  const Snapshot after =
+      snap({at(button("Add"), "[0,0][100,50]"), at(button("Add"), "[0,100][100,150]")});
   EXPECT_EQ(resolve(*before.ref(2), after), 1u);
   EXPECT_EQ(resolve(*before.ref(1), after), 0u);
 }
 
 TEST(Refs, UniqueIdentityHitFollowsAMovedElement) {
-  const Snapshot before = snap({at(button("Cancel"), "[0,0][100,50]"), at(button("OK"), "[0,100][100,150]")});
+  const Snapshot before =
+      snap({at(button("Cancel"), "[0,0][100,50]"), at(button("OK"), "[0,100][100,150]")});
   // A banner appeared above: everything moved down by 300 px.
   N banner = test::text("New version available");
-  const Snapshot after = snap({banner, at(button("Cancel"), "[0,300][100,350]"), at(button("OK"), "[0,400][100,450]")});
+  const Snapshot after = snap(
+      {banner, at(button("Cancel"), "[0,300][100,350]"), at(button("OK"), "[0,400][100,450]")});
   EXPECT_EQ(after.node(resolve(*before.ref(2), after)).text, "OK");
 }
 
 TEST(Refs, AmbiguousOrMissingIsStaleNeverAGuess) {
-  const Snapshot before = snap({at(button("Add"), "[0,0][100,50]"), at(button("Add"), "[0,100][100,150]")});
+  const Snapshot before =
+      snap({at(button("Add"), "[0,0][100,50]"), at(button("Add"), "[0,100][100,150]")});
   // The list scrolled: both "Add" buttons moved, so neither exact token matches.
-  const Snapshot scrolled = snap({at(button("Add"), "[0,40][100,90]"), at(button("Add"), "[0,140][100,190]")});
+  const Snapshot scrolled =
+      snap({at(button("Add"), "[0,40][100,90]"), at(button("Add"), "[0,140][100,190]")});
   std::error_code error;
   EXPECT_EQ(resolve(*before.ref(1), scrolled, error), kNoNode);
   EXPECT_EQ(error, errc::stale_ref);
@@ -87,13 +93,14 @@ TEST(Refs, FocusSelectionAndCheckedDoNotStaleARef) {
 
 TEST(Refs, BoundsAreQuantizedInTheExactToken) {
   const Snapshot a = snap({at(button("Go"), "[16,16][96,48]")});
-  const Snapshot b = snap({at(button("Go"), "[17,20][100,50]")});   // same 8 px cells
-  const Snapshot c = snap({at(button("Go"), "[40,16][120,48]")});   // moved by 24 px
+  const Snapshot b = snap({at(button("Go"), "[17,20][100,50]")});  // same 8 px cells
+  const Snapshot c = snap({at(button("Go"), "[40,16][120,48]")});  // moved by 24 px
   EXPECT_EQ(a.ref(1)->exact_token, b.ref(1)->exact_token);
   EXPECT_NE(a.ref(1)->exact_token, c.ref(1)->exact_token);
   EXPECT_EQ(a.ref(1)->identity_token, c.ref(1)->identity_token);
   const Snapshot negative = snap({at(button("Go"), "[-1,-8][-9,-16]")});
-  EXPECT_EQ(negative.ref(1)->exact_token, snap({at(button("Go"), "[-8,-1][-16,-9]")}).ref(1)->exact_token);
+  EXPECT_EQ(negative.ref(1)->exact_token,
+            snap({at(button("Go"), "[-8,-1][-16,-9]")}).ref(1)->exact_token);
 }
 
 TEST(Refs, IdentityNamesWhatTheElementIs) {

@@ -60,10 +60,10 @@ TEST(Role, OtherClassesUseTheirLastSegment) {
 }
 
 TEST(Role, EditableIsInferredFromTheClass) {
-  for (const char* cls : {"android.widget.EditText", "androidx.appcompat.widget.AppCompatEditText",
-                          "com.google.android.material.textfield.TextInputEditText",
-                          "android.widget.AutoCompleteTextView",
-                          "android.widget.SearchView$SearchAutoComplete"}) {
+  for (const char* cls :
+       {"android.widget.EditText", "androidx.appcompat.widget.AppCompatEditText",
+        "com.google.android.material.textfield.TextInputEditText",
+        "android.widget.AutoCompleteTextView", "android.widget.SearchView$SearchAutoComplete"}) {
     N n;
     n.cls = cls;
     const Snapshot s = parse_dump(test::dump(n));
@@ -71,7 +71,8 @@ TEST(Role, EditableIsInferredFromTheClass) {
     EXPECT_EQ(s.node(0).role, "TextInput") << cls;
     EXPECT_EQ(s.node(0).ref, 1u) << cls << ": editable nodes get a ref even when not clickable";
   }
-  for (const char* cls : {"android.widget.TextView", "android.widget.Button", "android.widget.EditTextHelper"}) {
+  for (const char* cls :
+       {"android.widget.TextView", "android.widget.Button", "android.widget.EditTextHelper"}) {
     N n;
     n.cls = cls;
     EXPECT_FALSE(parse_dump(test::dump(n)).node(0).editable) << cls;

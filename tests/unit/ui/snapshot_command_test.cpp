@@ -1,14 +1,13 @@
 // `adbwire snapshot --xml FILE|-` run as a program on real dumps and on device error text.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace {
@@ -17,8 +16,10 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 const std::string kCli = ADBWIRE_CLI_PATH;
-const fs::path kDump = fs::path(ADBWIRE_SOURCE_DIR) / ".." / "shared" / "corpus" / "xml" / "android-phone-network-settings.xml";
-const fs::path kGolden = fs::path(ADBWIRE_SOURCE_DIR) / "tests" / "unit" / "ui" / "golden" / "android-phone-network-settings.txt";
+const fs::path kDump = fs::path(ADBWIRE_SOURCE_DIR) / ".." / "shared" / "corpus" / "xml" /
+                       "android-phone-network-settings.xml";
+const fs::path kGolden = fs::path(ADBWIRE_SOURCE_DIR) / "tests" / "unit" / "ui" / "golden" /
+                         "android-phone-network-settings.txt";
 
 struct Result {
   int status = -1;

@@ -14,7 +14,8 @@ std::span<const std::uint8_t> bytes(std::string_view text) {
 }
 
 std::uint32_t be32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         p[3];
 }
 
 // An independent reader for exactly what PngStream writes: checks every chunk CRC, the zlib
@@ -30,7 +31,8 @@ struct DecodedPng {
 DecodedPng decode(const std::vector<std::uint8_t>& png) {
   DecodedPng result;
   static constexpr std::uint8_t kSignature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  EXPECT_TRUE(png.size() >= 8 && std::equal(std::begin(kSignature), std::end(kSignature), png.begin()));
+  EXPECT_TRUE(png.size() >= 8 &&
+              std::equal(std::begin(kSignature), std::end(kSignature), png.begin()));
   std::vector<std::uint8_t> zlib;
   std::size_t pos = 8;
   bool ended = false;
@@ -165,7 +167,8 @@ TEST(SampleScreen, PngShowsTheRenderedScreen) {
   std::vector<std::uint8_t> row(1080 * 4);
   for (std::uint32_t y = 0; y < 2400; ++y) {
     screen.render_row(y, row);
-    ASSERT_TRUE(std::equal(row.begin(), row.end(), decoded.rgba.begin() + y * row.size())) << "row " << y;
+    ASSERT_TRUE(std::equal(row.begin(), row.end(), decoded.rgba.begin() + y * row.size()))
+        << "row " << y;
   }
 }
 
@@ -175,7 +178,8 @@ TEST(SampleScreen, DrawsTheDumpsWidgets) {
   auto pixel = [&](std::uint32_t x, std::uint32_t y) {
     std::vector<std::uint8_t> row(1080 * 4);
     screen.render_row(y, row);
-    return (std::uint32_t{row[x * 4]} << 24) | (row[x * 4 + 1] << 16) | (row[x * 4 + 2] << 8) | row[x * 4 + 3];
+    return (std::uint32_t{row[x * 4]} << 24) | (row[x * 4 + 1] << 16) | (row[x * 4 + 2] << 8) |
+           row[x * 4 + 3];
   };
   // The "Add" button ([42,496][354,622]) is filled with the primary colour near its corner,
   // the search field ([42,328][1038,454]) has an outline and a white inside.

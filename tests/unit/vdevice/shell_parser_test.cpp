@@ -26,10 +26,13 @@ std::vector<std::string> words_of(std::string_view text) {
 
 ShellToken word(std::string text) { return {Kind::word, std::move(text)}; }
 ShellToken op(Kind kind) { return {kind, {}}; }
-ShellToken redirect(int fd, Redirect r, int target = -1) { return {Kind::redirect, {}, fd, r, target}; }
+ShellToken redirect(int fd, Redirect r, int target = -1) {
+  return {Kind::redirect, {}, fd, r, target};
+}
 
 TEST(ShellTokenizer, SplitsOnBlanks) {
-  EXPECT_EQ(words_of("  echo \t hello   world "), (std::vector<std::string>{"echo", "hello", "world"}));
+  EXPECT_EQ(words_of("  echo \t hello   world "),
+            (std::vector<std::string>{"echo", "hello", "world"}));
   EXPECT_TRUE(tokens_of("").empty());
   EXPECT_TRUE(tokens_of("   ").empty());
 }
@@ -40,7 +43,8 @@ TEST(ShellTokenizer, SingleQuotesKeepEverything) {
 }
 
 TEST(ShellTokenizer, DoubleQuotesEscapeOnlyShellSpecials) {
-  EXPECT_EQ(words_of(R"("a \"b\" \\ \$ \` \n 'c'")"), (std::vector<std::string>{R"(a "b" \ $ ` \n 'c')"}));
+  EXPECT_EQ(words_of(R"("a \"b\" \\ \$ \` \n 'c'")"),
+            (std::vector<std::string>{R"(a "b" \ $ ` \n 'c')"}));
 }
 
 TEST(ShellTokenizer, BackslashEscapesOneCharacter) {
@@ -54,31 +58,37 @@ TEST(ShellTokenizer, QuotedPiecesJoinAndEmptyQuotesMakeAWord) {
 }
 
 TEST(ShellTokenizer, Operators) {
-  EXPECT_EQ(tokens_of("a;b&&c||d|e&\nf"),
-            (std::vector<ShellToken>{word("a"), op(Kind::sequence), word("b"), op(Kind::and_then), word("c"),
-                                     op(Kind::or_else), word("d"), op(Kind::pipe), word("e"), op(Kind::background),
-                                     op(Kind::newline), word("f")}));
+  EXPECT_EQ(
+      tokens_of("a;b&&c||d|e&\nf"),
+      (std::vector<ShellToken>{word("a"), op(Kind::sequence), word("b"), op(Kind::and_then),
+                               word("c"), op(Kind::or_else), word("d"), op(Kind::pipe), word("e"),
+                               op(Kind::background), op(Kind::newline), word("f")}));
 }
 
 TEST(ShellTokenizer, Redirects) {
   EXPECT_EQ(tokens_of("cmd >out 2>/dev/null >>log <in 2>&1 >&2"),
-            (std::vector<ShellToken>{word("cmd"), redirect(1, Redirect::write), word("out"),
-                                     redirect(2, Redirect::write), word("/dev/null"), redirect(1, Redirect::append),
-                                     word("log"), redirect(0, Redirect::read), word("in"),
-                                     redirect(2, Redirect::duplicate, 1), redirect(1, Redirect::duplicate, 2)}));
+            (std::vector<ShellToken>{
+                word("cmd"), redirect(1, Redirect::write), word("out"),
+                redirect(2, Redirect::write), word("/dev/null"), redirect(1, Redirect::append),
+                word("log"), redirect(0, Redirect::read), word("in"),
+                redirect(2, Redirect::duplicate, 1), redirect(1, Redirect::duplicate, 2)}));
 }
 
 TEST(ShellTokenizer, DigitNamesADescriptorOnlyWhenItIsTheWholeUnquotedWord) {
-  EXPECT_EQ(tokens_of("echo 2>x"), (std::vector<ShellToken>{word("echo"), redirect(2, Redirect::write), word("x")}));
-  EXPECT_EQ(tokens_of("echo a2>x"),
-            (std::vector<ShellToken>{word("echo"), word("a2"), redirect(1, Redirect::write), word("x")}));
-  EXPECT_EQ(tokens_of("echo \"2\">x"),
-            (std::vector<ShellToken>{word("echo"), word("2"), redirect(1, Redirect::write), word("x")}));
+  EXPECT_EQ(tokens_of("echo 2>x"),
+            (std::vector<ShellToken>{word("echo"), redirect(2, Redirect::write), word("x")}));
+  EXPECT_EQ(
+      tokens_of("echo a2>x"),
+      (std::vector<ShellToken>{word("echo"), word("a2"), redirect(1, Redirect::write), word("x")}));
+  EXPECT_EQ(
+      tokens_of("echo \"2\">x"),
+      (std::vector<ShellToken>{word("echo"), word("2"), redirect(1, Redirect::write), word("x")}));
 }
 
 TEST(ShellTokenizer, CommentsRunToEndOfLine) {
   EXPECT_EQ(tokens_of("echo a # b c\necho d#e"),
-            (std::vector<ShellToken>{word("echo"), word("a"), op(Kind::newline), word("echo"), word("d#e")}));
+            (std::vector<ShellToken>{word("echo"), word("a"), op(Kind::newline), word("echo"),
+                                     word("d#e")}));
 }
 
 TEST(ShellTokenizer, Errors) {
@@ -121,11 +131,11 @@ TEST(ShellParser, RedirectsStayWithTheirCommandInOrder) {
   auto commands = parse_ok("cat <in >out 2>&1; echo x 2>/dev/null");
   ASSERT_EQ(commands.size(), 2u);
   EXPECT_EQ(commands[0].argv, (std::vector<std::string>{"cat"}));
-  EXPECT_EQ(commands[0].redirects,
-            (std::vector<ShellRedirect>{{0, Redirect::read, "in", -1},
-                                        {1, Redirect::write, "out", -1},
-                                        {2, Redirect::duplicate, "", 1}}));
-  EXPECT_EQ(commands[1].redirects, (std::vector<ShellRedirect>{{2, Redirect::write, "/dev/null", -1}}));
+  EXPECT_EQ(commands[0].redirects, (std::vector<ShellRedirect>{{0, Redirect::read, "in", -1},
+                                                               {1, Redirect::write, "out", -1},
+                                                               {2, Redirect::duplicate, "", 1}}));
+  EXPECT_EQ(commands[1].redirects,
+            (std::vector<ShellRedirect>{{2, Redirect::write, "/dev/null", -1}}));
 }
 
 TEST(ShellParser, BlankLinesTrailingSemicolonAndContinuationAfterAndAreFine) {

@@ -50,7 +50,9 @@ class ShellTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(base_); }
 
-  fs::path host(const std::string& device_path) const { return base_ / "root" / fs::path(device_path).relative_path(); }
+  fs::path host(const std::string& device_path) const {
+    return base_ / "root" / fs::path(device_path).relative_path();
+  }
 
   static std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -144,7 +146,8 @@ TEST_F(ShellTest, RedirectsToFiles) {
   EXPECT_EQ(run("echo c >/sdcard/f").out, "");
   EXPECT_EQ(read_file(host("/sdcard/f")), "c\n");
   run("frobnicate 2> /sdcard/err");
-  EXPECT_EQ(read_file(host("/sdcard/err")), "/system/bin/sh: frobnicate: inaccessible or not found\n");
+  EXPECT_EQ(read_file(host("/sdcard/err")),
+            "/system/bin/sh: frobnicate: inaccessible or not found\n");
   run("echo both > /sdcard/both 2>&1");
   EXPECT_EQ(read_file(host("/sdcard/both")), "both\n");
   EXPECT_EQ(run("echo gone > /dev/null").out, "");
@@ -231,17 +234,20 @@ TEST_F(ShellTest, UiautomatorDumpWritesTheSampleScreen) {
   EXPECT_EQ(r.out, "UI hierchary dumped to: /sdcard/window_dump.xml\n");
   EXPECT_EQ(read_file(host("/sdcard/window_dump.xml")), sample_screen_xml());
   auto round_trip = run("uiautomator dump /data/local/tmp/u.xml && cat /data/local/tmp/u.xml");
-  EXPECT_EQ(round_trip.out, "UI hierchary dumped to: /data/local/tmp/u.xml\n" + std::string(sample_screen_xml()));
+  EXPECT_EQ(round_trip.out,
+            "UI hierchary dumped to: /data/local/tmp/u.xml\n" + std::string(sample_screen_xml()));
   EXPECT_EQ(run("uiautomator dump /nodir/u.xml").code, 1);
 }
 
 TEST_F(ShellTest, SampleScreenXmlIsARealisticDump) {
   std::string_view xml = sample_screen_xml();
-  EXPECT_TRUE(xml.starts_with("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"));
+  EXPECT_TRUE(xml.starts_with(
+      "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"));
   EXPECT_TRUE(xml.ends_with("</hierarchy>"));
   EXPECT_EQ(xml.find('\n'), std::string_view::npos);
-  for (std::string_view needle : {"android.widget.EditText", "android.widget.Button", "android.widget.CheckBox",
-                                  "scrollable=\"true\"", "bounds=\"[0,0][1080,2400]\""}) {
+  for (std::string_view needle :
+       {"android.widget.EditText", "android.widget.Button", "android.widget.CheckBox",
+        "scrollable=\"true\"", "bounds=\"[0,0][1080,2400]\""}) {
     EXPECT_NE(xml.find(needle), std::string_view::npos) << needle;
   }
 }
@@ -253,8 +259,10 @@ TEST_F(ShellTest, InjectedEventsAreLoggedOnlyWhenRun) {
   EXPECT_EQ(bad.code, 1);
   EXPECT_EQ(bad.err, "Error: Invalid arguments for command: tap\n");
   EXPECT_EQ(run("input touchscreen swipe 1 2 3 4 500").code, 0);
-  EXPECT_EQ(run("am start -n com.example/.Main").out, "Starting: Intent { cmp=com.example/.Main }\n");
-  EXPECT_NE(run("monkey -p com.example -c android.intent.category.LAUNCHER 1").out.find("Events injected: 1\n"),
+  EXPECT_EQ(run("am start -n com.example/.Main").out,
+            "Starting: Intent { cmp=com.example/.Main }\n");
+  EXPECT_NE(run("monkey -p com.example -c android.intent.category.LAUNCHER 1")
+                .out.find("Events injected: 1\n"),
             std::string::npos);
   EXPECT_EQ(run("cmd statusbar collapse").code, 0);
   EXPECT_EQ(device_->events(),
@@ -339,7 +347,8 @@ TEST_F(ShellTest, ScreencapStreamsThePngAndTheRawImage) {
   EXPECT_EQ(run("screencap -p", png), 0);
   auto expected = SampleScreen::instance().png_bytes();
   ASSERT_EQ(png.out.size(), expected.size());
-  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), reinterpret_cast<const std::uint8_t*>(png.out.data())));
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(),
+                         reinterpret_cast<const std::uint8_t*>(png.out.data())));
   EXPECT_LE(png.max_queued, 300u * 1024);
 
   RecordingOutput raw;
@@ -347,7 +356,8 @@ TEST_F(ShellTest, ScreencapStreamsThePngAndTheRawImage) {
   ASSERT_EQ(raw.out.size(), 16u + 1080u * 2400u * 4u);
   auto u32 = [&](std::size_t at) {
     std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<std::uint8_t>(raw.out[at + static_cast<std::size_t>(i)]);
+    for (int i = 3; i >= 0; --i)
+      v = (v << 8) | static_cast<std::uint8_t>(raw.out[at + static_cast<std::size_t>(i)]);
     return v;
   };
   EXPECT_EQ(u32(0), 1080u);

@@ -50,39 +50,39 @@ struct SessionOptions {
 };
 
 enum class SessionState {
-  idle,          // start() not called (host) / no CNXN seen yet (device)
-  handshaking,   // CNXN sent, waiting for the peer (AUTH exchange in progress)
-  awaiting_user, // host: public key offered, waiting for the user to accept on the phone
-  online,        // streams may be opened
-  failed,        // a protocol error ended the session; error() says why
+  idle,           // start() not called (host) / no CNXN seen yet (device)
+  handshaking,    // CNXN sent, waiting for the peer (AUTH exchange in progress)
+  awaiting_user,  // host: public key offered, waiting for the user to accept on the phone
+  online,         // streams may be opened
+  failed,         // a protocol error ended the session; error() says why
 };
 
 struct Event {
   enum class Type {
-    online,           // handshake finished; peer_banner() is valid
-    auth_token,       // host: device sent AUTH TOKEN (data = token); answer with
-                      //   send_auth_signature (next key) or send_auth_public_key (no keys left)
-    auth_signature,   // device: host signed the token (data = signature, token() = what was
-                      //   signed); answer with accept_auth() or reject_auth(new_token)
-    auth_public_key,  // device: host offered its public key (data = "<base64> user@host")
-    auth_token_needed,// device: auth_required and a CNXN arrived: call send_auth_token()
-    stls_requested,   // host: device asked for TLS (STLS); answer with send_stls() and run the
-                      //   TLS client over bytes_after_stls() and everything received next
-    stls_accepted,    // device (tls): host answered STLS; run the TLS server over
-                      //   bytes_after_stls(), then finish_tls()
-    open_requested,   // peer opened `service` as stream `stream`; answer with
-                      //   accept_open/refuse_open. (The host role refuses peer OPENs itself
-                      //   unless accept_peer_opens.)
-    stream_ready,     // our OPEN was accepted: stream can carry data
-    stream_data,      // data arrived on `stream`; call acknowledge() once it is consumed
-    stream_writable,  // everything queued on `stream` was sent and acknowledged by the peer
-    stream_closed,    // `stream` is gone; `refused` when the peer refused our OPEN
+    online,             // handshake finished; peer_banner() is valid
+    auth_token,         // host: device sent AUTH TOKEN (data = token); answer with
+                        //   send_auth_signature (next key) or send_auth_public_key (no keys left)
+    auth_signature,     // device: host signed the token (data = signature, token() = what was
+                        //   signed); answer with accept_auth() or reject_auth(new_token)
+    auth_public_key,    // device: host offered its public key (data = "<base64> user@host")
+    auth_token_needed,  // device: auth_required and a CNXN arrived: call send_auth_token()
+    stls_requested,     // host: device asked for TLS (STLS); answer with send_stls() and run the
+                        //   TLS client over bytes_after_stls() and everything received next
+    stls_accepted,      // device (tls): host answered STLS; run the TLS server over
+                        //   bytes_after_stls(), then finish_tls()
+    open_requested,     // peer opened `service` as stream `stream`; answer with
+                        //   accept_open/refuse_open. (The host role refuses peer OPENs itself
+                        //   unless accept_peer_opens.)
+    stream_ready,       // our OPEN was accepted: stream can carry data
+    stream_data,        // data arrived on `stream`; call acknowledge() once it is consumed
+    stream_writable,    // everything queued on `stream` was sent and acknowledged by the peer
+    stream_closed,      // `stream` is gone; `refused` when the peer refused our OPEN
   };
   Type type = Type::online;
   std::uint32_t stream = 0;  // our local id
   std::vector<std::uint8_t> data;
-  std::string service;       // open_requested
-  bool refused = false;      // stream_closed
+  std::string service;   // open_requested
+  bool refused = false;  // stream_closed
 };
 
 class Session {
@@ -127,7 +127,7 @@ class Session {
   void send_auth_token(std::span<const std::uint8_t> token);
   // The token last sent (what a signature must cover).
   std::span<const std::uint8_t> auth_token() const noexcept;
-  void accept_auth();                                   // sends our CNXN: online
+  void accept_auth();                                         // sends our CNXN: online
   void reject_auth(std::span<const std::uint8_t> new_token);  // sends a fresh TOKEN
 
   // --- STLS (wireless debugging). After STLS the peer's next bytes are TLS records, not

@@ -14,9 +14,9 @@ enum class ShellPacketId : std::uint8_t {
   stdin_data = 0,
   stdout_data = 1,
   stderr_data = 2,
-  exit_status = 3,   // one byte: the exit code
-  close_stdin = 4,   // no data
-  window_size = 5,   // "rows x cols, xpixels x ypixels" as "%dx%d,%dx%d"
+  exit_status = 3,  // one byte: the exit code
+  close_stdin = 4,  // no data
+  window_size = 5,  // "rows x cols, xpixels x ypixels" as "%dx%d,%dx%d"
   invalid = 255,
 };
 

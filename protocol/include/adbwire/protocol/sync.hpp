@@ -21,31 +21,31 @@ namespace adbwire::protocol {
 
 // Message ids: four ASCII letters read as a little-endian uint32.
 enum class SyncId : std::uint32_t {
-  stat = 0x54415453,   // "STAT": lstat, v1 reply {mode, size, mtime} (32-bit)
-  sta2 = 0x32415453,   // "STA2": stat (follows links), v2 reply; feature stat_v2
-  lst2 = 0x3254534c,   // "LST2": lstat, v2 reply; feature stat_v2
-  list = 0x5453494c,   // "LIST": directory listing, DENT records then DONE
-  lis2 = 0x3253494c,   // "LIS2": listing with v2 records (DNT2); feature ls_v2
-  dent = 0x544e4544,   // "DENT"
-  dnt2 = 0x32544e44,   // "DNT2"
-  send = 0x444e4553,   // "SEND": path is "<path>,<decimal mode>"
-  snd2 = 0x32444e53,   // "SND2": path, then {SND2, mode, flags}; feature sendrecv_v2
-  recv = 0x56434552,   // "RECV"
-  rcv2 = 0x32564352,   // "RCV2": path, then {RCV2, flags}; feature sendrecv_v2
-  done = 0x454e4f44,   // "DONE": end of data (length = mtime when pushing) or of a listing
-  data = 0x41544144,   // "DATA": up to kSyncDataMax bytes of file content
-  okay = 0x59414b4f,   // "OKAY": a push was stored
-  fail = 0x4c494146,   // "FAIL": length bytes of UTF-8 reason follow; the device then ends sync
-  quit = 0x54495551,   // "QUIT": ends sync mode
+  stat = 0x54415453,  // "STAT": lstat, v1 reply {mode, size, mtime} (32-bit)
+  sta2 = 0x32415453,  // "STA2": stat (follows links), v2 reply; feature stat_v2
+  lst2 = 0x3254534c,  // "LST2": lstat, v2 reply; feature stat_v2
+  list = 0x5453494c,  // "LIST": directory listing, DENT records then DONE
+  lis2 = 0x3253494c,  // "LIS2": listing with v2 records (DNT2); feature ls_v2
+  dent = 0x544e4544,  // "DENT"
+  dnt2 = 0x32544e44,  // "DNT2"
+  send = 0x444e4553,  // "SEND": path is "<path>,<decimal mode>"
+  snd2 = 0x32444e53,  // "SND2": path, then {SND2, mode, flags}; feature sendrecv_v2
+  recv = 0x56434552,  // "RECV"
+  rcv2 = 0x32564352,  // "RCV2": path, then {RCV2, flags}; feature sendrecv_v2
+  done = 0x454e4f44,  // "DONE": end of data (length = mtime when pushing) or of a listing
+  data = 0x41544144,  // "DATA": up to kSyncDataMax bytes of file content
+  okay = 0x59414b4f,  // "OKAY": a push was stored
+  fail = 0x4c494146,  // "FAIL": length bytes of UTF-8 reason follow; the device then ends sync
+  quit = 0x54495551,  // "QUIT": ends sync mode
 };
 
 inline constexpr std::size_t kSyncHeaderSize = 8;
-inline constexpr std::size_t kSyncDataMax = 64 * 1024;   // largest DATA payload
-inline constexpr std::size_t kSyncPathMax = 1024;        // largest request path
-inline constexpr std::size_t kSyncFailMax = 64 * 1024;   // largest FAIL message we accept
+inline constexpr std::size_t kSyncDataMax = 64 * 1024;  // largest DATA payload
+inline constexpr std::size_t kSyncPathMax = 1024;       // largest request path
+inline constexpr std::size_t kSyncFailMax = 64 * 1024;  // largest FAIL message we accept
 inline constexpr std::size_t kSyncStatV1Size = 16;
 inline constexpr std::size_t kSyncStatV2Size = 72;
-inline constexpr std::size_t kSyncDentV1Size = 20;       // then namelen bytes of name
+inline constexpr std::size_t kSyncDentV1Size = 20;  // then namelen bytes of name
 inline constexpr std::size_t kSyncDentV2Size = 76;
 
 // SND2/RCV2 flags (AOSP kSyncFlag*).
@@ -79,20 +79,25 @@ struct SyncStat {
 // longer than kSyncPathMax or data longer than kSyncDataMax.
 
 // {id, length} + path: STAT, STA2, LST2, LIST, LIS2, RECV (v1) and QUIT (empty path).
-std::error_code append_sync_request(std::vector<std::uint8_t>& out, SyncId id, std::string_view path);
+std::error_code append_sync_request(std::vector<std::uint8_t>& out, SyncId id,
+                                    std::string_view path);
 // SEND v1: "<path>,<mode in decimal>"; the limit applies to that whole string.
-std::error_code append_sync_send_v1(std::vector<std::uint8_t>& out, std::string_view path, std::uint32_t mode);
+std::error_code append_sync_send_v1(std::vector<std::uint8_t>& out, std::string_view path,
+                                    std::uint32_t mode);
 // SND2: request + {SND2, mode, flags}.
-std::error_code append_sync_send_v2(std::vector<std::uint8_t>& out, std::string_view path, std::uint32_t mode,
-                                    std::uint32_t flags);
+std::error_code append_sync_send_v2(std::vector<std::uint8_t>& out, std::string_view path,
+                                    std::uint32_t mode, std::uint32_t flags);
 // RCV2: request + {RCV2, flags}.
-std::error_code append_sync_recv_v2(std::vector<std::uint8_t>& out, std::string_view path, std::uint32_t flags);
+std::error_code append_sync_recv_v2(std::vector<std::uint8_t>& out, std::string_view path,
+                                    std::uint32_t flags);
 
 // ---- either direction
-std::error_code append_sync_data(std::vector<std::uint8_t>& out, std::span<const std::uint8_t> data);
+std::error_code append_sync_data(std::vector<std::uint8_t>& out,
+                                 std::span<const std::uint8_t> data);
 // Writes an 8-byte {id, value} header over header[0..8): for a DATA slot whose content was
 // read straight into place after it (no copy of file data).
-void write_sync_header(std::span<std::uint8_t, kSyncHeaderSize> header, SyncId id, std::uint32_t value) noexcept;
+void write_sync_header(std::span<std::uint8_t, kSyncHeaderSize> header, SyncId id,
+                       std::uint32_t value) noexcept;
 // {DONE, value}: value is the mtime when the host ends a push, 0 when the device ends a file.
 void append_sync_done(std::vector<std::uint8_t>& out, std::uint32_t value);
 
