@@ -20,6 +20,10 @@ struct ConnectOptions {
   // After offering our public key, how long a person has to tap "Allow" on the phone.
   // Passing it gives errc::unauthorized with the key fingerprint to look for.
   std::chrono::milliseconds auth_timeout{60000};
+  // When the device refuses every signature, offer our public key (the phone shows "Allow USB
+  // debugging?"). false: fail at once with errc::unauthorized instead, raising no prompt (for
+  // probes that run often, such as `adbwire devices`).
+  bool offer_public_key = true;
   // Deadline of every Device and Stream call made with kDefaultDeadline.
   std::chrono::milliseconds command_timeout{30000};
   // Receive window per stream for delayed_ack (AOSP burst mode); 0 = classic flow control

@@ -45,15 +45,16 @@ class Device {
  public:
   // Connects to target (see Target for the forms; "" = $ANDROID_SERIAL) and completes the
   // handshake, signing the device's token with each host key in turn and, when none is
-  // known, offering the public key and waiting up to options.auth_timeout for a person to
-  // accept it. A device that answers with STLS (Wireless debugging) gets TLS 1.3 with a
-  // certificate made from the host key it names. Errors: invalid_argument (bad target),
-  // not_supported (usb: targets in this build), connection_refused (nothing listening),
-  // timeout (no TCP connection or no answer within connect_timeout), unauthorized (key not
-  // accepted within auth_timeout: the message names the fingerprint to confirm; or a TLS
-  // device that does not know our key: the message says to pair with `adb pair`),
-  // device_offline (the device hung up), protocol_error, io_error (keys unreadable).
-  // The error_code form returns an empty Device on error (its calls fail with closed).
+  // known, offering the public key (unless options.offer_public_key is off) and waiting up to
+  // options.auth_timeout for a person to accept it. A device that answers with STLS (Wireless
+  // debugging) gets TLS 1.3 with a certificate made from the host key it names. Errors:
+  // invalid_argument (bad target), not_supported (usb: targets in this build), connection_refused
+  // (nothing listening), timeout (no TCP connection or no answer within connect_timeout),
+  // unauthorized (key not accepted within auth_timeout, the device hung up on the offered key, or
+  // no key known and offer_public_key off: the message names the fingerprint to confirm; or a TLS
+  // device that does not know our key: the message says to pair with `adb pair`), device_offline
+  // (the device hung up), protocol_error, io_error (keys unreadable). The error_code form returns
+  // an empty Device on error (its calls fail with closed).
   static Device connect(std::string_view target, const ConnectOptions& options = {});
   static Device connect(std::string_view target, const ConnectOptions& options,
                         std::error_code& error);
@@ -69,7 +70,8 @@ class Device {
   // Runs `command` through the device's shell (sh -c) and collects its output: shell
   // protocol v2 ("shell,v2,raw:") when both sides offer shell_v2, giving separate
   // stdout/stderr and the exit code; v1 ("shell:") otherwise. The command gets an empty
-  // stdin. The deadline covers the whole command. A non-zero exit code is not an error.
+  // stdin (on v1 an open one that never ends; ShellStream gives it input). The deadline
+  // covers the whole command. A non-zero exit code is not an error.
   // Errors: timeout (the command is then closed on the device), device_offline, closed,
   // protocol_error (malformed shell packets, or the stream ended without an exit status).
   ShellResult shell(std::string_view command, Deadline deadline = kDefaultDeadline);
@@ -84,8 +86,9 @@ class Device {
             const OutputHandler& on_stderr, Deadline deadline, std::error_code& error);
 
   // Runs `command` with "exec:" (no PTY, no shell protocol): the bytes the command writes,
-  // unchanged (binary safe: screencap -p, logcat -B). stderr is not captured. Errors as
-  // shell(); on error the bytes received so far are returned.
+  // unchanged (binary safe: screencap -p, logcat -B), stderr merged in as adbd does. A device
+  // without exec: (Android before 5.0) runs it through the shell instead, whose PTY newline
+  // translation is undone. Errors as shell(); on error the bytes received so far are returned.
   std::string exec(std::string_view command, Deadline deadline = kDefaultDeadline);
   std::string exec(std::string_view command, Deadline deadline, std::error_code& error);
 

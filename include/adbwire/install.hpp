@@ -16,7 +16,7 @@ namespace adbwire {
 
 // How the APK bytes reach the package manager.
 enum class InstallMethod {
-  automatic,  // streamed when the device offers `cmd`, else push
+  automatic,  // streamed when the device offers `cmd` (and exec:), else push
   streamed,   // `cmd package install -S SIZE` (or abb_exec:package\0install…) with the APK
               // written into the stream: nothing is stored on the device first
   push,       // sync push to /data/local/tmp, `pm install PATH`, then the file is removed

@@ -113,7 +113,7 @@ struct KeyOptions {
   // names end in ".adb_key" (not recursively), as adb does.
   std::vector<std::filesystem::path> vendor_keys;
   // Create adbkey(.pub) when absent, as adb does on first start; the directory is created
-  // (mode 0750 less the umask, not its parents) if missing, as adb does.
+  // if missing (mode 0700 less the umask, not its parents; adb uses 0750).
   bool generate_if_missing = true;
 };
 

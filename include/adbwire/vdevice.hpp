@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -92,6 +93,13 @@ struct VirtualDeviceOptions {
   // clicking "Always allow"). Otherwise the host stays unauthorized, like a phone whose
   // user has not answered the dialog.
   bool accept_new_keys = false;
+  // How long the device takes to answer a signature or an offered key (a phone's prompt
+  // answered a moment later, a bridge checking the key with its server). 0: at once.
+  std::chrono::milliseconds auth_delay{0};
+  // An offered key the device does not accept makes it hang up at once (a bridge refusing
+  // the host, a user tapping "Deny" where the device then drops the link), instead of leaving
+  // the host waiting as a phone with an unanswered prompt does.
+  bool hang_up_on_refused_key = false;
   // A Wireless debugging (Android 11+) port: answer CNXN with STLS and run TLS 1.3 with a
   // server certificate made at start(); only hosts whose key is in keys_file get in (the
   // keys of paired hosts), others get a TLS alert. auth_required and accept_new_keys do not
@@ -106,6 +114,20 @@ struct VirtualDeviceOptions {
   // compression whose sendrecv_v2_<algorithm> is left out gets a FAIL, so tests can check
   // that hosts fall back to plain.
   std::vector<std::string> features;
+  // Offer no features at all, as adbd before Android 7.0 (`features` is then ignored): hosts
+  // fall back to shell protocol v1, sync v1 and `pm`.
+  bool no_features = false;
+  // CNXN version. 0x01000000 is what adbd before Android 9 speaks: every message carries the
+  // byte sum of its payload (data_check), computed when sent and verified when received, a
+  // mismatch dropping the connection. The connection uses min(this, host's).
+  std::uint32_t protocol_version = protocol::kVersion;
+  // Services refused as an older adbd refuses them, by prefix of the OPEN's destination
+  // ("exec:" before Android 5.0).
+  std::vector<std::string> refused_services;
+  // "shell:COMMAND" (no shell protocol) gives the command a PTY that translates output, every
+  // "\n" arriving as "\r\n", as adbd before Android 7.0 did (later ones make that PTY raw).
+  // The PTY's input side (echo, line editing) applies too.
+  bool legacy_pty = false;
   // Largest payload accepted and sent; the connection uses min(this, host's).
   std::uint32_t max_payload = protocol::kMaxPayload;
   // A screen graph folder (screens.xml, see src/vdevice/screen_graph.hpp) that taps, keys
@@ -140,6 +162,22 @@ struct VirtualDeviceOptions {
   // how captures/ is made from the real adb host. start() fails with io_error if it cannot.
   std::filesystem::path record;
 };
+
+// A kind of device the virtual device plays (apply_profile, `adbwire vdevice --profile NAME`).
+struct VirtualDeviceProfile {
+  std::string_view name;
+  std::string_view description;  // what it changes, one line
+};
+
+// Every profile, "default" first: default, checksum (protocol 0x01000000), payload-4k,
+// payload-256k, no-features, no-shell-v2, no-exec, no-sync-v2, no-cmd, android-4 (all the old
+// ones at once, as a KitKat phone). Valid for the program's lifetime.
+std::span<const VirtualDeviceProfile> virtual_device_profiles() noexcept;
+
+// Sets what profile `name` changes (protocol_version, max_payload, features, no_features,
+// refused_services, legacy_pty); other fields keep their values. Throws
+// Error(invalid_argument) naming the known profiles for an unknown name.
+void apply_profile(VirtualDeviceOptions& options, std::string_view name);
 
 // One virtual device: a listening socket and one I/O thread serving any number of host
 // connections, each with its own protocol session. A broken host only loses its own

@@ -107,6 +107,9 @@ struct Session::Impl {
   explicit Impl(SessionOptions opts) : options(std::move(opts)) {
     options.delayed_ack_window = std::min(options.delayed_ack_window, kMaxDelayedAckWindow);
     options.max_payload = std::max(options.max_payload, kMaxPayloadV1);
+    // A side that speaks only checksummed versions checks every message, the first CNXN too,
+    // as adbd before A_VERSION_SKIP_CHECKSUM did.
+    reader.set_verify_checksum(options.version < kVersionSkipChecksum);
     banner = options.banner;
     std::erase(banner.features, std::string(kDelayedAckFeature));
     if (options.delayed_ack_window > 0) banner.features.emplace_back(kDelayedAckFeature);

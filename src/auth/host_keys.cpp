@@ -19,7 +19,9 @@ namespace adbwire {
 namespace {
 
 constexpr std::string_view kVendorKeySuffix = ".adb_key";
-constexpr mode_t kAndroidDirMode = 0750;
+// Private to the user: it holds the private key. (adb makes it 0750; the key file itself is
+// 0600 either way.)
+constexpr mode_t kAndroidDirMode = 0700;
 
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);

@@ -342,6 +342,18 @@ void Connection::on_read(const std::error_code& error, std::size_t bytes) {
       return;
     }
     const bool online = session_.state() == protocol::SessionState::online;
+    if (!online && public_key_sent_) {
+      // A device that hangs up on an offered key refused it (a "Deny", a bridge that checks
+      // keys): that is an authorization answer, not a lost link.
+      fail(make_error_code(errc::unauthorized),
+           target_ +
+               " hung up after this host offered its key: it refused the RSA key "
+               "fingerprint " +
+               keys_.front().fingerprint() +
+               ". Allow USB debugging for this computer on the device (or add the key to its "
+               "adb_keys), then retry");
+      return;
+    }
     fail(make_error_code(errc::device_offline),
          online ? "lost the connection to " + target_ + " (" + error.message() + ")"
                 : target_ + " hung up during the ADB handshake (" + error.message() +
@@ -481,6 +493,19 @@ void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
     return;
   }
   if (public_key_sent_) return;  // the device asks again while its prompt is up: keep waiting
+  if (!options_.offer_public_key) {
+    {
+      std::lock_guard lock(mutex_);
+      info_.key_fingerprint = keys_.front().fingerprint();
+    }
+    fail(make_error_code(errc::unauthorized),
+         target_ + " refused this host's " + std::to_string(keys_.size()) +
+             (keys_.size() == 1 ? " key" : " keys") + " (RSA key fingerprint " +
+             keys_.front().fingerprint() +
+             "); the public key was not offered, so the device shows no prompt: connect with "
+             "offering on to raise it");
+    return;
+  }
   public_key_sent_ = true;
   session_.send_auth_public_key(keys_.front().public_key_line(default_key_comment()));
   {

@@ -1,14 +1,72 @@
-// Device::exec: "exec:" streams, raw bytes with no PTY and no shell protocol.
+// Device::exec: "exec:" streams, raw bytes with no PTY and no shell protocol; on devices
+// without exec: (Android before 5.0) the same bytes through the shell.
 #include <string>
 #include <vector>
 
 #include "adbwire/device.hpp"
+#include "adbwire/protocol/shell_v2.hpp"
 #include "connection/stream_opener.hpp"
+#include "services/shell_channel.hpp"
 
 namespace adbwire {
 namespace {
 
 constexpr std::size_t kReadSize = 64 * 1024;
+
+// Undoes a PTY's output processing (ONLCR: every "\n" written became "\r\n"), which is exactly
+// invertible: drop the '\r' of each "\r\n". A '\r' ending a chunk waits for the next one.
+class PtyNewlines {
+ public:
+  explicit PtyNewlines(const OutputHandler& on_chunk) : on_chunk_(on_chunk) {}
+
+  void operator()(std::span<const std::uint8_t> data) {
+    out_.clear();
+    for (const std::uint8_t byte : data) {
+      if (held_cr_ && byte != '\n') out_.push_back('\r');
+      held_cr_ = byte == '\r';
+      if (!held_cr_) out_.push_back(byte);
+    }
+    if (!out_.empty() && on_chunk_) on_chunk_(out_);
+  }
+
+  void finish() {
+    if (!held_cr_) return;
+    held_cr_ = false;
+    const std::uint8_t cr = '\r';
+    if (on_chunk_) on_chunk_({&cr, 1});
+  }
+
+ private:
+  const OutputHandler& on_chunk_;
+  std::vector<std::uint8_t> out_;
+  bool held_cr_ = false;
+};
+
+// A device that refuses exec: predates it (it came with Android 5.0). Shell protocol v2
+// (Android 7.0+) runs the command raw; before that "shell:" gives every command a PTY, whose
+// newline translation is undone here, so binary output (screencap) arrives intact.
+void exec_through_shell(detail::StreamOpener& opener, std::string_view command,
+                        const OutputHandler& on_chunk, Deadline deadline,
+                        detail::Failure& failure) {
+  ShellOptions options;
+  options.command = std::string(command);
+  detail::ShellChannel channel = detail::open_shell(opener, options, deadline, failure);
+  if (!channel.stream) return;
+  if (channel.v2) {
+    std::vector<std::uint8_t> close_stdin;
+    protocol::append_shell_packet(close_stdin, protocol::ShellPacketId::close_stdin, {});
+    detail::Failure ignored;
+    channel.stream->write(close_stdin, deadline, ignored);
+    // exec: merges stderr into the output (adbd gives the command one descriptor for both).
+    detail::read_shell_output(channel, on_chunk, on_chunk, deadline, failure);
+    return;
+  }
+  PtyNewlines newlines(on_chunk);
+  detail::read_shell_output(
+      channel, [&newlines](std::span<const std::uint8_t> data) { newlines(data); }, {}, deadline,
+      failure);
+  if (!failure) newlines.finish();
+}
 
 void run_exec(detail::StreamOpener* opener, std::string_view command, const OutputHandler& on_chunk,
               Deadline deadline, detail::Failure& failure) {
@@ -17,7 +75,13 @@ void run_exec(detail::StreamOpener* opener, std::string_view command, const Outp
     return;
   }
   auto stream = opener->open("exec:" + std::string(command), deadline, failure);
-  if (!stream) return;
+  if (!stream) {
+    if (failure.code == errc::not_supported) {
+      failure = {};
+      exec_through_shell(*opener, command, on_chunk, deadline, failure);
+    }
+    return;
+  }
   std::vector<std::uint8_t> buffer(kReadSize);
   while (const std::size_t n = stream->read_some(buffer, deadline, failure)) {
     if (on_chunk) on_chunk(std::span<const std::uint8_t>(buffer.data(), n));

@@ -252,6 +252,15 @@ std::string run_install(Device& device, const std::vector<fs::path>& paths,
           errc::not_supported,
           device.serial() + " has no `cmd` (Android before 7.0): install with InstallMethod::push");
     }
+    if (options.method == InstallMethod::automatic && apks.size() == 1) {
+      // A device that refuses exec: (older than its `cmd`, or a trimmed adbd) still has pm.
+      try {
+        return install_streamed(device, apks, flags, progress, waits);
+      } catch (const Error& e) {
+        if (e.code() != errc::not_supported) throw;
+      }
+      return install_pushed(device, apks[0], flags, progress, waits);
+    }
     return install_streamed(device, apks, flags, progress, waits);
   }
   if (apks.size() != 1) {

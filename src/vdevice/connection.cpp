@@ -35,7 +35,8 @@ Connection::Connection(asio::ip::tcp::socket socket, protocol::SessionOptions op
       device_(device),
       keys_(keys),
       fault_(fault),
-      slow_timer_(socket_.get_executor()) {
+      slow_timer_(socket_.get_executor()),
+      auth_timer_(socket_.get_executor()) {
   std::error_code error;
   auto endpoint = socket_.remote_endpoint(error);
   peer_ = error ? "unknown peer"
@@ -55,6 +56,7 @@ void Connection::close() {
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   slow_timer_.cancel();
+  auth_timer_.cancel();
   services_.clear();
   reverse_rules_.reset();
   recording_.reset();
@@ -137,6 +139,28 @@ void Connection::send_fresh_token(bool reject) {
   }
 }
 
+void Connection::answer_auth(bool accepted, bool offered_key) {
+  const auto answer = [this, accepted, offered_key] {
+    if (accepted) {
+      session_.accept_auth();
+    } else if (offered_key && device_.hang_up_on_refused_key()) {
+      close();
+    } else if (!offered_key) {
+      send_fresh_token(true);
+    }
+  };
+  if (device_.auth_delay().count() == 0) {
+    answer();
+    return;
+  }
+  auth_timer_.expires_after(device_.auth_delay());
+  auth_timer_.async_wait([self = shared_from_this(), answer](std::error_code error) {
+    if (error || self->closed_) return;
+    answer();
+    self->process();
+  });
+}
+
 void Connection::handle(protocol::Event& event) {
   using Type = protocol::Event::Type;
   switch (event.type) {
@@ -144,18 +168,16 @@ void Connection::handle(protocol::Event& event) {
       send_fresh_token(false);
       break;
     case Type::auth_signature:
-      if (fault_.kind != ConnectionFault::refuse_auth &&
-          keys_.verify(session_.auth_token(), event.data)) {
-        session_.accept_auth();
-      } else {
-        send_fresh_token(true);
-      }
+      answer_auth(fault_.kind != ConnectionFault::refuse_auth &&
+                      keys_.verify(session_.auth_token(), event.data),
+                  false);
       break;
     case Type::auth_public_key:
       // Not accepted: the host stays unauthorized, as with a dialog nobody answers.
-      if (fault_.kind != ConnectionFault::refuse_auth &&
-          keys_.offer({reinterpret_cast<const char*>(event.data.data()), event.data.size()}))
-        session_.accept_auth();
+      answer_auth(
+          fault_.kind != ConnectionFault::refuse_auth &&
+              keys_.offer({reinterpret_cast<const char*>(event.data.data()), event.data.size()}),
+          true);
       break;
     case Type::open_requested: {
       std::string_view destination = event.service;
@@ -165,7 +187,8 @@ void Connection::handle(protocol::Event& event) {
         session_.close_stream(event.stream);
         break;
       }
-      auto service = open_service(destination, *this, event.stream);
+      auto service =
+          device_.refuses(destination) ? nullptr : open_service(destination, *this, event.stream);
       if (!service) {
         session_.refuse_open(event.stream);
         break;

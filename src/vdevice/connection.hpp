@@ -56,6 +56,9 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   void handle(protocol::Event& event);
   void flush();
   void send_fresh_token(bool reject);
+  // Accepts, refuses (a fresh token) or, for a refused offered key, waits or hangs up; after
+  // VirtualDeviceOptions::auth_delay when set.
+  void answer_auth(bool accepted, bool offered_key);
   void write_pending();
   // Applies the drop/stall/corrupt faults to write_buffer_ and says what follows the write.
   enum class AfterWrite { carry_on, close, stall };
@@ -79,6 +82,7 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   std::uint32_t messages_sent_ = 0;
   std::uint64_t message_left_ = 0;  // bytes of the current outgoing message not yet walked
   asio::steady_timer slow_timer_;
+  asio::steady_timer auth_timer_;
   AfterWrite after_write_ = AfterWrite::carry_on;
   std::unique_ptr<capture::RecordedConnection> recording_;  // null when not recording
   std::unique_ptr<TlsLink> tls_;                            // null unless the device requires TLS

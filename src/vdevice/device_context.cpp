@@ -115,6 +115,13 @@ std::uint16_t DeviceContext::devtools_port(std::string_view name) const {
   return 0;
 }
 
+bool DeviceContext::refuses(std::string_view destination) const {
+  for (const std::string& prefix : refused_services_) {
+    if (destination.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 DeviceContext::~DeviceContext() = default;
 
 std::optional<std::string> DeviceContext::setting(const std::string& space,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -75,6 +76,23 @@ class DeviceContext {
     corrupt_compressed_sync_ = corrupt;
   }
 
+  // VirtualDeviceOptions::auth_delay and ::hang_up_on_refused_key. Set before serving.
+  std::chrono::milliseconds auth_delay() const noexcept { return auth_delay_; }
+  bool hang_up_on_refused_key() const noexcept { return hang_up_on_refused_key_; }
+  void set_auth_answers(std::chrono::milliseconds delay, bool hang_up_on_refused_key) noexcept {
+    auth_delay_ = delay;
+    hang_up_on_refused_key_ = hang_up_on_refused_key;
+  }
+
+  // VirtualDeviceOptions::legacy_pty and ::refused_services (old adbd). Set before serving.
+  bool legacy_pty() const noexcept { return legacy_pty_; }
+  void set_legacy_pty(bool legacy) noexcept { legacy_pty_ = legacy; }
+  // True when destination starts with one of the refused prefixes.
+  bool refuses(std::string_view destination) const;
+  void set_refused_services(std::vector<std::string> prefixes) {
+    refused_services_ = std::move(prefixes);
+  }
+
   // VirtualDeviceOptions::api_level and ::displays (screencap). Set before serving.
   void set_property(std::string key, std::string value) {
     properties_[std::move(key)] = std::move(value);
@@ -120,10 +138,17 @@ class DeviceContext {
   std::uint32_t sync_compression_flags_ = 0;
   bool corrupt_compressed_sync_ = false;
   std::uint32_t displays_ = 1;
+  bool legacy_pty_ = false;
+  std::chrono::milliseconds auth_delay_{0};
+  bool hang_up_on_refused_key_ = false;
+  std::vector<std::string> refused_services_;
   std::atomic<DumperFault> dumper_fault_{DumperFault::none};
   std::atomic<std::uint32_t> dumper_fault_after_{0};
   DeviceStateStore state_;
 };
+
+// The CNXN features the virtual device implements (AOSP names), what it offers by default.
+std::vector<std::string> implemented_features();
 
 // The product properties the CNXN banner and getprop agree on.
 inline constexpr std::string_view kProductName = "adbwire_vdevice";

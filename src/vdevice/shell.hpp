@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adbwire/shell_stream.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/shell_job.hpp"
 #include "vdevice/shell_parser.hpp"
@@ -27,6 +28,8 @@ class ShellOutput {
   virtual std::size_t room() const = 0;
   virtual void write_stdout(std::span<const std::uint8_t> bytes) = 0;
   virtual void write_stderr(std::span<const std::uint8_t> bytes) = 0;
+  // The PTY the script runs on, for `stty size`; nullptr without one.
+  virtual const WindowSize* terminal() const { return nullptr; }
 };
 
 class ShellScript {
@@ -48,6 +51,8 @@ class ShellScript {
 
   std::chrono::milliseconds sleep_duration() const noexcept { return sleep_; }
   int exit_code() const noexcept { return exit_code_; }
+  // The script ran `exit`: an interactive shell ends with it.
+  bool exit_requested() const noexcept { return exit_requested_; }
 
   void feed_stdin(std::span<const std::uint8_t> bytes);
   void close_stdin() noexcept { stdin_eof_ = true; }

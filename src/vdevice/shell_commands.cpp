@@ -1,5 +1,5 @@
 // File and general commands of the virtual device shell: echo, cat, head, ls, rm, mkdir,
-// true, false, sleep. Messages follow toybox, Android's /system/bin.
+// true, false, sleep, stty size. Messages follow toybox, Android's /system/bin.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -387,10 +387,27 @@ std::unique_ptr<Job> make_sleep(Argv argv) {
       std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000)));
 }
 
+// `stty size` as toybox prints it: "ROWS COLS" of the PTY on stdin (what the host's window-size
+// packets set). Only that form: the virtual device has no other terminal settings to show.
+int run_stty(const Argv& argv, JobIo& io) {
+  if (argv.size() != 2 || argv[1] != "size") {
+    io.err("stty: the adbwire virtual device supports only `stty size`\n");
+    return 1;
+  }
+  const WindowSize* size = io.terminal();
+  if (size == nullptr) {
+    io.err("stty: standard input: Not a tty\n");
+    return 1;
+  }
+  io.out(std::to_string(size->rows) + " " + std::to_string(size->cols) + "\n");
+  return 0;
+}
+
 constexpr Builtin kFileBuiltins[] = {
-    {"cat", make_cat},       {"echo", instant<run_echo>}, {"false", instant<run_false>},
-    {"head", make_head},     {"ls", instant<run_ls>},     {"mkdir", instant<run_mkdir>},
-    {"rm", instant<run_rm>}, {"sleep", make_sleep},       {"true", instant<run_true>},
+    {"cat", make_cat},           {"echo", instant<run_echo>}, {"false", instant<run_false>},
+    {"head", make_head},         {"ls", instant<run_ls>},     {"mkdir", instant<run_mkdir>},
+    {"rm", instant<run_rm>},     {"sleep", make_sleep},       {"stty", instant<run_stty>},
+    {"true", instant<run_true>},
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "adbwire/shell_stream.hpp"
 #include "vdevice/device_context.hpp"
 
 namespace adbwire::vdevice {
@@ -30,6 +31,8 @@ class JobIo {
   virtual std::size_t read_stdin(std::span<std::uint8_t> into) = 0;
   virtual bool stdin_eof() const = 0;
   virtual DeviceContext& device() = 0;
+  // The PTY stdin is, for `stty`; nullptr when there is none.
+  virtual const WindowSize* terminal() const { return nullptr; }
 
   void out(std::string_view text) { out(as_bytes(text)); }
   void err(std::string_view text) { err(as_bytes(text)); }

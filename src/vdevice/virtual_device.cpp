@@ -27,14 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The features the virtual device implements (AOSP names).
-std::vector<std::string> implemented_features() {
-  return {"shell_v2",        "cmd",
-          "stat_v2",         "ls_v2",
-          "sendrecv_v2",     "sendrecv_v2_brotli",
-          "sendrecv_v2_lz4", "sendrecv_v2_zstd"};
-}
-
 // The folders every Android device has and hosts write to.
 constexpr const char* kStandardFolders[] = {"sdcard", "data/local/tmp"};
 
@@ -196,6 +188,9 @@ void VirtualDevice::start(std::error_code& error) {
   }
   d.device.emplace(d.root, d.options.serial, std::move(screens));
   d.device->set_drop_after_bytes(d.options.drop_after_bytes);
+  d.device->set_legacy_pty(d.options.legacy_pty);
+  d.device->set_auth_answers(d.options.auth_delay, d.options.hang_up_on_refused_key);
+  d.device->set_refused_services(d.options.refused_services);
   d.device->set_property("ro.build.version.sdk", std::to_string(d.options.api_level));
   d.device->set_displays(d.options.displays);
   d.device->set_event_listener(d.options.on_event);
@@ -214,8 +209,12 @@ void VirtualDevice::start(std::error_code& error) {
   s.banner.properties = {{"ro.product.name", std::string(vdevice::kProductName)},
                          {"ro.product.model", std::string(vdevice::kProductModel)},
                          {"ro.product.device", std::string(vdevice::kProductDevice)}};
-  s.banner.features = d.options.features.empty() ? implemented_features() : d.options.features;
+  if (!d.options.no_features) {
+    s.banner.features =
+        d.options.features.empty() ? vdevice::implemented_features() : d.options.features;
+  }
   s.max_payload = d.options.max_payload;
+  s.version = d.options.protocol_version;
   s.auth_required = d.options.auth_required;
   s.tls = d.options.tls;
   const auto offers = [&](std::string_view feature) {

@@ -84,7 +84,7 @@ TEST_F(HostKeysTest, GeneratesAdbkeyPairInAMissingDirectoryLikeAdb) {
   env_.set("HOSTNAME", "rig-7");
   const auto keys = load_host_keys(options_);
   ASSERT_EQ(keys.size(), 1u);
-  EXPECT_EQ(auth::test::file_mode(options_.android_dir), 0750u & ~current_umask());
+  EXPECT_EQ(auth::test::file_mode(options_.android_dir), 0700u & ~current_umask());
   EXPECT_EQ(auth::test::list_dir(options_.android_dir),
             (std::vector<std::string>{"adbkey", "adbkey.pub"}));
   EXPECT_EQ(auth::test::file_mode(options_.android_dir / "adbkey"), 0600u);
