@@ -9,10 +9,11 @@ namespace adbwire::cli {
 
 // adb-style global flags, shared by every subcommand.
 struct GlobalOptions {
-  std::string serial;  // -s TARGET (or ANDROID_SERIAL)
-  std::string host;    // -H adb server host
-  int port = 0;        // -P adb server port (0 = ANDROID_ADB_SERVER_PORT or 5037)
-  std::string record;  // --record FILE.pcapng: record the connection's every byte
+  std::string serial;        // -s TARGET (or ANDROID_SERIAL)
+  std::string host;          // -H adb server host
+  int port = 0;              // -P adb server port (0 = ANDROID_ADB_SERVER_PORT or 5037)
+  std::string record;        // --record FILE.pcapng: record the connection's every byte
+  double auth_timeout = -1;  // --auth-timeout SECONDS for a person to accept the key (<0: default)
 };
 
 // What a subcommand's parse hands back: the work to run, returning the process exit code.

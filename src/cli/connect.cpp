@@ -1,6 +1,8 @@
 #include "cli/connect.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "adbwire/error.hpp"
 
@@ -13,11 +15,19 @@ ServerAddress server_address(const GlobalOptions& globals) {
   return ServerAddress{globals.host, static_cast<std::uint16_t>(globals.port)};
 }
 
-Device connect_device(const GlobalOptions& globals) {
+ConnectOptions connect_options(const GlobalOptions& globals) {
   ConnectOptions options;
   options.server = server_address(globals);
   options.record = globals.record;
-  return Device::connect(globals.serial, options);
+  if (globals.auth_timeout >= 0) {
+    options.auth_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::duration<double>(globals.auth_timeout));
+  }
+  return options;
+}
+
+Device connect_device(const GlobalOptions& globals) {
+  return Device::connect(globals.serial, connect_options(globals));
 }
 
 std::string join_command(const std::vector<std::string>& words) {
@@ -37,9 +47,12 @@ Deadline deadline_in_seconds(double seconds) {
 
 OutputHandler write_to(std::FILE* file) {
   return [file](std::span<const std::uint8_t> data) {
-    if (std::fwrite(data.data(), 1, data.size(), file) != data.size() || std::fflush(file) != 0) {
-      throw Error(errc::io_error, "cannot write the device's output (is the reading end closed?)");
-    }
+    if (std::fwrite(data.data(), 1, data.size(), file) == data.size() && std::fflush(file) == 0)
+      return;
+    const int error = errno;
+    if (error == EPIPE) throw OutputClosed{};
+    throw Error(errc::io_error,
+                std::string("cannot write the device's output: ") + std::strerror(error));
   };
 }
 

@@ -17,6 +17,10 @@ namespace adbwire::cli {
 // Throws Error(invalid_argument) for a -P outside 1..65535.
 ServerAddress server_address(const GlobalOptions& globals);
 
+// The connect options the global flags ask for: the adb server of -H/-P, --record and
+// --auth-timeout. Throws Error(invalid_argument) for a bad -P.
+ConnectOptions connect_options(const GlobalOptions& globals);
+
 // Connects to globals.serial ($ANDROID_SERIAL when empty) with adb's key locations; server:
 // targets and bare serials go through the server of -H/-P. Throws adbwire::Error as
 // Device::connect does.
@@ -28,8 +32,13 @@ std::string join_command(const std::vector<std::string>& words);
 // A deadline `seconds` from now; 0 or less means none (a CLI command runs until it ends).
 Deadline deadline_in_seconds(double seconds);
 
+// Thrown by write_to when the reader of our output went away (EPIPE: `| head` has what it
+// wanted). main() ends quietly with status 0 then, as adb does; SIGPIPE is ignored for it.
+struct OutputClosed {};
+
 // An OutputHandler that writes each piece to `file` and flushes, so output appears as the
-// device produces it. Throws Error(io_error) when the write fails (a closed pipe, a full disk).
+// device produces it. Throws OutputClosed on a closed pipe, Error(io_error) for any other
+// write failure (a full disk), naming it.
 OutputHandler write_to(std::FILE* file);
 
 }  // namespace adbwire::cli

@@ -23,6 +23,8 @@ using namespace std::chrono_literals;
 
 struct DevicesArgs {
   bool long_format = false;
+  bool offer_key = false;
+  double grace = 1.0;
   std::vector<std::string> targets;
 };
 
@@ -48,22 +50,18 @@ std::string details_of(const protocol::DeviceEntry& entry) {
   return out;
 }
 
-// A direct target's state: connecting is the only way to know it.
-Row probe(const Target& target) {
-  ConnectOptions options;
+// A direct target's state: connecting is the only way to know it. A probe offers our public
+// key only when asked (each offer pops "Allow USB debugging?" on a phone), and then waits a
+// short grace for a device that accepts it a moment later.
+Row probe(const Target& target, const DevicesArgs& args, ConnectOptions options) {
   options.connect_timeout = 3s;
-  options.auth_timeout = 0ms;  // report unauthorized at once instead of waiting for a tap
-  std::error_code error;
-  Device device = Device::connect(target.to_string(), options, error);
+  options.offer_public_key = args.offer_key;
+  options.auth_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::duration<double>(args.grace));
   Row row{target.to_string().substr(4), "device", "direct tcp", {}};
-  if (error == errc::unauthorized) {
-    row.state = "unauthorized";
-  } else if (error) {
-    row.state = "offline";
-    row.details = error.message();
-  } else {
+  try {
+    const Device device = Device::connect(target.to_string(), options);
     const protocol::Banner& banner = device.banner();
-    std::string details;
     // Named as the server's -l list names them.
     constexpr std::pair<const char*, const char*> kFields[] = {{"ro.product.name", "product:"},
                                                                {"ro.product.model", "model:"},
@@ -71,10 +69,15 @@ Row probe(const Target& target) {
     for (const auto& [key, label] : kFields) {
       const std::string_view value = banner.property(key);
       if (value.empty()) continue;
-      if (!details.empty()) details += ' ';
-      details += std::string(label) + std::string(value);
+      if (!row.details.empty()) row.details += ' ';
+      row.details += std::string(label) + std::string(value);
     }
-    row.details = details;
+  } catch (const Error& e) {
+    row.state = e.code() == errc::unauthorized ? "unauthorized" : "offline";
+    row.details = e.what();
+    // Why, on stderr: the table has no room for it (an unauthorized device's message names the
+    // key fingerprint to look for on its prompt).
+    std::fprintf(stderr, "adbwire: %s\n", e.what());
   }
   return row;
 }
@@ -131,6 +134,13 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       "list devices from every source: the adb server (-H/-P), the USB bus and the direct TCP "
       "targets named");
   cmd->add_flag("-l", args->long_format, "also show devpath, product, model, device, transport id");
+  cmd->add_flag("--offer-key", args->offer_key,
+                "offer this computer's public key to direct targets that do not know it (the "
+                "device shows \"Allow USB debugging?\"); by default a probe never does");
+  cmd->add_option("--grace", args->grace,
+                  "seconds a direct target may take to accept the offered key")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
   cmd->add_option("targets", args->targets,
                   "direct targets to probe: tcp:HOST[:PORT] or HOST:PORT");
   cmd->callback([args, &globals, &run] {
@@ -146,6 +156,12 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
                           "' goes through the adb server, which is listed anyway");
         }
         direct.push_back(target);
+      }
+      const ConnectOptions connect = connect_options(globals);
+      if (!connect.record.empty() && direct.size() != 1) {
+        throw Error(errc::invalid_argument,
+                    "--record with devices records one direct probe: name exactly one "
+                    "tcp:HOST[:PORT] target (the adb server's list is not an ADB connection)");
       }
 
       std::vector<Row> rows;
@@ -170,7 +186,7 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
           std::fprintf(stderr, "adbwire: USB devices not listed: %s\n", e.what());
       }
       for (const UsbDevice& device : usb) rows.push_back(usb_row(device));
-      for (const Target& target : direct) rows.push_back(probe(target));
+      for (const Target& target : direct) rows.push_back(probe(target, *args, connect));
       print(rows, args->long_format);
       return !server_answered && direct.empty() && usb.empty() ? 1 : 0;
     };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "adbwire/error.hpp"
+#include "cli/connect.hpp"
 
 namespace adbwire::cli {
 
@@ -31,7 +32,7 @@ void check_helper(const GlobalOptions& globals) {
   PageOptions options;
   options.helper = PageOptions::Helper::on;
   std::error_code error;
-  Page page = Page::connect(globals.serial, options, {}, error);
+  Page page = Page::connect(globals.serial, options, connect_options(globals), error);
   if (error) {
     std::printf("  cannot connect to %s: %s\n", globals.serial.c_str(), error.message().c_str());
     return;

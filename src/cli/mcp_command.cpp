@@ -18,6 +18,7 @@ struct McpArgs {
   mcp::DeviceToolsOptions tools;
   int settle_ms = 500;
   bool no_web = false;
+  double auth_timeout = -1;
 };
 
 constexpr const char* kInstructions =
@@ -33,8 +34,9 @@ int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   std::signal(SIGPIPE, SIG_IGN);
   mcp::DeviceToolsOptions options = args.tools;
   options.target = args.target.empty() ? globals.serial : args.target;
-  options.connect.server = server_address(globals);
-  options.connect.record = globals.record;
+  GlobalOptions connect_globals = globals;
+  if (args.auth_timeout >= 0) connect_globals.auth_timeout = args.auth_timeout;
+  options.connect = connect_options(connect_globals);
   options.settle = std::chrono::milliseconds(args.settle_ms);
   options.page.web = !args.no_web;
   const auto to_stderr = [](std::string_view message) {
@@ -77,6 +79,10 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_flag(
       "--no-web", args->no_web,
       "show WebViews as the device reports them, without reading debuggable pages over CDP");
+  cmd->add_option("--auth-timeout", args->auth_timeout,
+                  "seconds a person has to accept this computer's key on a device (default: "
+                  "the global --auth-timeout, else 60)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--snapshot-dir", args->tools.snapshot_dir,
                   "where oversized snapshots are saved (default: a folder in the temp directory)");
   cmd->callback(

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/connect.hpp"
 #include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
 
@@ -36,7 +37,7 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       PageOptions options;
       options.helper = args->helper;
       options.web = !args->no_web;
-      open_session(target, std::chrono::seconds(args->idle), options);
+      open_session(target, std::chrono::seconds(args->idle), options, connect_options(globals));
       std::printf("session open (%s)\n", session_socket_path().c_str());
       return std::fflush(stdout) == 0 ? 0 : 1;
     };

@@ -10,6 +10,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/ui.hpp"
 #include "cli/commands.hpp"
+#include "cli/connect.hpp"
 #include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
 
@@ -63,7 +64,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
     options.on_warning = [](std::string_view message) {
       std::fprintf(stderr, "adbwire: %.*s\n", static_cast<int>(message.size()), message.data());
     };
-    Page page = Page::connect(globals.serial, options);
+    Page page = Page::connect(globals.serial, options, connect_options(globals));
     page.snapshot();
     xml = page.last_dump();
   } else {

@@ -12,6 +12,7 @@ namespace {
 
 struct VdeviceArgs {
   VirtualDeviceOptions options;
+  std::string profile = "default";
   std::string auth = "none";
   int port = 0;
   bool print_events = false;
@@ -19,6 +20,8 @@ struct VdeviceArgs {
 
 int run_vdevice(const VdeviceArgs& args) {
   VirtualDeviceOptions options = args.options;
+  apply_profile(options, args.profile);
+  if (!args.options.features.empty()) options.features = args.options.features;
   options.port = static_cast<std::uint16_t>(args.port);
   options.auth_required = args.auth == "required";
   if (args.print_events) {
@@ -76,6 +79,12 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
          "--features", args->options.features,
          "CNXN features to offer, comma separated (default: all the virtual device implements)")
       ->delimiter(',');
+  std::string profiles;
+  for (const VirtualDeviceProfile& profile : virtual_device_profiles())
+    profiles += "\n  " + std::string(profile.name) + ": " + std::string(profile.description);
+  cmd->add_option("--profile", args->profile,
+                  "play an older or odd device (--features still overrides):" + profiles)
+      ->capture_default_str();
   cmd->add_flag("--print-events", args->print_events,
                 "print each input/am/monkey/cmd line the device runs as `event: LINE` on stdout");
   cmd->add_option(

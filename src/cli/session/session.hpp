@@ -27,10 +27,11 @@ namespace adbwire::cli {
 // Throws Error(permission_denied) when the folder is not private (see runtime_folder.hpp).
 std::filesystem::path session_socket_path();
 
-// Starts a daemon connected to target ("" = $ANDROID_SERIAL) with a Page made with options
-// (helper, web …; its on_warning is the session's own), replacing a running session. Returns
-// once it is connected and listening. Throws the daemon's connect error.
-void open_session(const std::string& target, std::chrono::seconds idle, const PageOptions& options);
+// Starts a daemon connected to target ("" = $ANDROID_SERIAL) with connect and a Page made with
+// options (helper, web …; its on_warning is the session's own), replacing a running session.
+// Returns once it is connected and listening. Throws the daemon's connect error.
+void open_session(const std::string& target, std::chrono::seconds idle, const PageOptions& options,
+                  const ConnectOptions& connect);
 
 // Sends one request to the running session and returns its "out". Throws
 // Error(not_found) when no session is running (the message says to run `adbwire open`),

@@ -116,8 +116,8 @@ int run_in_session(std::string_view cmd, const nlohmann::json& args) {
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
-void open_session(const std::string& target, std::chrono::seconds idle,
-                  const PageOptions& options) {
+void open_session(const std::string& target, std::chrono::seconds idle, const PageOptions& options,
+                  const ConnectOptions& connect) {
   const fs::path path = session_socket_path();
   if (const int fd = connect_socket(path); fd >= 0) {
     ::close(fd);
@@ -139,7 +139,7 @@ void open_session(const std::string& target, std::chrono::seconds idle,
     ::dup2(null, STDOUT_FILENO);
     ::dup2(null, STDERR_FILENO);
     if (null > STDERR_FILENO) ::close(null);
-    ::_exit(serve_session(target, idle, options, path, ready[1]));
+    ::_exit(serve_session(target, idle, options, connect, path, ready[1]));
   }
   ::close(ready[1]);
   int status = 0;

@@ -169,12 +169,12 @@ void report(int ready_fd, const std::string& line) {
 }  // namespace
 
 int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions options,
-                  const fs::path& socket, int ready_fd) {
+                  const ConnectOptions& connect, const fs::path& socket, int ready_fd) {
   std::optional<Server> server;
   std::string warning;  // said once, with the next reply
   try {
     options.on_warning = [&warning](std::string_view message) { warning = message; };
-    server.emplace(Page::connect(target, options));
+    server.emplace(Page::connect(target, options, connect));
   } catch (const Error& e) {
     report(ready_fd, "error " + std::to_string(e.code().value()) + " " + detail_of(e));
     return 1;

@@ -9,11 +9,12 @@
 
 namespace adbwire::cli {
 
-// Connects a Page made with options to target (on_warning is replaced: a warning goes out with
-// the next reply), listens on socket, writes "ok\n" (or "error CODE MESSAGE\n") to ready_fd
+// Connects a Page made with options to target with connect (the global flags: -H/-P, --record,
+// --auth-timeout; on_warning is replaced: a warning goes out with the next reply), listens on
+// socket, writes "ok\n" (or "error CODE MESSAGE\n") to ready_fd
 // and closes it, then serves requests until `close` or `idle` without one. Returns the
 // process exit code. Runs in the daemon process only.
 int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions options,
-                  const std::filesystem::path& socket, int ready_fd);
+                  const ConnectOptions& connect, const std::filesystem::path& socket, int ready_fd);
 
 }  // namespace adbwire::cli
