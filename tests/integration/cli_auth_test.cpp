@@ -129,6 +129,24 @@ TEST_F(AuthCli, AuthTimeoutShortensTheWaitForAPerson) {
       << run.err;
 }
 
+TEST_F(AuthCli, McpServerTakesItsOwnAuthTimeout) {
+  VirtualDevice vd(device_options_);  // never accepts
+  vd.start();
+  const std::string requests =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"snapshot","arguments":{}}})"
+      "\n";
+  const test::ProcessResult run = test::run_process(
+      {ADBWIRE_CLI_PATH, "mcp", "--auth-timeout", "0.3", vd.target()}, env(), requests, kWait);
+  EXPECT_FALSE(run.timed_out);
+  EXPECT_NE(run.out.find("within 300 ms: confirm the RSA key fingerprint " + key_->fingerprint()),
+            std::string::npos)
+      << run.out << run.err;
+}
+
 TEST(AuthKeys, FirstUseInAnEmptyHomeMakesAPrivateKeyThatAdbReads) {
   test::TempDir dir;
   const fs::path home = dir.path() / "home";
