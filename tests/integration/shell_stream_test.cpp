@@ -108,14 +108,19 @@ TEST(ShellStream, InteractiveShellPromptsEchoesRunsAndExitsWithItsCode) {
   options.pty = true;
   ShellStream shell = ShellStream::open(device, options);
   ASSERT_TRUE(shell.resize({33, 101, 0, 0}));
+  // Each line is typed once the prompt is back, as a person does: lines typed ahead would be
+  // echoed before the output of the one running, as on any terminal.
+  const std::string_view lines[] = {"echo hi\r", "stty size\r", "exit 3\r"};
+  std::size_t typed = 0;
   std::string out;
-  std::thread typist([&] {
-    shell.write_stdin(bytes("echo hi\r"));
-    shell.write_stdin(bytes("stty size\r"));
-    shell.write_stdin(bytes("exit 3\r"));
-  });
-  EXPECT_EQ(shell.wait(append_to(out), {}, deadline_after(20s)), 3);
-  typist.join();
+  const int status = shell.wait(
+      [&](std::span<const std::uint8_t> data) {
+        out.append(data.begin(), data.end());
+        if (out.ends_with("vdevice:/ $ ") && typed < std::size(lines))
+          shell.write_stdin(bytes(lines[typed++]));
+      },
+      {}, deadline_after(20s));
+  EXPECT_EQ(status, 3);
   EXPECT_EQ(out,
             "vdevice:/ $ echo hi\r\nhi\r\n"
             "vdevice:/ $ stty size\r\n33 101\r\n"
