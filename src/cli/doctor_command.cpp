@@ -15,6 +15,7 @@
 #include "cli/connect.hpp"
 #include "cli/doctor_usb.hpp"
 #include "cli/helper_option.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -55,7 +56,7 @@ void check_server(const GlobalOptions& globals) {
   const auto devices = server.devices(true, deadline, error);
   if (error) return;
   for (const auto& entry : devices) {
-    std::printf("  lists %s (%s)\n", entry.serial.c_str(), entry.state_text.c_str());
+    std::printf("  lists %s (%s)\n", shown(entry.serial).c_str(), shown(entry.state_text).c_str());
   }
 }
 

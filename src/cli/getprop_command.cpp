@@ -5,6 +5,7 @@
 #include "adbwire/device_state.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -28,11 +29,11 @@ void add_getprop_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       if (!args->name.empty()) {
-        std::printf("%s\n", getprop(device, args->name, deadline).c_str());
+        std::printf("%s\n", shown(getprop(device, args->name, deadline)).c_str());
         return 0;
       }
       for (const auto& [key, value] : getprops(device, deadline))
-        std::printf("[%s]: [%s]\n", key.c_str(), value.c_str());
+        std::printf("[%s]: [%s]\n", shown(key).c_str(), shown(value).c_str());
       return 0;
     };
   });

@@ -10,6 +10,7 @@
 #include "adbwire/install.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -68,7 +69,7 @@ void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(install(device, apks, options, progress, deadline).c_str(), stdout);
+      std::fputs(shown(install(device, apks, options, progress, deadline)).c_str(), stdout);
       return 0;
     };
   });

@@ -8,6 +8,7 @@
 #include "adbwire/logcat.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -34,9 +35,10 @@ void print(const LogRecord& record) {
   do {
     std::size_t end = record.message.find('\n', at);
     if (end == std::string::npos) end = record.message.size();
-    std::printf("%s.%03d %5d %5u %c %-8s: %.*s\n", stamp, static_cast<int>(millis), record.pid,
-                record.tid, log_level_letter(record.level), record.tag.c_str(),
-                static_cast<int>(end - at), record.message.data() + at);
+    // Any app can log: its tag and words must not act on the terminal.
+    std::printf("%s.%03d %5d %5u %c %-8s: %s\n", stamp, static_cast<int>(millis), record.pid,
+                record.tid, log_level_letter(record.level), shown(record.tag).c_str(),
+                shown(std::string_view(record.message).substr(at, end - at)).c_str());
     at = end + 1;
   } while (at < record.message.size());
   std::fflush(stdout);

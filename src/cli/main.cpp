@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
+#include <string_view>
 
 #include "adbwire/error.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace {
 
@@ -53,11 +56,8 @@ int main(int argc, char** argv) {
     return run ? run() : 0;
   } catch (const OutputClosed&) {
     return 0;
-  } catch (const adbwire::Error& e) {
-    std::fprintf(stderr, "adbwire: error: %s\n", e.what());
-    return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "adbwire: error: %s\n", e.what());
+    std::fprintf(stderr, "adbwire: error: %s\n", adbwire::cli::shown(e.what()).c_str());
     return 1;
   }
 }

@@ -7,6 +7,7 @@
 #include "adbwire/error.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -46,7 +47,7 @@ void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(reboot(device, target->second, deadline).c_str(), stdout);
+      std::fputs(shown(reboot(device, target->second, deadline)).c_str(), stdout);
       return 0;
     };
   });

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
 #include "cli/forward_wait.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -42,8 +43,8 @@ void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       Forwarder forwarder(device);
       if (args->list) {
         for (const ForwardRule& rule : forwarder.reverse_list()) {
-          std::printf("%s %s %s\n", device.serial().c_str(), rule.local.c_str(),
-                      rule.remote.c_str());
+          std::printf("%s %s %s\n", shown(device.serial()).c_str(), shown(rule.local).c_str(),
+                      shown(rule.remote).c_str());
         }
         return 0;
       }

@@ -5,6 +5,7 @@
 #include "adbwire/device_state.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -28,7 +29,8 @@ void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(tcpip(device, static_cast<std::uint16_t>(args->port), deadline).c_str(), stdout);
+      std::fputs(shown(tcpip(device, static_cast<std::uint16_t>(args->port), deadline)).c_str(),
+                 stdout);
       return 0;
     };
   });

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "adbwire/protocol/printable.hpp"
+
 namespace adbwire::cli {
 namespace {
 
@@ -41,8 +43,9 @@ SyncProgressHandler progress_bar(bool quiet) {
     *last = now;
     const unsigned percent =
         p.total_size == 0 ? 100u : static_cast<unsigned>(p.total_bytes * 100 / p.total_size);
-    std::fprintf(stderr, "\r\x1b[K[%3u%%] %.*s", percent, static_cast<int>(p.remote.size()),
-                 p.remote.data());
+    // The name comes from the device: escaped, so it cannot act on the terminal.
+    const std::string name = protocol::printable(p.remote);
+    std::fprintf(stderr, "\r\x1b[K[%3u%%] %s", percent, name.c_str());
     std::fflush(stderr);
   };
 }

@@ -5,6 +5,7 @@
 #include "adbwire/install.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -29,7 +30,8 @@ void add_uninstall_command(CLI::App& app, const GlobalOptions& globals, Run& run
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(uninstall(device, args->package, args->keep_data, deadline).c_str(), stdout);
+      std::fputs(shown(uninstall(device, args->package, args->keep_data, deadline)).c_str(),
+                 stdout);
       return 0;
     };
   });

@@ -5,6 +5,7 @@
 #include "adbwire/device_state.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -27,7 +28,7 @@ void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       const std::string answer = usb(device, deadline);
-      std::fputs(answer.c_str(), stdout);
+      std::fputs(shown(answer).c_str(), stdout);
       return 0;
     };
   });

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "adbwire/protocol/printable.hpp"
 #include "adbwire/webview.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
@@ -26,10 +27,13 @@ void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run)
       }
       std::printf("SOCKET  PACKAGE  TYPE  ID  VISIBLE  TITLE  URL\n");
       for (const WebViewPage& page : pages) {
-        std::printf("@%s  %s  %s  %s  %s  %s  %s\n", page.socket.c_str(),
-                    page.package.empty() ? "?" : page.package.c_str(), page.type.c_str(),
-                    page.id.c_str(), page.has_screen_rect ? (page.visible ? "yes" : "no") : "-",
-                    page.title.empty() ? "\"\"" : page.title.c_str(), page.url.c_str());
+        // Titles and URLs are the web page's words: escaped like everything from a device.
+        std::printf("@%s  %s  %s  %s  %s  %s  %s\n", protocol::printable(page.socket).c_str(),
+                    page.package.empty() ? "?" : protocol::printable(page.package).c_str(),
+                    protocol::printable(page.type).c_str(), protocol::printable(page.id).c_str(),
+                    page.has_screen_rect ? (page.visible ? "yes" : "no") : "-",
+                    page.title.empty() ? "\"\"" : protocol::printable(page.title).c_str(),
+                    protocol::printable(page.url).c_str());
       }
       return 0;
     };

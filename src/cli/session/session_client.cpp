@@ -14,6 +14,7 @@
 #include "cli/runtime_folder.hpp"
 #include "cli/session/session.hpp"
 #include "cli/session/session_server.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -97,7 +98,7 @@ std::string call_session(std::string_view cmd, const nlohmann::json& args) {
                 "the session answered something that is not JSON; run `adbwire open` again");
   }
   if (const std::string warning = reply.value("warning", std::string()); !warning.empty()) {
-    std::fprintf(stderr, "adbwire: %s\n", warning.c_str());
+    std::fprintf(stderr, "adbwire: %s\n", shown(warning).c_str());
   }
   if (!reply.value("ok", false)) {
     throw Error(make_error_code(
