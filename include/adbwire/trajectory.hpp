@@ -9,12 +9,15 @@
 //     failures add "error" (adbwire errc name) and "message".
 //   NNNN-snapshot.txt / NNNN-snapshot.xml   each snapshot a step took or was based on
 //   NNNN-after.png                          with screenshots on, the screen after an action
+//
+// The files hold what the screen showed, so they are private: dir is created 0700 when missing
+// and must belong to this user and not be writable by others; files are created 0600 and never
+// through a symbolic link (errors: permission_denied saying what is wrong).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -44,9 +47,12 @@ struct TrajectoryStep {
 class Trajectory {
  public:
   // Creates dir (with parents) and opens dir/trajectory.jsonl for appending.
-  // Errors: io_error naming the path.
+  // Errors: io_error naming the path, permission_denied (see above).
   explicit Trajectory(TrajectoryOptions options);
   Trajectory(TrajectoryOptions options, std::error_code& error);
+  ~Trajectory();
+  Trajectory(const Trajectory&) = delete;
+  Trajectory& operator=(const Trajectory&) = delete;
 
   const TrajectoryOptions& options() const noexcept { return options_; }
 
@@ -59,9 +65,12 @@ class Trajectory {
   std::uint64_t steps() const;
 
  private:
+  bool open(std::error_code& code, std::string& detail);
+
   TrajectoryOptions options_;
+  int folder_fd_ = -1;
   mutable std::mutex mutex_;
-  std::ofstream log_;        // guarded by mutex_
+  int log_fd_ = -1;          // appends guarded by mutex_
   std::uint64_t steps_ = 0;  // guarded by mutex_
 };
 

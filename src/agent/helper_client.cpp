@@ -16,6 +16,7 @@
 #include "agent/dump.hpp"
 #include "agent/helper_dex.hpp"
 #include "agent/helper_protocol.hpp"
+#include "base/private_files.hpp"
 
 namespace adbwire::agent {
 namespace {
@@ -61,15 +62,26 @@ class DexFile {
  public:
   DexFile() {
     static std::atomic<std::uint32_t> counter{0};
-    path_ = fs::temp_directory_path() / ("adbwire-dumper-" + std::to_string(::getpid()) + "-" +
-                                         std::to_string(counter++) + ".dex");
-    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-    const auto dex = dumper_dex();
-    if (!out.write(reinterpret_cast<const char*>(dex.data()),
-                   static_cast<std::streamsize>(dex.size())) ||
-        !out.flush()) {
-      throw Error(errc::io_error, "could not write the on-device dumper to " + path_.string() +
-                                      " before pushing it (is the temporary folder writable?)");
+    // In the private runtime folder, 0600: /tmp is shared, and a name there could be taken first.
+    detail::Failure failure;
+    const fs::path folder = detail::private_runtime_folder(failure);
+    const std::string name =
+        "dumper-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".dex";
+    if (!failure) {
+      path_ = folder / name;
+      const detail::FolderFd fd =
+          detail::open_private_folder(folder, detail::FolderTrust::own, failure);
+      const auto dex = dumper_dex();
+      if (fd) {
+        detail::write_private_file(
+            fd.get(), name, std::string_view(reinterpret_cast<const char*>(dex.data()), dex.size()),
+            failure);
+      }
+    }
+    if (failure) {
+      path_.clear();
+      throw Error(failure.code,
+                  "could not write the on-device dumper before pushing it: " + failure.detail);
     }
   }
   ~DexFile() {

@@ -1,8 +1,14 @@
 #include "adbwire/trajectory.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "adbwire/error.hpp"
+#include "base/private_files.hpp"
 
 namespace adbwire {
 namespace {
@@ -50,22 +56,40 @@ std::string numbered(std::uint64_t step, std::string_view suffix) {
 
 }  // namespace
 
-Trajectory::Trajectory(TrajectoryOptions options) : options_(std::move(options)) {
-  std::error_code error;
-  fs::create_directories(options_.dir, error);
-  if (!error) log_.open(options_.dir / "trajectory.jsonl", std::ios::app);
-  if (error || !log_) {
-    throw Error(errc::io_error,
-                "cannot write the trajectory to " + (options_.dir / "trajectory.jsonl").string());
+bool Trajectory::open(std::error_code& code, std::string& detail) {
+  detail::Failure failure;
+  detail::FolderFd folder =
+      detail::open_private_folder(options_.dir, detail::FolderTrust::chosen, failure);
+  if (folder) {
+    log_fd_ = ::openat(folder.get(), "trajectory.jsonl",
+                       O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (log_fd_ < 0) {
+      failure.set(errc::io_error, "cannot write the trajectory to " +
+                                      (options_.dir / "trajectory.jsonl").string() + ": " +
+                                      std::strerror(errno));
+    }
   }
+  code = failure.code;
+  detail = std::move(failure.detail);
+  if (!code) folder_fd_ = ::dup(folder.get());
+  return !code;
+}
+
+Trajectory::Trajectory(TrajectoryOptions options) : options_(std::move(options)) {
+  std::error_code code;
+  std::string detail;
+  if (!open(code, detail)) throw Error(code, detail);
 }
 
 Trajectory::Trajectory(TrajectoryOptions options, std::error_code& error)
     : options_(std::move(options)) {
-  error.clear();
-  fs::create_directories(options_.dir, error);
-  if (!error) log_.open(options_.dir / "trajectory.jsonl", std::ios::app);
-  if (error || !log_) error = make_error_code(errc::io_error);
+  std::string detail;
+  open(error, detail);
+}
+
+Trajectory::~Trajectory() {
+  if (log_fd_ >= 0) ::close(log_fd_);
+  if (folder_fd_ >= 0) ::close(folder_fd_);
 }
 
 std::string Trajectory::save(std::string_view suffix, std::string_view bytes) {
@@ -74,9 +98,10 @@ std::string Trajectory::save(std::string_view suffix, std::string_view bytes) {
     std::lock_guard lock(mutex_);
     name = numbered(steps_ + 1, suffix);
   }
-  std::ofstream file(options_.dir / name, std::ios::binary | std::ios::trunc);
-  if (!file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
-    throw Error(errc::io_error, "cannot write " + (options_.dir / name).string());
+  detail::Failure failure;
+  if (!detail::write_private_file(folder_fd_, name, bytes, failure)) {
+    throw Error(errc::io_error,
+                "cannot write " + (options_.dir / name).string() + ": " + failure.detail);
   }
   return name;
 }
@@ -119,9 +144,8 @@ void Trajectory::record(const TrajectoryStep& step) {
     append_json_string(line, step.message);
   }
   line += "}\n";
-  log_ << line;
-  log_.flush();
-  if (!log_)
+  // One write per line, so a line is never interleaved with another process's.
+  if (::write(log_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
     throw Error(errc::io_error, "cannot append to " + (options_.dir / "trajectory.jsonl").string());
 }
 

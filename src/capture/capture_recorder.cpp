@@ -1,18 +1,27 @@
 #include "capture/capture_recorder.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/private_files.hpp"
 
 namespace adbwire::capture {
 
 std::shared_ptr<CaptureRecorder> CaptureRecorder::create(const std::filesystem::path& path,
                                                          CaptureLink link, std::error_code& error) {
   error.clear();
-  std::FILE* file = std::fopen(path.c_str(), "wb");
+  // A recording holds every byte of the link (what the screen showed, keys offered): 0600, and
+  // never written through a link someone planted at its name.
+  detail::Failure failure;
+  const int fd = detail::create_private_file(path, failure);
+  std::FILE* file = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
   if (file == nullptr) {
-    error = make_error_code(errc::io_error);
+    if (fd >= 0) ::close(fd);
+    error = failure ? failure.code : make_error_code(errc::io_error);
     return nullptr;
   }
   return std::shared_ptr<CaptureRecorder>(new CaptureRecorder(path, link, file));

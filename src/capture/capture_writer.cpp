@@ -1,5 +1,7 @@
 #include "adbwire/capture_writer.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -7,6 +9,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/message.hpp"
+#include "base/private_files.hpp"
 #include "capture/byte_order.hpp"
 #include "capture/link_layer.hpp"
 
@@ -307,9 +310,12 @@ void CaptureWriter::open(const std::filesystem::path& path, const CaptureWriterO
     ec = errc::invalid_argument;
     return;
   }
-  std::FILE* file = std::fopen(path.c_str(), "wb");
+  detail::Failure failure;
+  const int fd = detail::create_private_file(path, failure);
+  std::FILE* file = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
   if (!file) {
-    ec = errc::io_error;
+    if (fd >= 0) ::close(fd);
+    ec = failure ? failure.code : make_error_code(errc::io_error);
     return;
   }
   impl_ = std::make_unique<Impl>(Impl{file, path, CaptureEncoder(options), {}});

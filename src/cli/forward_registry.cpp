@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/private_files.hpp"
 #include "cli/runtime_folder.hpp"
 
 namespace adbwire::cli {
@@ -100,24 +101,19 @@ std::vector<Entry> live_entries() {
 ForwardRegistration::ForwardRegistration(std::string_view serial, std::string_view local,
                                          std::string_view remote) {
   const pid_t pid = ::getpid();
-  path_ = private_runtime_folder() / (std::string(kPrefix) + std::to_string(pid));
-  const fs::path temporary = path_.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << pid << '\n'
-        << start_time(pid) << '\n'
-        << serial << '\n'
-        << local << '\n'
-        << remote << '\n';
-    out.close();
-    if (!out) throw Error(errc::io_error, "cannot write " + temporary.string());
-  }
-  std::error_code error;
-  fs::rename(temporary, path_, error);
-  if (error) {
-    fs::remove(temporary, error);
-    throw Error(errc::io_error, "cannot write " + path_.string());
-  }
+  const fs::path folder = private_runtime_folder();
+  path_ = folder / (std::string(kPrefix) + std::to_string(pid));
+  std::ostringstream rule;
+  rule << pid << '\n'
+       << start_time(pid) << '\n'
+       << serial << '\n'
+       << local << '\n'
+       << remote << '\n';
+  detail::Failure failure;
+  const detail::FolderFd fd =
+      detail::open_private_folder(folder, detail::FolderTrust::own, failure);
+  if (fd) detail::write_private_file(fd.get(), path_.filename().string(), rule.str(), failure);
+  failure.throw_if_failed();
 }
 
 ForwardRegistration::~ForwardRegistration() {

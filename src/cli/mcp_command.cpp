@@ -83,8 +83,10 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                   "seconds a person has to accept this computer's key on a device (default: "
                   "the global --auth-timeout, else 60)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--snapshot-dir", args->tools.snapshot_dir,
-                  "where oversized snapshots are saved (default: a folder in the temp directory)");
+  cmd->add_option(
+      "--snapshot-dir", args->tools.snapshot_dir,
+      "where oversized snapshots are saved, 0600 (default: a private folder in the per-user "
+      "runtime folder)");
   cmd->callback(
       [args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
 }

@@ -6,9 +6,9 @@
 
 namespace adbwire::cli {
 
-// $XDG_RUNTIME_DIR/adbwire, else /tmp/adbwire-UID; created 0700 when missing. Throws
-// Error(permission_denied) when it exists but is not a folder only this user can enter:
-// whoever could write there could reach our devices.
+// $XDG_RUNTIME_DIR/adbwire, else /tmp/adbwire-UID; created 0700 when missing
+// (base/private_files.hpp). Throws Error(permission_denied) when it exists but is not a folder
+// only this user can enter: whoever could write there could reach our devices.
 std::filesystem::path private_runtime_folder();
 
 }  // namespace adbwire::cli

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "adbwire/deadline.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::detail {
 

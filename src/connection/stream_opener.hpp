@@ -10,8 +10,8 @@
 #include "adbwire/connection_info.hpp"
 #include "adbwire/deadline.hpp"
 #include "adbwire/protocol/banner.hpp"
+#include "base/failure.hpp"
 #include "connection/stream_backend.hpp"
-#include "transport/failure.hpp"
 
 namespace adbwire::detail {
 

@@ -17,6 +17,7 @@
 #include "adbwire/screencap.hpp"
 #include "adbwire/ui.hpp"
 #include "adbwire/webview.hpp"
+#include "base/private_files.hpp"
 #include "mcp/base64.hpp"
 #include "mcp/tool_catalog.hpp"
 
@@ -625,11 +626,7 @@ class DeviceTools::Call {
 };
 
 DeviceTools::DeviceTools(DeviceToolsOptions options)
-    : options_(std::move(options)), definitions_(tool_definitions(options_.allow_shell)) {
-  if (options_.snapshot_dir.empty())
-    options_.snapshot_dir =
-        fs::temp_directory_path() / ("adbwire-mcp-" + std::to_string(::getpid()));
-}
+    : options_(std::move(options)), definitions_(tool_definitions(options_.allow_shell)) {}
 
 DeviceTools::~DeviceTools() = default;
 
@@ -686,26 +683,29 @@ void DeviceTools::forget(const std::string& device) {
 }
 
 std::string DeviceTools::save_snapshot(std::string_view text) {
-  std::error_code error;
-  fs::create_directories(options_.snapshot_dir, error);
+  // A snapshot shows the screen (messages, account names): it goes into a folder only this user
+  // can read, under a name no other user can take first (base/private_files.hpp).
+  detail::Failure failure;
+  if (options_.snapshot_dir.empty()) {
+    const fs::path runtime = detail::private_runtime_folder(failure);
+    if (!failure) {
+      own_snapshot_dir_ = true;
+      options_.snapshot_dir = runtime / ("mcp-" + std::to_string(::getpid()));
+    }
+  }
   const fs::path path =
       options_.snapshot_dir / ("snapshot-" + std::to_string(++saved_snapshots_) + ".yml");
-  // Written under a temporary name and renamed, so the path in a reply never names half a file.
-  fs::path partial = path;
-  partial += ".partial";
-  bool written = false;
-  if (!error) {
-    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    written = file.write(text.data(), static_cast<std::streamsize>(text.size())) &&
-              (file.close(), !file.fail());
+  if (!failure) {
+    const detail::FolderFd folder = detail::open_private_folder(
+        options_.snapshot_dir,
+        own_snapshot_dir_ ? detail::FolderTrust::own : detail::FolderTrust::chosen, failure);
+    if (folder) detail::write_private_file(folder.get(), path.filename().string(), text, failure);
   }
-  if (written) fs::rename(partial, path, error);
-  if (!written || error) {
-    fs::remove(partial, error);
-    throw Error(errc::io_error, "the snapshot is too large for a reply and cannot be saved to " +
-                                    path.string() +
-                                    "; pass --snapshot-dir to a writable folder, or "
-                                    "use interactive, compact or max_depth");
+  if (failure) {
+    throw Error(failure.code,
+                "the snapshot is too large for a reply and cannot be saved: " + failure.detail +
+                    "; pass --snapshot-dir to a folder of yours, or use "
+                    "interactive, compact or max_depth");
   }
   return path.string();
 }

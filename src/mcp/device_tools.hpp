@@ -29,7 +29,9 @@ struct DeviceToolsOptions {
   // A snapshot longer than this (about 4 characters a token) is saved to a file under
   // snapshot_dir and the reply carries its path and a shortened view.
   std::size_t max_snapshot_chars = 30000;
-  std::filesystem::path snapshot_dir;  // "" = <temp>/adbwire-mcp-<pid>
+  // "" = mcp-<pid> in the private runtime folder ($XDG_RUNTIME_DIR/adbwire, else
+  // /tmp/adbwire-UID), 0700; a folder given here must be this user's and not writable by others.
+  std::filesystem::path snapshot_dir;
   // Screenshot bytes before base64: 768 KiB keeps the encoded image under 1 MiB.
   std::size_t max_image_bytes = 768 * 1024;
   // Where progress notes go (connections made and lost); empty: nowhere.
@@ -57,6 +59,7 @@ class DeviceTools : public Toolset {
   Json definitions_;
   std::map<std::string, std::unique_ptr<Page>> pages_;
   std::uint64_t saved_snapshots_ = 0;
+  bool own_snapshot_dir_ = false;  // snapshot_dir was made here: held to FolderTrust::own
 };
 
 }  // namespace adbwire::mcp

@@ -6,8 +6,8 @@
 #include "adbwire/connect_options.hpp"
 #include "adbwire/server_address.hpp"
 #include "adbwire/target.hpp"
+#include "base/failure.hpp"
 #include "connection/stream_opener.hpp"
-#include "transport/failure.hpp"
 
 namespace adbwire::server {
 

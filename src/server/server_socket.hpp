@@ -16,7 +16,7 @@
 #include "adbwire/deadline.hpp"
 #include "adbwire/protocol/smart_socket.hpp"
 #include "adbwire/server_address.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::server {
 

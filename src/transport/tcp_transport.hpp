@@ -7,7 +7,7 @@
 #include <string>
 
 #include "adbwire/deadline.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 #include "transport/transport.hpp"
 
 namespace adbwire::transport {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "auth/openssl_util.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::transport {
 

@@ -10,7 +10,7 @@
 
 #include "adbwire/capture.hpp"
 #include "adbwire/capture_writer.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 #include "transport/transport.hpp"
 
 namespace adbwire::transport {

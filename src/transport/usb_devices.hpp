@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "adbwire/usb.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 #include "transport/usb_backend.hpp"
 
 namespace adbwire::transport {

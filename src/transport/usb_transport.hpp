@@ -8,7 +8,7 @@
 #include <string>
 
 #include "adbwire/deadline.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 #include "transport/transport.hpp"
 #include "transport/usb_backend.hpp"
 

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "adbwire/keys.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 #include "transport/tls_certificate.hpp"
 #include "transport/tls_engine.hpp"
 

@@ -2,6 +2,8 @@
 // server's worker calls them: the behaviour the SDK test does not reach (auto-snapshot, the
 // snapshot budget, the shell switch, the device argument, stale refs, timeouts).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -100,6 +102,92 @@ TEST_F(McpTools, SnapshotOverTheBudgetIsSavedToAFileAndSummarized) {
   EXPECT_EQ(reply.find("6 pieces"), std::string::npos) << reply;
   // Only the saved file is in the folder: no temporary left beside it.
   EXPECT_EQ(std::distance(fs::directory_iterator(o.snapshot_dir), fs::directory_iterator()), 1);
+}
+
+// Saved snapshots show the screen: private, and never written through a planted link.
+TEST_F(McpTools, SavedSnapshotsArePrivateAndNeverFollowAPlantedLink) {
+  DeviceToolsOptions o = options();
+  o.max_snapshot_chars = 120;
+  fs::create_directories(o.snapshot_dir);
+  ::chmod(o.snapshot_dir.c_str(), 0700);
+  std::ofstream(work_.path() / "victim.txt") << "victim\n";
+  fs::create_symlink(work_.path() / "victim.txt", o.snapshot_dir / "snapshot-1.yml");
+  DeviceTools tools(o);
+  const std::string reply = text_of(call(tools, "snapshot"));
+  ASSERT_NE(reply.find("saved in full to"), std::string::npos) << reply;
+  std::ifstream victim(work_.path() / "victim.txt");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(victim)), std::istreambuf_iterator<char>()),
+            "victim\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat((o.snapshot_dir / "snapshot-1.yml").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(McpTools, ASnapshotFolderThatIsALinkOrOpenToOthersIsRefused) {
+  DeviceToolsOptions o = options();
+  o.max_snapshot_chars = 120;
+  fs::create_directories(work_.path() / "elsewhere");
+  fs::create_directory_symlink(work_.path() / "elsewhere", o.snapshot_dir);
+  {
+    DeviceTools tools(o);
+    const Json reply = call(tools, "snapshot");
+    EXPECT_TRUE(reply["isError"].get<bool>());
+    EXPECT_NE(text_of(reply).find("is a symbolic link"), std::string::npos) << text_of(reply);
+    EXPECT_TRUE(fs::is_empty(work_.path() / "elsewhere"));
+  }
+  fs::remove(o.snapshot_dir);
+  fs::create_directories(o.snapshot_dir);
+  ::chmod(o.snapshot_dir.c_str(), 0777);
+  DeviceTools tools(o);
+  const Json reply = call(tools, "snapshot");
+  EXPECT_TRUE(reply["isError"].get<bool>());
+  EXPECT_NE(text_of(reply).find("others may write there"), std::string::npos) << text_of(reply);
+}
+
+// Needs root (as CI runs): only root can make a folder that belongs to another user.
+TEST_F(McpTools, ASnapshotFolderOfAnotherUserIsRefused) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test makes a folder owned by another user: run it as root";
+  DeviceToolsOptions o = options();
+  o.max_snapshot_chars = 120;
+  fs::create_directories(o.snapshot_dir);
+  ::chmod(o.snapshot_dir.c_str(), 0700);
+  ASSERT_EQ(::chown(o.snapshot_dir.c_str(), 65534, 65534), 0);
+  DeviceTools tools(o);
+  const Json reply = call(tools, "snapshot");
+  EXPECT_TRUE(reply["isError"].get<bool>());
+  EXPECT_NE(text_of(reply).find("belongs to another user"), std::string::npos) << text_of(reply);
+}
+
+// Without --snapshot-dir: a folder of the per-user runtime folder, 0700, not a guessable /tmp name.
+TEST_F(McpTools, TheDefaultSnapshotFolderIsPrivate) {
+  test::TempDir runtime;
+  const char* old = std::getenv("XDG_RUNTIME_DIR");
+  const std::string saved_env = old ? old : "";
+  ::setenv("XDG_RUNTIME_DIR", runtime.path().c_str(), 1);
+  DeviceToolsOptions o = options();
+  o.snapshot_dir.clear();
+  o.max_snapshot_chars = 120;
+  std::string reply;
+  {
+    DeviceTools tools(o);
+    reply = text_of(call(tools, "snapshot"));
+  }
+  if (old) {
+    ::setenv("XDG_RUNTIME_DIR", saved_env.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_RUNTIME_DIR");
+  }
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(reply, match, std::regex("saved in full to (\\S+)\\. "))) << reply;
+  const fs::path saved = match[1].str();
+  EXPECT_EQ(saved.parent_path(),
+            runtime.path() / "adbwire" / ("mcp-" + std::to_string(::getpid())));
+  struct stat st {};
+  ASSERT_EQ(::stat(saved.parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(::stat(saved.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST_F(McpTools, ShellIsOfferedOnlyWhenAllowed) {

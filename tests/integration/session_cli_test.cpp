@@ -149,6 +149,37 @@ std::string ref_of(const std::string& snapshot, const std::string& label) {
 // scroll goes through the session like tap and press: the daemon's Page swipes inside the
 // list (sample screen: [0,832][1080,2337], centre (540,1584)) with the finger moving up, so
 // content below comes into view.
+// The working folder may be shared: a link planted as .adbwire or as a snapshot's name is never
+// written through, and the files are the user's alone.
+TEST(SessionCli, SavedFilesArePrivateAndNeverFollowAPlantedLink) {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  VirtualDevice vd(options);
+  vd.start();
+  SessionDir dir;
+  fs::create_directories(dir.path() / "elsewhere");
+  fs::create_directory_symlink(dir.path() / "elsewhere", dir.path() / ".adbwire");
+  ASSERT_EQ(dir.run({"open", vd.target()}).exit_code, 0);
+
+  const CliResult refused = dir.run({"snapshot"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.out.find("is a symbolic link"), std::string::npos) << refused.out;
+  EXPECT_TRUE(fs::is_empty(dir.path() / "elsewhere"));
+
+  fs::remove(dir.path() / ".adbwire");
+  fs::create_directories(dir.path() / ".adbwire");
+  { std::ofstream(dir.path() / "victim.txt") << "victim\n"; }
+  fs::create_symlink(dir.path() / "victim.txt", dir.path() / ".adbwire/snapshot-2.yml");
+  const CliResult saved = dir.run({"snapshot"});
+  ASSERT_EQ(saved.exit_code, 0) << saved.out;
+  EXPECT_EQ(first_line(saved.out), (dir.path() / ".adbwire/snapshot-2.yml").string());
+  EXPECT_EQ(read_file(dir.path() / "victim.txt"), "victim\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat((dir.path() / ".adbwire/snapshot-2.yml").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
 TEST(SessionCli, ScrollDownSwipesUpInsideTheList) {
   VirtualDevice vd;
   vd.start();

@@ -15,6 +15,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
 #include "adbwire/screencap.hpp"
+#include "base/private_files.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -48,16 +49,15 @@ Direction direction_arg(const std::string& name) {
   throw Error(errc::invalid_argument, "direction '" + name + "': use up, down, left or right");
 }
 
-// Writes bytes to dir/name (dir created), returning the path.
+// Writes bytes to dir/name privately (base/private_files.hpp: dir 0700 when created, owned by
+// this user; the file 0600, never through a link), returning the path.
 std::string save(const fs::path& dir, const std::string& name, std::string_view bytes) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  const fs::path path = dir / name;
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (error || !file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
-    throw Error(errc::io_error, "cannot write " + path.string());
-  }
-  return path.string();
+  detail::Failure failure;
+  const detail::FolderFd folder =
+      detail::open_private_folder(dir, detail::FolderTrust::chosen, failure);
+  if (folder) detail::write_private_file(folder.get(), name, bytes, failure);
+  failure.throw_if_failed();
+  return (dir / name).string();
 }
 
 class Server {
