@@ -41,6 +41,8 @@ class Category final : public std::error_category {
         return "I/O error";
       case errc::cancelled:
         return "cancelled";
+      case errc::limit_exceeded:
+        return "limit exceeded";
     }
     return "unknown adbwire error " + std::to_string(value);
   }

@@ -27,6 +27,8 @@ enum class errc {
   command_failed = 14,     // the device ran the request and reported failure (sync FAIL, …)
   io_error = 15,           // local file or socket I/O failed
   cancelled = 16,          // the caller cancelled the operation
+  limit_exceeded = 17,     // a bound on what a peer may make us hold was reached; the detail names
+                           // the bound and the option that raises it
 };
 
 // The category for adbwire::errc; name() is "adbwire".

@@ -6,6 +6,16 @@
 // failed or interrupted pull leaves no file under the final name (and no temporary file).
 // A refusal by the device (sync FAIL) is errc::command_failed with the device's words.
 //
+// A device is untrusted input. What it lists never decides where a pull writes: every entry
+// name must be one path component (not empty, no '/', no NUL byte, not "." or ".."), else the
+// pull fails before anything is written (errc::protocol_error, the name quoted with its control
+// characters escaped). Files and folders are created relative to the destination folder's
+// descriptor and never through a symbolic link found inside it (one there is an io_error naming
+// it); a temporary file is created with O_EXCL. Nothing the pull did not create is chmodded or
+// re-dated. Modes kept with keep_attributes are `mode & 0777 & ~umask`, as AOSP's adb applies
+// them: never setuid, setgid or sticky. How many entries, how long names and how deep a tree a
+// device may make a pull hold is bounded by SyncLimits.
+//
 // Compression: with sync v2 (feature sendrecv_v2), file content can travel as one brotli,
 // LZ4-frame or zstd stream per file, as AOSP's adb does, when the device lists the matching
 // sendrecv_v2_<algorithm> feature. By default the best both sides offer is used (zstd, then
@@ -83,9 +93,22 @@ std::string_view to_string(SyncCompression compression) noexcept;
 // The inverse of to_string (exact, lower case); false for anything else.
 bool parse_sync_compression(std::string_view text, SyncCompression& out) noexcept;
 
+// Bounds on what a device can make the host hold. A device decides how many entries a folder
+// lists, how long their names are and how deep a tree goes; past a bound the call fails with
+// errc::limit_exceeded, naming the bound and its field here, before the host's memory or time
+// follows the device. The plan of a pull keeps about 64 bytes plus the name per entry, so the
+// defaults bound it near 64 MB plus names.
+struct SyncLimits {
+  std::size_t max_listing_entries = 1'000'000;  // entries in one folder listing
+  std::size_t max_tree_entries = 1'000'000;     // files and folders in one pull
+  std::size_t max_name_length = 255;            // bytes of one entry name (Linux's NAME_MAX)
+  std::size_t max_depth = 128;                  // folder levels below a pulled folder
+};
+
 struct PullOptions {
-  // Give pulled files (and folders) the device's permission bits and mtime. Otherwise files
-  // get mode 0644 and the current time, as `adb pull` without -a.
+  // Give pulled files (and folders the pull creates) the device's permission bits, masked
+  // with 0777 and the process umask, and mtime. Otherwise files get 0644 and folders 0777,
+  // both masked with the umask, and the current time, as `adb pull` without -a.
   bool keep_attributes = true;
   SyncProgressHandler progress;
   // The whole call ends by then (errc::timeout). kDefaultDeadline instead bounds each wait
@@ -95,6 +118,7 @@ struct PullOptions {
   // Asked of the device for each file (RCV2 flags). Corrupt compressed data from the device
   // is errc::protocol_error naming the algorithm, and leaves no file under the final name.
   SyncCompression compression = SyncCompression::any;
+  SyncLimits limits;
 };
 
 struct PushOptions {
@@ -142,16 +166,23 @@ class SyncClient {
   RemoteStat lstat(std::string_view path, Deadline deadline, std::error_code& error);
 
   // The entries of a folder, in the device's order. A missing or unreadable folder lists
-  // as empty, as adbd reports it.
+  // as empty, as adbd reports it. Errors also: protocol_error (an entry name that is not one
+  // path component, quoted escaped), limit_exceeded (more than limits.max_listing_entries
+  // entries, or a name longer than limits.max_name_length).
   std::vector<RemoteEntry> list(std::string_view path, Deadline deadline = kDefaultDeadline);
   std::vector<RemoteEntry> list(std::string_view path, Deadline deadline, std::error_code& error);
+  std::vector<RemoteEntry> list(std::string_view path, const SyncLimits& limits, Deadline deadline,
+                                std::error_code& error);
 
   // Copies remote files or folders (recursively) to local, like `adb pull`: with one
   // remote, local may name the copy or an existing folder to put it in (missing parent
   // folders are created); with several, local must be an existing folder. Errors also:
   // not_found (a remote path does not exist), invalid_argument (several remotes and local
-  // is not a folder), command_failed (the device's FAIL text), io_error (local disk).
-  // Stops at the first failure; files completed before it stay.
+  // is not a folder), command_failed (the device's FAIL text), io_error (local disk, or a
+  // symbolic link inside the destination where the pull would write), protocol_error (an
+  // unsafe entry name), limit_exceeded (options.limits). Names and bounds are checked while
+  // planning, before anything is written. Stops at the first failure; files completed before
+  // it stay.
   TransferStats pull(std::string_view remote, const std::filesystem::path& local,
                      const PullOptions& options = {});
   TransferStats pull(std::string_view remote, const std::filesystem::path& local,

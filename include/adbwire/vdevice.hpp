@@ -56,6 +56,31 @@ enum class ConnectionFault {
   close_streams,   // accepts every OPEN and closes the stream at once (CLSE right after OKAY)
 };
 
+// A device answering sync with crafted data (VirtualDeviceOptions::hostile_sync), as a broken
+// or hostile device on a shared network or a device farm could, so a host's pull is tested
+// against each way a listing can try to make it write outside its destination, hold unbounded
+// memory or reach the terminal. A RECV of a path that does not exist then serves
+// "pwned by a hostile device\n" instead of failing, so a host that did follow a crafted name
+// would write something.
+enum class HostileSync {
+  none,
+  traversal_names,  // each listing adds files "../escape.txt", "sub/../../escape.txt" and
+                    // "/tmp/adbwire-absolute.txt"
+  climbing_folder,  // each listing adds a folder "../../somedir" with mode 0777
+  special_modes,    // files are reported with setuid, setgid and 0777 (06777), folders with the
+                    // sticky bit and 0777 (01777)
+  endless_listing,  // a listing never ends: files "f0000000", "f0000001", … (flow control kept)
+  endless_tree,     // each listing adds a folder "d", so the tree has no bottom
+  escape_names,     // each listing adds a file whose name holds terminal escape sequences
+                    // (set the window title, clear the screen)
+};
+
+// "none", "traversal-names", "climbing-folder", "special-modes", "endless-listing",
+// "endless-tree", "escape-names".
+std::string_view to_string(HostileSync mode) noexcept;
+// The inverse of to_string; false for anything else.
+bool parse_hostile_sync(std::string_view text, HostileSync& out) noexcept;
+
 // A fault and where it strikes. It applies to the first `connections` host connections (0 = every
 // one), so a test can show that connecting again recovers.
 struct ConnectionFaultPlan {
@@ -141,6 +166,8 @@ struct VirtualDeviceOptions {
   // Test-only fault: a compressed pull (RCV2 with a compression flag) gets garbage instead of
   // the compressed stream (every byte 0xA5, as many as the real stream has), then DONE.
   bool corrupt_compressed_sync = false;
+  // Test-only: a device that answers sync with crafted data (see HostileSync).
+  HostileSync hostile_sync = HostileSync::none;
   // Test-only: a misbehaving connection (see ConnectionFault).
   ConnectionFaultPlan fault;
   // Android API level (ro.build.version.sdk). Raw `screencap` writes a 12-byte header below 29

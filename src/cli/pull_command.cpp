@@ -18,6 +18,7 @@ struct PullArgs {
   double timeout = 0;
   std::string compression = "any";  // -z
   bool no_compression = false;      // -Z
+  SyncLimits limits;
 };
 
 }  // namespace
@@ -31,6 +32,16 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_flag("-a", args->keep_attributes, "keep the device's file modes and mtimes");
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
   add_compression_options(*cmd, args->compression, args->no_compression);
+  cmd->add_option("--max-entries", args->limits.max_tree_entries,
+                  "refuse a pull of more files and folders than this (a hostile device can list "
+                  "without end)")
+      ->capture_default_str();
+  cmd->add_option("--max-listing", args->limits.max_listing_entries,
+                  "refuse a folder that lists more entries than this")
+      ->capture_default_str();
+  cmd->add_option("--max-depth", args->limits.max_depth,
+                  "refuse a tree deeper than this many folders")
+      ->capture_default_str();
   cmd->add_option("-t,--timeout", args->timeout,
                   "give up after this many seconds in all (default: only when the device stalls)");
   cmd->callback([args, &globals, &run] {
@@ -45,6 +56,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       PullOptions options;
       options.compression = compression_choice(args->compression, args->no_compression);
       options.keep_attributes = args->keep_attributes;
+      options.limits = args->limits;
       options.progress = progress_bar(args->quiet);
       if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);
       SyncClient sync(device, options.deadline);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "adbwire/vdevice.hpp"
 #include "cli/commands.hpp"
@@ -14,6 +15,7 @@ struct VdeviceArgs {
   VirtualDeviceOptions options;
   std::string profile = "default";
   std::string auth = "none";
+  std::string hostile_sync = "none";
   int port = 0;
   bool print_events = false;
 };
@@ -24,6 +26,7 @@ int run_vdevice(const VdeviceArgs& args) {
   if (!args.options.features.empty()) options.features = args.options.features;
   options.port = static_cast<std::uint16_t>(args.port);
   options.auth_required = args.auth == "required";
+  parse_hostile_sync(args.hostile_sync, options.hostile_sync);  // checked by IsMember
   if (args.print_events) {
     options.on_event = [](std::string_view line) {
       std::printf("event: %.*s\n", static_cast<int>(line.size()), line.data());
@@ -84,6 +87,17 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
     profiles += "\n  " + std::string(profile.name) + ": " + std::string(profile.description);
   cmd->add_option("--profile", args->profile,
                   "play an older or odd device (--features still overrides):" + profiles)
+      ->capture_default_str();
+  std::vector<std::string> hostile_modes;
+  for (HostileSync mode :
+       {HostileSync::none, HostileSync::traversal_names, HostileSync::climbing_folder,
+        HostileSync::special_modes, HostileSync::endless_listing, HostileSync::endless_tree,
+        HostileSync::escape_names}) {
+    hostile_modes.emplace_back(to_string(mode));
+  }
+  cmd->add_option("--hostile-sync", args->hostile_sync,
+                  "answer sync with crafted data, to try a host against a hostile device")
+      ->check(CLI::IsMember(hostile_modes))
       ->capture_default_str();
   cmd->add_flag("--print-events", args->print_events,
                 "print each input/am/monkey/cmd line the device runs as `event: LINE` on stdout");

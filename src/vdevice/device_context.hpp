@@ -76,6 +76,10 @@ class DeviceContext {
     corrupt_compressed_sync_ = corrupt;
   }
 
+  // Test-only, VirtualDeviceOptions::hostile_sync. Set before serving.
+  HostileSync hostile_sync() const noexcept { return hostile_sync_; }
+  void set_hostile_sync(HostileSync mode) noexcept { hostile_sync_ = mode; }
+
   // VirtualDeviceOptions::auth_delay and ::hang_up_on_refused_key. Set before serving.
   std::chrono::milliseconds auth_delay() const noexcept { return auth_delay_; }
   bool hang_up_on_refused_key() const noexcept { return hang_up_on_refused_key_; }
@@ -137,6 +141,7 @@ class DeviceContext {
   std::uint64_t drop_after_bytes_ = 0;
   std::uint32_t sync_compression_flags_ = 0;
   bool corrupt_compressed_sync_ = false;
+  HostileSync hostile_sync_ = HostileSync::none;
   std::uint32_t displays_ = 1;
   bool legacy_pty_ = false;
   std::chrono::milliseconds auth_delay_{0};

@@ -8,10 +8,12 @@
 // (Service::kMaxQueued) and resume on stream_writable.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -51,10 +53,20 @@ protocol::SyncStat to_sync_stat(const struct stat& st) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+constexpr std::string_view kPwned = "pwned by a hostile device\n";
+
+// The special_modes mode: setuid, setgid and 0777 on files, sticky and 0777 on folders.
+std::uint32_t hostile_mode(std::uint32_t mode) {
+  return S_ISDIR(mode) ? (mode & ~07777u) | 01777u : (mode & ~07777u) | 06777u;
+}
+
 class SyncService final : public Service {
  public:
   SyncService(ServiceHost& host, std::uint32_t stream)
-      : host_(host), stream_(stream), drop_after_(host.device().drop_after_bytes()) {}
+      : host_(host),
+        stream_(stream),
+        drop_after_(host.device().drop_after_bytes()),
+        hostile_(host.device().hostile_sync()) {}
 
   ~SyncService() override { abandon(); }
 
@@ -208,6 +220,7 @@ class SyncService final : public Service {
     } else if ((id == SyncId::sta2 ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) {
       error = errno;
     }
+    if (!error && hostile_ == HostileSync::special_modes) st.st_mode = hostile_mode(st.st_mode);
     out_.clear();
     if (id == SyncId::stat) {
       protocol::append_sync_stat_v1(out_, error ? SyncStat{} : to_sync_stat(st));
@@ -223,6 +236,7 @@ class SyncService final : public Service {
   // an empty listing, as with adbd.
   void start_list(bool v2, const std::string& device_path) {
     list_v2_ = v2;
+    hostile_sent_ = false;
     std::error_code resolve_error;
     const fs::path path = host_.device().resolve(device_path, resolve_error);
     if (!resolve_error) dir_ = ::opendir(path.c_str());
@@ -237,6 +251,7 @@ class SyncService final : public Service {
       SyncStat s;
       if (::fstatat(::dirfd(dir_), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         s = to_sync_stat(st);
+        if (hostile_ == HostileSync::special_modes) s.mode = hostile_mode(s.mode);
       } else if (list_v2_) {
         s.error = static_cast<std::uint32_t>(errno);
       } else {
@@ -249,11 +264,69 @@ class SyncService final : public Service {
     if (dir_ && !has_room()) return false;
     if (dir_) ::closedir(dir_);
     dir_ = nullptr;
+    if (!send_hostile_entries()) return false;
     out_.clear();
     protocol::append_sync_list_done(out_, list_v2_);
     send(out_);
     task_ = Task::none;
     return true;
+  }
+
+  // What HostileSync adds to a listing once the real entries are sent; false while an
+  // endless listing waits for room (it never returns true).
+  bool send_hostile_entries() {
+    const auto entry = [this](std::string_view name, std::uint32_t mode, std::uint64_t size) {
+      SyncStat s;
+      s.mode = mode;
+      s.size = size;
+      s.nlink = 1;
+      s.mtime = 1700000000;
+      out_.clear();
+      protocol::append_sync_dent(out_, list_v2_, name, s);
+      send(out_);
+    };
+    if (hostile_sent_) return true;
+    switch (hostile_) {
+      case HostileSync::none:
+      case HostileSync::special_modes:
+        break;
+      case HostileSync::traversal_names:
+        entry("../escape.txt", S_IFREG | 0644, kPwned.size());
+        entry("sub/../../escape.txt", S_IFREG | 0644, kPwned.size());
+        entry("/tmp/adbwire-absolute.txt", S_IFREG | 0644, kPwned.size());
+        break;
+      case HostileSync::climbing_folder:
+        entry("../../somedir", S_IFDIR | 0777, 4096);
+        break;
+      case HostileSync::endless_listing:
+        while (has_room()) {
+          char name[16];
+          std::snprintf(name, sizeof name, "f%07llu",
+                        static_cast<unsigned long long>(hostile_counter_++));
+          entry(name, S_IFREG | 0644, 1);
+        }
+        return false;
+      case HostileSync::endless_tree:
+        entry("d", S_IFDIR | 0755, 4096);
+        break;
+      case HostileSync::escape_names:
+        entry("\x1b]0;pwned\x07\x1b[2J\x1b[31mevil.txt", S_IFREG | 0644, kPwned.size());
+        break;
+    }
+    hostile_sent_ = true;
+    return true;
+  }
+
+  // A hostile device serves kPwned for any path it made up.
+  int open_pwned() const {
+    const int fd = ::memfd_create("pwned", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (::write(fd, kPwned.data(), kPwned.size()) != static_cast<ssize_t>(kPwned.size()) ||
+        ::lseek(fd, 0, SEEK_SET) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    return fd;
   }
 
   // ---- RECV / RCV2
@@ -276,12 +349,13 @@ class SyncService final : public Service {
     }
     std::error_code resolve_error;
     const fs::path path = host_.device().resolve(request.path, resolve_error);
-    if (resolve_error) {
+    if (!resolve_error) file_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (file_ < 0 && hostile_ != HostileSync::none) file_ = open_pwned();
+    if (resolve_error && file_ < 0) {
       fail(std::string("open failed: ") +
            std::strerror(resolve_error == errc::permission_denied ? EACCES : ENOENT));
       return;
     }
-    file_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (file_ < 0) {
       fail("open failed: " + errno_text());
       return;
@@ -473,6 +547,9 @@ class SyncService final : public Service {
   ServiceHost& host_;
   std::uint32_t stream_;
   std::uint64_t drop_after_;
+  HostileSync hostile_;
+  bool hostile_sent_ = false;  // this listing's hostile entries are out
+  std::uint64_t hostile_counter_ = 0;
   std::uint64_t transferred_ = 0;
   protocol::SyncRequestReader reader_;
   std::vector<std::uint8_t> inbox_;  // host bytes not yet parsed (a task waits for room)

@@ -11,6 +11,7 @@
 #include <future>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "adbwire/error.hpp"
 #include "adbwire/vdevice.hpp"
@@ -188,6 +189,7 @@ void VirtualDevice::start(std::error_code& error) {
   }
   d.device.emplace(d.root, d.options.serial, std::move(screens));
   d.device->set_drop_after_bytes(d.options.drop_after_bytes);
+  d.device->set_hostile_sync(d.options.hostile_sync);
   d.device->set_legacy_pty(d.options.legacy_pty);
   d.device->set_auth_answers(d.options.auth_delay, d.options.hang_up_on_refused_key);
   d.device->set_refused_services(d.options.refused_services);
@@ -295,9 +297,36 @@ void VirtualDevice::set_dumper_fault(DumperFault fault, std::uint32_t after_requ
   if (impl_->device) impl_->device->set_dumper_fault(fault, after_requests);
 }
 
-}  // namespace adbwire
+namespace {
 
-namespace adbwire {
+constexpr std::pair<HostileSync, std::string_view> kHostileSyncNames[] = {
+    {HostileSync::none, "none"},
+    {HostileSync::traversal_names, "traversal-names"},
+    {HostileSync::climbing_folder, "climbing-folder"},
+    {HostileSync::special_modes, "special-modes"},
+    {HostileSync::endless_listing, "endless-listing"},
+    {HostileSync::endless_tree, "endless-tree"},
+    {HostileSync::escape_names, "escape-names"},
+};
+
+}  // namespace
+
+std::string_view to_string(HostileSync mode) noexcept {
+  for (const auto& [value, name] : kHostileSyncNames) {
+    if (value == mode) return name;
+  }
+  return "?";
+}
+
+bool parse_hostile_sync(std::string_view text, HostileSync& out) noexcept {
+  for (const auto& [value, name] : kHostileSyncNames) {
+    if (name == text) {
+      out = value;
+      return true;
+    }
+  }
+  return false;
+}
 
 void VirtualDevice::log(char level, std::string tag, std::string message) {
   if (!impl_->device) return;

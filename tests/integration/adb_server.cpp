@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,8 +117,10 @@ ProcessResult run_process(std::vector<std::string> argv, std::vector<std::string
   ::close(out[0]);
   ::close(err[0]);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  rusage usage{};
+  ::wait4(pid, &status, 0, &usage);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.max_rss_kib = usage.ru_maxrss;
   return result;
 }
 

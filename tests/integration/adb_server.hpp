@@ -19,6 +19,7 @@ struct ProcessResult {
   std::string out;
   std::string err;
   bool timed_out = false;
+  long max_rss_kib = 0;  // the process's peak resident memory (wait4's ru_maxrss)
 };
 
 // Runs argv with env, feeding input to its stdin, collecting stdout/stderr; killed at the

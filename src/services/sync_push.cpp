@@ -1,0 +1,340 @@
+// SyncClient::push: walk the local tree, then send every file over the one stream.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "adbwire/error.hpp"
+#include "services/sync_transfer.hpp"
+
+namespace adbwire::detail {
+namespace {
+
+namespace fs = std::filesystem;
+using protocol::SyncId;
+using protocol::SyncReply;
+
+// adbd's socket buffer holds this many acknowledgements (AOSP ReadAcknowledgements).
+constexpr std::size_t kMaxDeferred = 128;
+constexpr std::size_t kReadBufferSize = 256 * 1024;
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+// Single quotes for the device's sh: ' becomes '\''.
+std::string shell_quote(std::string_view text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+struct PushItem {
+  fs::path local;
+  std::string remote;
+  std::uint32_t mode = 0;
+  std::int64_t mtime = 0;
+  std::uint64_t size = 0;
+};
+
+class Pusher {
+ public:
+  explicit Pusher(SyncChannel& channel) : channel_(channel) {}
+
+  bool plan_push(const fs::path& local, const std::string& remote, std::vector<PushItem>& files,
+                 std::vector<std::string>& empty_folders, TransferStats& stats, Failure& failure) {
+    struct stat st {};
+    if (::lstat(local.c_str(), &st) != 0) {
+      failure.set(errno == ENOENT ? errc::not_found : errc::io_error,
+                  local.string() + ": " + errno_text(errno));
+      return false;
+    }
+    if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+      files.push_back(
+          {local, remote, st.st_mode, st.st_mtime, static_cast<std::uint64_t>(st.st_size)});
+      return true;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      ++stats.skipped;
+      return true;
+    }
+    std::error_code error;
+    bool empty = true;
+    for (const fs::directory_entry& entry : fs::directory_iterator(local, error)) {
+      empty = false;
+      if (!plan_push(entry.path(), remote_join(remote, entry.path().filename().string()), files,
+                     empty_folders, stats, failure)) {
+        return false;
+      }
+    }
+    if (error) {
+      failure.set(errc::io_error, "cannot read folder " + local.string() + ": " + error.message());
+      return false;
+    }
+    if (empty) empty_folders.push_back(remote);
+    return true;
+  }
+
+  // Reads one push acknowledgement; names the file on a FAIL.
+  bool read_ack(std::deque<const PushItem*>& waiting, Deadline deadline, Failure& failure) {
+    SyncReply reply;
+    if (!channel_.next(reply, deadline, failure)) return false;
+    const PushItem* item = waiting.front();
+    waiting.pop_front();
+    if (reply.type == SyncReply::Type::fail) {
+      failure.set(errc::command_failed,
+                  "pushing " + item->local.string() + " to " + item->remote + ": " + reply.message);
+      return false;
+    }
+    return true;
+  }
+
+  // After a failed write the device may have said why before it closed the stream.
+  void explain_write_failure(std::deque<const PushItem*>& waiting, Deadline deadline,
+                             Failure& failure) {
+    Failure reason;
+    while (!waiting.empty() && read_ack(waiting, deadline, reason)) {
+    }
+    if (reason.code == errc::command_failed) failure = std::move(reason);
+  }
+
+  bool push_file(const PushItem& item, std::deque<const PushItem*>& waiting,
+                 const PushOptions& options, std::optional<SyncCodec> wanted,
+                 SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
+    // A link's target goes plain, as AOSP sends small files.
+    const bool compressed = wanted.has_value() && !S_ISLNK(item.mode);
+    const SyncCodec codec = wanted.value_or(SyncCodec::zstd);
+    const int fd = S_ISLNK(item.mode) ? -1 : ::open(item.local.c_str(), O_RDONLY | O_CLOEXEC);
+    if (!S_ISLNK(item.mode) && fd < 0) {
+      failure.set(errc::io_error, "cannot read " + item.local.string() + ": " + errno_text(errno));
+      return false;
+    }
+    struct Closer {
+      int fd;
+      ~Closer() {
+        if (fd >= 0) ::close(fd);
+      }
+    } closer{fd};
+
+    const std::uint32_t flags = compressed ? sync_codec_flag(codec) : protocol::kSyncFlagNone;
+    const std::error_code too_long =
+        channel_.sendrecv_v2()
+            ? protocol::append_sync_send_v2(channel_.out(), item.remote, item.mode, flags)
+            : protocol::append_sync_send_v1(channel_.out(), item.remote, item.mode);
+    if (too_long) {
+      failure.set(errc::invalid_argument, "device path longer than 1024 bytes: " + item.remote);
+      return false;
+    }
+    channel_.expect(channel_.sendrecv_v2() ? SyncId::snd2 : SyncId::send);
+    waiting.push_back(&item);
+
+    const std::string local_text = item.local.string();
+    progress.remote = item.remote;
+    progress.local = local_text;
+    progress.file_bytes = 0;
+    progress.file_size = item.size;
+    if (S_ISLNK(item.mode)) {
+      std::error_code error;
+      std::string target = fs::read_symlink(item.local, error).string();
+      if (error) {
+        failure.set(errc::io_error, "cannot read link " + local_text + ": " + error.message());
+        channel_.mark_broken();  // a SEND without its DONE is on its way
+        return false;
+      }
+      target.push_back('\0');
+      protocol::append_sync_data(
+          out(), {reinterpret_cast<const std::uint8_t*>(target.data()), target.size()});
+      wire_bytes += target.size();
+    } else if (compressed) {
+      if (!push_compressed(fd, item, codec, waiting, options, progress, wire_bytes, failure))
+        return false;
+    } else {
+      for (;;) {
+        if (out().size() + protocol::kSyncHeaderSize + protocol::kSyncDataMax >
+                channel_.write_limit() &&
+            !channel_.flush(options.deadline, failure)) {
+          explain_write_failure(waiting, options.deadline, failure);
+          return false;
+        }
+        const std::size_t at = out().size();
+        out().resize(at + protocol::kSyncHeaderSize + protocol::kSyncDataMax);
+        ssize_t n;
+        do {
+          n = ::read(fd, out().data() + at + protocol::kSyncHeaderSize, protocol::kSyncDataMax);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0) {
+          failure.set(errc::io_error, "reading " + local_text + ": " + errno_text(errno));
+          out().resize(at);
+          channel_.mark_broken();  // closing the stream makes the device drop the partial file
+          return false;
+        }
+        if (n == 0) {
+          out().resize(at);
+          break;
+        }
+        out().resize(at + protocol::kSyncHeaderSize +
+                     static_cast<std::size_t>(n));  // shrinking keeps the bytes
+        protocol::write_sync_header(std::span<std::uint8_t, protocol::kSyncHeaderSize>(
+                                        out().data() + at, protocol::kSyncHeaderSize),
+                                    SyncId::data, static_cast<std::uint32_t>(n));
+        progress.file_bytes += static_cast<std::uint64_t>(n);
+        progress.total_bytes += static_cast<std::uint64_t>(n);
+        wire_bytes += static_cast<std::uint64_t>(n);
+        if (options.progress) channel_.call_progress(options.progress, progress);
+      }
+    }
+    protocol::append_sync_done(out(), static_cast<std::uint32_t>(item.mtime));
+    while (waiting.size() >= kMaxDeferred) {
+      if (!channel_.flush(options.deadline, failure)) {
+        explain_write_failure(waiting, options.deadline, failure);
+        return false;
+      }
+      if (!read_ack(waiting, options.deadline, failure)) return false;
+    }
+    ++progress.files_done;
+    return true;
+  }
+
+  // The file's content as one compressed stream in full DATA chunks.
+  bool push_compressed(int fd, const PushItem& item, SyncCodec codec,
+                       std::deque<const PushItem*>& waiting, const PushOptions& options,
+                       SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
+    const std::unique_ptr<SyncCompressor> encoder = SyncCompressor::make(codec);
+    bool send_failed = false;
+    // A SyncSink once, not one converted from the lambda (and allocated) per read.
+    const SyncSink send = [&](std::span<const std::uint8_t> chunk) {
+      if (out().size() + protocol::kSyncHeaderSize + chunk.size() > channel_.write_limit() &&
+          !channel_.flush(options.deadline, failure)) {
+        explain_write_failure(waiting, options.deadline, failure);
+        send_failed = true;
+        return false;
+      }
+      protocol::append_sync_data(out(), chunk);
+      wire_bytes += chunk.size();
+      return true;
+    };
+    const auto encoder_failed = [&] {
+      if (!send_failed) {
+        failure.set(errc::io_error, "compressing " + item.local.string() + ": " + encoder->error());
+        channel_.mark_broken();  // closing the stream makes the device drop the partial file
+      }
+      return false;
+    };
+    file_buffer.resize(kReadBufferSize);
+    for (;;) {
+      ssize_t n;
+      do {
+        n = ::read(fd, file_buffer.data(), file_buffer.size());
+      } while (n < 0 && errno == EINTR);
+      if (n < 0) {
+        failure.set(errc::io_error, "reading " + item.local.string() + ": " + errno_text(errno));
+        channel_.mark_broken();
+        return false;
+      }
+      if (n == 0) break;
+      if (!encoder->write({file_buffer.data(), static_cast<std::size_t>(n)}, send))
+        return encoder_failed();
+      progress.file_bytes += static_cast<std::uint64_t>(n);
+      progress.total_bytes += static_cast<std::uint64_t>(n);
+      if (options.progress) channel_.call_progress(options.progress, progress);
+    }
+    return encoder->finish(send) || encoder_failed();
+  }
+
+  TransferStats run(const std::vector<fs::path>& locals, std::string_view remote,
+                    const PushOptions& options, Failure& failure) {
+    const auto start = Clock::now();
+    TransferStats stats;
+    if (locals.empty()) {
+      failure.set(errc::invalid_argument, "push needs at least one local path");
+      return stats;
+    }
+    RemoteStat remote_stat;
+    Failure remote_failure;
+    const bool remote_exists =
+        channel_.stat(remote, true, remote_stat, options.deadline, remote_failure);
+    if (!remote_exists && remote_failure.code != errc::not_found) {
+      failure = std::move(remote_failure);
+      return stats;
+    }
+    const bool remote_is_folder =
+        (remote_exists && remote_stat.is_directory()) || remote.ends_with('/');
+    if (locals.size() > 1 && !remote_is_folder) {
+      failure.set(errc::invalid_argument,
+                  "pushing " + std::to_string(locals.size()) +
+                      " paths needs an existing folder on the device, not " + std::string(remote));
+      return stats;
+    }
+    std::vector<PushItem> files;
+    std::vector<std::string> empty_folders;
+    for (const fs::path& local : locals) {
+      const std::string target =
+          remote_is_folder ? remote_join(remote, local.filename().string()) : std::string(remote);
+      if (!plan_push(local, target, files, empty_folders, stats, failure)) return stats;
+    }
+    SyncProgress progress;
+    progress.files_total = files.size();
+    for (const PushItem& file : files) progress.total_size += file.size;
+
+    if (!channel_.ensure(options.deadline, failure)) return stats;
+    const std::optional<SyncCodec> codec = channel_.choose(options.compression);
+    stats.compression = to_public(codec);
+    std::deque<const PushItem*> waiting;
+    std::size_t sent = 0;
+    std::uint64_t wire_bytes = 0;
+    for (const PushItem& file : files) {
+      if (!push_file(file, waiting, options, codec, progress, wire_bytes, failure)) break;
+      ++sent;
+    }
+    if (!failure && !channel_.flush(options.deadline, failure))
+      explain_write_failure(waiting, options.deadline, failure);
+    while (!failure && !waiting.empty()) read_ack(waiting, options.deadline, failure);
+    if (!failure) {
+      stats.files = sent;
+      stats.bytes = progress.total_bytes;
+      stats.wire_bytes = wire_bytes;
+    }
+    if (!failure && options.progress) {
+      progress.files_done = files.size();
+      channel_.call_progress(options.progress, progress);
+    }
+    if (!failure && !empty_folders.empty()) {
+      std::string command = "mkdir -p";
+      for (const std::string& folder : empty_folders) command += " " + shell_quote(folder);
+      std::error_code error;
+      const ShellResult result = channel_.device().shell(command, options.deadline, error);
+      if (error) {
+        failure.set(error, "creating empty folders on the device: " + error.message());
+      } else if (result.exit_code > 0) {
+        failure.set(errc::command_failed,
+                    "creating empty folders on the device: " + result.err + result.out);
+      }
+    }
+    stats.elapsed = Clock::now() - start;
+    return stats;
+  }
+
+ private:
+  std::vector<std::uint8_t>& out() { return channel_.out(); }
+
+  SyncChannel& channel_;
+  std::vector<std::uint8_t> file_buffer;  // a push's file content before compression
+};
+
+}  // namespace
+
+TransferStats push_files(SyncChannel& channel, const std::vector<fs::path>& locals,
+                         std::string_view remote, const PushOptions& options, Failure& failure) {
+  return Pusher(channel).run(locals, remote, options, failure);
+}
+
+}  // namespace adbwire::detail
