@@ -26,6 +26,12 @@ struct ConnectionInfo {
   bool tls = false;
   std::string tls_version;  // "TLSv1.3"; empty without TLS
   std::string tls_cipher;   // "TLS_AES_128_GCM_SHA256"; empty without TLS
+  // SHA-256 (hex) of the public key in the device's TLS certificate; empty without TLS. For
+  // logs and audits only: adbd makes a new random key for its certificate (per connection on
+  // Android 11, per adbd start later; AOSP daemon/auth.cpp), so it cannot identify a device
+  // across restarts and AOSP's host does not check it. What TLS does prove: the device let in
+  // only a paired host key, and no one in the middle can act on the device (README, threat model).
+  std::string tls_peer_fingerprint;
 };
 
 }  // namespace adbwire

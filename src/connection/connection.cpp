@@ -566,6 +566,7 @@ void Connection::went_online() {
       info_.tls = true;
       info_.tls_version = tls_->version();
       info_.tls_cipher = tls_->cipher();
+      info_.tls_peer_fingerprint = tls_->peer_key_fingerprint();
     }
   }
   phase_changed_.notify_all();

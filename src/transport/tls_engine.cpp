@@ -1,6 +1,8 @@
 #include "transport/tls_engine.hpp"
 
 #include <openssl/err.h>
+#include <openssl/sha.h>
+#include <openssl/x509.h>
 
 #include <algorithm>
 #include <array>
@@ -158,6 +160,25 @@ void TlsEngine::consume_output(std::size_t n) noexcept {
 bool TlsEngine::handshake_done() const noexcept { return SSL_is_init_finished(ssl_.get()) == 1; }
 
 std::string TlsEngine::version() const { return SSL_get_version(ssl_.get()); }
+
+std::string TlsEngine::peer_key_fingerprint() const {
+  const std::unique_ptr<X509, auth::OpenSslDeleter<X509_free>> certificate(
+      SSL_get1_peer_certificate(ssl_.get()));
+  if (!certificate) return {};
+  unsigned char* der = nullptr;
+  const int length = i2d_PUBKEY(X509_get0_pubkey(certificate.get()), &der);
+  if (length <= 0) return {};
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(der, static_cast<std::size_t>(length), digest);
+  OPENSSL_free(der);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (const unsigned char byte : digest) {
+    hex += kHex[byte >> 4];
+    hex += kHex[byte & 0xF];
+  }
+  return hex;
+}
 
 std::string TlsEngine::cipher() const {
   const char* name = SSL_get_cipher_name(ssl_.get());

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "auth/openssl_util.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::transport {
 
@@ -47,6 +47,9 @@ class TlsEngine {
   // "TLSv1.3" and "TLS_AES_128_GCM_SHA256" once the handshake is done.
   std::string version() const;
   std::string cipher() const;
+  // SHA-256 of the peer certificate's public key (DER SubjectPublicKeyInfo), lowercase hex, as
+  // AOSP names keys in its TLS CA list; empty before the handshake or without a certificate.
+  std::string peer_key_fingerprint() const;
   // For the context's callbacks (certificate selection) to find their way back.
   SSL* ssl() const noexcept { return ssl_.get(); }
 

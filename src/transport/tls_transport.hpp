@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "adbwire/keys.hpp"
-#include "transport/failure.hpp"
+#include "base/failure.hpp"
 #include "transport/tls_certificate.hpp"
 #include "transport/tls_engine.hpp"
 #include "transport/transport.hpp"
@@ -53,6 +53,7 @@ class TlsTransport final : public Transport {
   bool handshake_done() const noexcept { return engine_->handshake_done(); }
   std::string version() const { return engine_->version(); }
   std::string cipher() const { return engine_->cipher(); }
+  std::string peer_key_fingerprint() const { return engine_->peer_key_fingerprint(); }
   // Index in `keys` of the key whose certificate was presented.
   std::size_t key_index() const noexcept { return chooser_.chosen; }
 

@@ -81,6 +81,16 @@ TEST(Stls, ShellExecAndSyncRunInsideTls) {
   EXPECT_FALSE(info.tls_cipher.empty());
   EXPECT_EQ(info.auth, AuthMethod::tls);
   EXPECT_EQ(info.key_fingerprint, key.fingerprint());
+  // The device certificate's key is reported for audit: stable while the device runs, another
+  // device's differs.
+  EXPECT_EQ(info.tls_peer_fingerprint.size(), 64u) << info.tls_peer_fingerprint;
+  EXPECT_EQ(info.tls_peer_fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(Device::connect(vd.target(), connect).connection_info().tls_peer_fingerprint,
+            info.tls_peer_fingerprint);
+  VirtualDevice other(tls_device(dir.path()));
+  other.start();
+  EXPECT_NE(Device::connect(other.target(), connect).connection_info().tls_peer_fingerprint,
+            info.tls_peer_fingerprint);
 
   const ShellResult ok = device.shell("echo inside tls");
   EXPECT_EQ(ok.out, "inside tls\n");
