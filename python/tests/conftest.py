@@ -150,6 +150,16 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def adb_server_answers(port):
+    """True once the adb server on port answers host:version (`adb version` does not ask it)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+            connection.sendall(b"000chost:version")
+            return connection.recv(4) == b"OKAY"
+    except OSError:
+        return False
+
+
 class PrivateAdb:
     """The real adb server on a free port with HOME in a temporary folder (the user's server,
     keys and devices stay out of it), stopped by its PID."""
@@ -167,7 +177,7 @@ class PrivateAdb:
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
-        while self.run("version").returncode != 0:
+        while not adb_server_answers(self.port):
             if time.monotonic() > deadline:
                 self.stop()
                 pytest.fail("the private adb server never listened on port %d" % self.port)

@@ -9,7 +9,7 @@ import struct
 import pytest
 
 import adbwire
-from conftest import DEMO_PACKAGE
+from conftest import DEMO_PACKAGE, SOURCE_DIR
 
 
 def png_size(data):
@@ -170,3 +170,16 @@ def test_page_connect_with_options(vdevice):
     page.tap(5)  # ref_check never: acted on the last snapshot without re-reading
     vdevice.wait_for_event(r"input tap 540 2227")
     page.close()
+
+
+def test_the_readme_example_runs(vdevice, capsys):
+    readme = (SOURCE_DIR / "README.md").read_text()
+    section = readme[readme.index("## Python") :]
+    example = section[section.index("```python\n") + len("```python\n") :]
+    example = example[: example.index("```")]
+    exec(compile(example.replace("tcp:127.0.0.1:5555", vdevice.target), "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "ShellResult(exit_code=3, out='hi\\n', err='')" in out
+    assert '- Button [ref=5] "Add item"' in out and '"New item"' in out
+    vdevice.wait_for_event(r"input text two")
+    vdevice.wait_for_event(r"input keyevent 4")
