@@ -252,9 +252,9 @@ class AdbwireDriver:
         return await asyncio.to_thread(_list_packages, device, include_system)
 
     async def get_apps(self, include_system: bool = True) -> List[Dict[str, str]]:
-        """Installed apps as [{"package": ..., "label": ...}]. Stock Android's shell prints no
-        app labels (DroidRun's Portal app reads them on the device), so label is "" unless the
-        device names one."""
+        """Installed apps as [{"package": ..., "label": ""}]. Stock Android's shell prints no app
+        labels (DroidRun's Portal app reads them with PackageManager on the device; from the host
+        they would mean parsing each APK's resources), so label is always "" here."""
         device = (await self._ready()).device
         packages = await asyncio.to_thread(_list_packages, device, include_system)
         return [{"package": package, "label": ""} for package in packages]
@@ -343,6 +343,7 @@ def _portal_node(node: Dict[str, Any]) -> Dict[str, Any]:
 
 def _ui_tree(page: adbwire.Page, capabilities: adbwire.Capabilities) -> Dict[str, Any]:
     tree = json.loads(page.snapshot_json())
+    text = page.last_snapshot()  # the same snapshot, unless another thread took one between
     width, height = capabilities.screen_size
     if tree.get("rotation", 0) in (1, 3):
         width, height = height, width
@@ -372,5 +373,5 @@ def _ui_tree(page: adbwire.Page, capabilities: adbwire.Capabilities) -> Dict[str
         "a11y_tree": root,
         "phone_state": phone_state,
         "device_context": {"screen_bounds": {"width": width, "height": height}},
-        "snapshot": page.last_snapshot(),
+        "snapshot": text,
     }

@@ -41,6 +41,9 @@ struct DeviceBox {
   std::shared_ptr<Device> device;
   std::atomic<int> in_flight{0};
   bool owned_by_page = false;
+  // ConnectOptions::command_timeout of the connection: what timeout=None means where the
+  // binding resolves deadlines itself (ExecStream).
+  std::chrono::milliseconds command_timeout{ConnectOptions{}.command_timeout};
 };
 
 // One call's hold on a DeviceBox: the Device stays alive and the box counts the call until
@@ -61,10 +64,13 @@ class DeviceUse {
 
 // The adbwire::Page behind a Python Page, and the mutex its calls take (GIL released).
 struct PageBox {
-  PageBox(Device device, PageOptions options) : page(std::move(device), std::move(options)) {}
-  explicit PageBox(Page connected) : page(std::move(connected)) {}
+  PageBox(Device device, PageOptions options, std::chrono::milliseconds timeout)
+      : page(std::move(device), std::move(options)), command_timeout(timeout) {}
+  PageBox(Page connected, std::chrono::milliseconds timeout)
+      : page(std::move(connected)), command_timeout(timeout) {}
   std::mutex mutex;
   Page page;
+  std::chrono::milliseconds command_timeout;  // of the connection (DeviceBox::command_timeout)
 };
 
 // A Python Device over the Device a Page holds (Page.device, and dev after Page(dev)).

@@ -3,6 +3,9 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,26 +65,43 @@ InstallMethod install_method_from(const std::string& text) {
               "method \"" + text + "\" is not one of automatic, streamed, push");
 }
 
-// The output of `exec:COMMAND` as an iterator of bytes: each next() is one Stream::read_some,
-// and the device is acknowledged only as chunks are taken, so a slow consumer slows the device
-// rather than filling memory.
+// The output of `exec:COMMAND` as an iterator of bytes: each next() is Stream::read_some, and
+// the device is acknowledged only as chunks are taken, so a slow consumer slows the device
+// rather than filling memory. The wait is cut into slices so that Ctrl-C (any Python signal
+// handler) is seen within kSignalCheck even when it waits as long as it takes.
 class ExecStream {
  public:
-  ExecStream(std::shared_ptr<DeviceBox> device, Stream stream, std::optional<double> timeout)
+  ExecStream(std::shared_ptr<DeviceBox> device, Stream stream, std::string command,
+             std::optional<double> timeout)
       : device_(std::move(device)),
         stream_(std::move(stream)),
+        command_(std::move(command)),
         timeout_(timeout),
         buffer_(kChunk) {}
 
   py::bytes next() {
-    const Deadline deadline = deadline_from(timeout_);
+    const Deadline deadline =
+        timeout_ ? deadline_from(timeout_) : deadline_after(device_->command_timeout);
     std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
     std::size_t n = 0;
-    {
-      py::gil_scoped_release release;
-      lock.lock();  // one reader at a time (Stream allows one); taken without the GIL
-      if (!ended_) n = stream_.read_some(buffer_, deadline);
+    std::error_code error;
+    for (;;) {
+      {
+        py::gil_scoped_release release;
+        // One reader at a time (Stream allows one); the mutex is taken without the GIL.
+        if (!lock.owns_lock()) lock.lock();
+        if (!ended_)
+          n = stream_.read_some(buffer_, std::min(deadline, Clock::now() + kSignalCheck), error);
+      }
+      if (error != errc::timeout || Clock::now() >= deadline) break;
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     }
+    if (error == errc::timeout) {
+      throw Error(error, "no output from `" + command_ +
+                             "` within the timeout (the stream stays "
+                             "usable: call next() again)");
+    }
+    throw_if_error(error, "reading the output of `" + command_ + "`");
     if (n == 0) {
       ended_ = true;
       throw py::stop_iteration();
@@ -94,9 +114,12 @@ class ExecStream {
   void close() noexcept { stream_.close(); }
 
  private:
+  static constexpr std::chrono::milliseconds kSignalCheck{100};
+
   std::shared_ptr<DeviceBox> device_;  // keeps the connection open while the stream is read
   std::mutex mutex_;
   Stream stream_;
+  std::string command_;
   std::optional<double> timeout_;
   std::vector<std::uint8_t> buffer_;
   bool ended_ = false;
@@ -174,6 +197,7 @@ void bind_device_class(py::module_& module) {
       [](const std::string& target, const std::optional<ConnectOptions>& options) {
         const ConnectOptions chosen = options.value_or(ConnectOptions{});
         auto box = std::make_shared<DeviceBox>();
+        box->command_timeout = chosen.command_timeout;
         {
           py::gil_scoped_release release;
           box->device = std::make_shared<Device>(Device::connect(target, chosen));
@@ -236,13 +260,14 @@ void bind_device_class(py::module_& module) {
                             "the command through the shell there)");
           }
         }
-        return std::make_unique<ExecStream>(box, std::move(*stream), timeout);
+        return std::make_unique<ExecStream>(box, std::move(*stream), command, timeout);
       },
       py::arg("command"), py::arg("timeout") = py::none(),
       "Starts command with exec: and returns an ExecStream that yields its output in chunks as "
       "the device sends them; the device waits while chunks are not taken, so memory stays "
       "bounded (logcat, a large file). timeout bounds each wait for the next chunk "
-      "(math.inf: wait as long as it takes). NotSupportedError on devices without exec:.");
+      "(math.inf: wait as long as it takes; Ctrl-C still interrupts it). NotSupportedError on "
+      "devices without exec:.");
 
   cls.def(
       "push",
@@ -378,6 +403,7 @@ std::shared_ptr<DeviceBox> device_of(const std::shared_ptr<PageBox>& page) {
   auto box = std::make_shared<DeviceBox>();
   box->device = std::shared_ptr<Device>(page, &page->page.device());
   box->owned_by_page = true;
+  box->command_timeout = page->command_timeout;
   return box;
 }
 

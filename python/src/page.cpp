@@ -462,8 +462,9 @@ void bind_page(py::module_& module) {
                           "this Device has calls running on other threads: make the Page "
                           "before sharing the Device, or use Page.connect");
             }
-            auto page = std::make_shared<PageBox>(std::move(*device->device),
-                                                  options.value_or(PageOptions{}));
+            auto page =
+                std::make_shared<PageBox>(std::move(*device->device),
+                                          options.value_or(PageOptions{}), device->command_timeout);
             device->device = std::shared_ptr<Device>(page, &page->page.device());
             device->owned_by_page = true;
             return page;
@@ -482,7 +483,7 @@ void bind_page(py::module_& module) {
           py::gil_scoped_release release;
           page.emplace(Page::connect(target, page_options, chosen));
         }
-        return std::make_shared<PageBox>(std::move(*page));
+        return std::make_shared<PageBox>(std::move(*page), chosen.command_timeout);
       },
       py::arg("target") = "", py::arg("options") = py::none(),
       py::arg("connect_options") = py::none(),

@@ -1,8 +1,11 @@
 """adbwire.Device against virtual devices: shell, exec, exec_stream, push, pull, install, the
 connect targets (direct TCP, through a real adb server, a bare serial, $ANDROID_SERIAL)."""
 
+import _thread
 import hashlib
+import math
 import os
+import threading
 import time
 import tracemalloc
 
@@ -203,3 +206,13 @@ def test_targets_through_a_real_adb_server(vdevice, private_adb, monkeypatch):
     monkeypatch.delenv("ANDROID_SERIAL")
     with pytest.raises(adbwire.InvalidArgumentError, match="ANDROID_SERIAL"):
         adbwire.Device.connect("")
+
+
+def test_ctrl_c_interrupts_a_stream_that_waits_as_long_as_it_takes(dev):
+    chunks = dev.exec_stream("sleep 5; echo late", timeout=math.inf)
+    threading.Timer(0.3, _thread.interrupt_main).start()  # as a SIGINT reaching this thread
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        next(chunks)
+    assert time.monotonic() - started < 2
+    chunks.close()
