@@ -13,10 +13,15 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "adbwire/connect_options.hpp"
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
+#include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
 
 namespace adbwire::python {
@@ -31,6 +36,44 @@ Deadline deadline_from(const std::optional<double>& timeout);
 // negative, NaN or infinite value.
 std::chrono::milliseconds milliseconds_from(double seconds, const char* what);
 double seconds_from(std::chrono::milliseconds duration) noexcept;
+
+// One enumeration's names, for values Python callers give as strings ("up", "when_changed").
+template <typename Enum>
+struct Names {
+  const char* name;
+  Enum value;
+};
+
+// The value named text; invalid_argument naming `what` and the known names otherwise.
+template <typename Enum, std::size_t N>
+Enum parse_name(const std::string& text, const Names<Enum> (&names)[N], const char* what) {
+  std::string known;
+  for (const auto& entry : names) {
+    if (text == entry.name) return entry.value;
+    known += known.empty() ? "" : ", ";
+    known += entry.name;
+  }
+  throw Error(errc::invalid_argument,
+              std::string(what) + " \"" + text + "\" is not one of " + known);
+}
+
+template <typename Enum, std::size_t N>
+std::string name_of(Enum value, const Names<Enum> (&names)[N]) {
+  for (const auto& entry : names) {
+    if (entry.value == value) return entry.name;
+  }
+  return {};
+}
+
+// Text from a device (or quoting it) as a Python str: UTF-8, with bytes that are not UTF-8
+// replaced by U+FFFD. A device is untrusted input: its text must never make a call fail with
+// UnicodeDecodeError. Needs the GIL.
+py::str text(std::string_view utf8);
+py::list texts(const std::vector<std::string>& utf8);
+
+// The detail an Error was made with: what() without the ": <code message>" std::system_error
+// appends.
+std::string detail_of(const std::system_error& error);
 
 // The one adbwire::Device behind a Python Device. Page(dev) moves the Device into the Page and
 // points `device` at page.device(), so `dev` keeps working on the same connection. A call

@@ -21,12 +21,6 @@ namespace {
 // most 1 MiB; most are 64 KiB or less), so memory stays bounded whatever the output's size.
 constexpr std::size_t kChunk = 256 * 1024;
 
-py::str decode(const std::string& text) {
-  // A device is untrusted input: bytes that are not UTF-8 become U+FFFD instead of failing.
-  return py::reinterpret_steal<py::str>(
-      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
-}
-
 py::bytes to_bytes(const std::string& data) { return py::bytes(data.data(), data.size()); }
 
 SyncCompression compression_from(const std::string& text) {
@@ -57,13 +51,9 @@ InstallProgressHandler install_progress(const std::optional<py::function>& callb
   };
 }
 
-InstallMethod install_method_from(const std::string& text) {
-  if (text == "automatic") return InstallMethod::automatic;
-  if (text == "streamed") return InstallMethod::streamed;
-  if (text == "push") return InstallMethod::push;
-  throw Error(errc::invalid_argument,
-              "method \"" + text + "\" is not one of automatic, streamed, push");
-}
+constexpr Names<InstallMethod> kInstallMethods[] = {{"automatic", InstallMethod::automatic},
+                                                    {"streamed", InstallMethod::streamed},
+                                                    {"push", InstallMethod::push}};
 
 // The output of `exec:COMMAND` as an iterator of bytes: each next() is Stream::read_some, and
 // the device is acknowledged only as chunks are taken, so a slow consumer slows the device
@@ -98,8 +88,7 @@ class ExecStream {
     }
     if (error == errc::timeout) {
       throw Error(error, "no output from `" + command_ +
-                             "` within the timeout (the stream stays "
-                             "usable: call next() again)");
+                             "` within the timeout (the stream stays usable: call next() again)");
     }
     throw_if_error(error, "reading the output of `" + command_ + "`");
     if (n == 0) {
@@ -129,11 +118,11 @@ void bind_results(py::module_& module) {
   py::class_<ShellResult>(module, "ShellResult",
                           "What Device.shell() collected: stdout, stderr and the exit code.")
       .def_property_readonly(
-          "out", [](const ShellResult& r) { return decode(r.out); },
+          "out", [](const ShellResult& r) { return text(r.out); },
           "stdout as text (UTF-8; undecodable bytes become U+FFFD). With stderr merged in when "
           "the device lacks shell_v2.")
       .def_property_readonly(
-          "err", [](const ShellResult& r) { return decode(r.err); },
+          "err", [](const ShellResult& r) { return text(r.err); },
           "stderr as text; \"\" without shell_v2.")
       .def_property_readonly(
           "out_bytes", [](const ShellResult& r) { return to_bytes(r.out); }, "stdout, as sent.")
@@ -144,8 +133,8 @@ void bind_results(py::module_& module) {
                     "protocol v1 reports none).")
       .def("__repr__", [](const ShellResult& r) {
         return "ShellResult(exit_code=" + std::to_string(r.exit_code) +
-               ", out=" + py::repr(decode(r.out)).cast<std::string>() +
-               ", err=" + py::repr(decode(r.err)).cast<std::string>() + ")";
+               ", out=" + py::repr(text(r.out)).cast<std::string>() +
+               ", err=" + py::repr(text(r.err)).cast<std::string>() + ")";
       });
 
   py::class_<TransferStats>(module, "TransferStats", "What a push or pull moved.")
@@ -255,7 +244,7 @@ void bind_device_class(py::module_& module) {
           } catch (const Error& error) {
             if (error.code() != errc::not_supported) throw;
             throw Error(errc::not_supported,
-                        std::string(error.what()) +
+                        detail_of(error) +
                             " (a device without exec:, Android before 5.0: Device.exec() runs "
                             "the command through the shell there)");
           }
@@ -325,13 +314,17 @@ void bind_device_class(py::module_& module) {
         options.downgrade = downgrade;
         options.grant_permissions = grant_permissions;
         options.allow_test = allow_test;
-        options.method = install_method_from(method);
+        options.method = parse_name(method, kInstallMethods, "method");
         options.extra_args = extra_args;
         const InstallProgressHandler handler = install_progress(progress);
         const Deadline deadline = deadline_from(timeout);
-        const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return adbwire::install(*device, apks, options, handler, deadline);
+        std::string answer;
+        {
+          const DeviceUse device(box);
+          py::gil_scoped_release release;
+          answer = adbwire::install(*device, apks, options, handler, deadline);
+        }
+        return text(answer);
       },
       py::arg("apks"), py::kw_only(), py::arg("replace") = true, py::arg("downgrade") = false,
       py::arg("grant_permissions") = false, py::arg("allow_test") = false,
@@ -354,22 +347,26 @@ void bind_device_class(py::module_& module) {
       [](DeviceBox& box, const std::string& package, bool keep_data,
          const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return adbwire::uninstall(*device, package, keep_data, deadline);
+        std::string answer;
+        {
+          const DeviceUse device(box);
+          py::gil_scoped_release release;
+          answer = adbwire::uninstall(*device, package, keep_data, deadline);
+        }
+        return text(answer);
       },
       py::arg("package"), py::arg("keep_data") = false, py::arg("timeout") = py::none(),
       "pm uninstall [-k] PACKAGE; returns the answer (\"Success\\n\"). CommandFailedError "
       "with the package manager's words otherwise.");
 
   cls.def_property_readonly(
-      "serial", [](DeviceBox& box) { return DeviceUse(box)->serial(); },
+      "serial", [](DeviceBox& box) { return text(DeviceUse(box)->serial()); },
       "What adb would list as this device's serial (\"HOST:PORT\" for TCP targets).");
   cls.def_property_readonly(
-      "target", [](DeviceBox& box) { return DeviceUse(box)->connection_info().target; },
+      "target", [](DeviceBox& box) { return text(DeviceUse(box)->connection_info().target); },
       "The canonical target this Device connected to (\"tcp:127.0.0.1:5555\").");
   cls.def_property_readonly(
-      "features", [](DeviceBox& box) { return DeviceUse(box)->banner().features; },
+      "features", [](DeviceBox& box) { return texts(DeviceUse(box)->banner().features); },
       "The features the device's banner lists (shell_v2, cmd, stat_v2, ...).");
   cls.def(
       "has_feature",
@@ -393,7 +390,7 @@ void bind_device_class(py::module_& module) {
     device->close();
   });
   cls.def("__repr__", [](DeviceBox& box) {
-    return "<adbwire.Device " + DeviceUse(box)->connection_info().target + ">";
+    return py::str("<adbwire.Device {}>").format(text(DeviceUse(box)->connection_info().target));
   });
 }
 

@@ -59,7 +59,35 @@ PyObject* g_base = nullptr;
 std::array<PyObject*, kCodes + 1> g_by_code{};  // indexed by the errc value
 std::array<PyObject*, kCodes + 1> g_codes{};    // the ErrorCode members, the same way
 
-// What the library's what() adds after the detail (std::system_error: "detail: message").
+void raise(const std::system_error& error) {
+  const int value = error.code().value();
+  const bool ours = error.code().category() == error_category();
+  PyObject* cls = ours && value > 0 && static_cast<std::size_t>(value) <= kCodes
+                      ? g_by_code[static_cast<std::size_t>(value)]
+                      : g_base;
+  py::object instance = py::handle(cls)(text(error.what()));
+  instance.attr("code") =
+      cls == g_base ? py::none()
+                    : py::reinterpret_borrow<py::object>(g_codes[static_cast<std::size_t>(value)]);
+  instance.attr("detail") = text(detail_of(error));
+  PyErr_SetObject(cls, instance.ptr());
+}
+
+}  // namespace
+
+py::str text(std::string_view utf8) {
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(utf8.data(), static_cast<Py_ssize_t>(utf8.size()), "replace");
+  if (decoded == nullptr) throw py::error_already_set();  // out of memory
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
+py::list texts(const std::vector<std::string>& utf8) {
+  py::list list;
+  for (const std::string& item : utf8) list.append(text(item));
+  return list;
+}
+
 std::string detail_of(const std::system_error& error) {
   std::string text = error.what();
   const std::string suffix = ": " + error.code().message();
@@ -69,24 +97,6 @@ std::string detail_of(const std::system_error& error) {
   }
   return text;
 }
-
-void raise(const std::system_error& error) {
-  const int value = error.code().value();
-  const bool ours = error.code().category() == error_category();
-  PyObject* cls = ours && value > 0 && static_cast<std::size_t>(value) <= kCodes
-                      ? g_by_code[static_cast<std::size_t>(value)]
-                      : g_base;
-  py::object instance =
-      py::reinterpret_steal<py::object>(PyObject_CallFunction(cls, "s", error.what()));
-  if (!instance) return;  // the call set its own Python error (memory)
-  instance.attr("code") =
-      cls == g_base ? py::none()
-                    : py::reinterpret_borrow<py::object>(g_codes[static_cast<std::size_t>(value)]);
-  instance.attr("detail") = detail_of(error);
-  PyErr_SetObject(cls, instance.ptr());
-}
-
-}  // namespace
 
 void bind_errors(py::module_& module) {
   // A real enum.IntEnum: compares with ints, iterates, pickles.

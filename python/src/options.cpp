@@ -16,33 +16,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// One enumeration's names, for options given as strings.
-template <typename Enum>
-struct Names {
-  const char* name;
-  Enum value;
-};
-
-template <typename Enum, std::size_t N>
-Enum parse_name(const std::string& text, const Names<Enum> (&names)[N], const char* what) {
-  std::string known;
-  for (const auto& entry : names) {
-    if (text == entry.name) return entry.value;
-    known += known.empty() ? "" : ", ";
-    known += entry.name;
-  }
-  throw Error(errc::invalid_argument,
-              std::string(what) + " \"" + text + "\" is not one of " + known);
-}
-
-template <typename Enum, std::size_t N>
-std::string name_of(Enum value, const Names<Enum> (&names)[N]) {
-  for (const auto& entry : names) {
-    if (entry.value == value) return entry.name;
-  }
-  return {};
-}
-
 constexpr Names<RefCheck> kRefChecks[] = {{"when_changed", RefCheck::when_changed},
                                           {"always", RefCheck::always},
                                           {"never", RefCheck::never}};

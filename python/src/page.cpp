@@ -25,44 +25,18 @@ auto on_page(PageBox& box, F&& f) {
   return f(box.page);
 }
 
-template <typename Enum>
-Enum parse(const std::string& text, std::initializer_list<std::pair<const char*, Enum>> names,
-           const char* what) {
-  std::string known;
-  for (const auto& [name, value] : names) {
-    if (text == name) return value;
-    known += known.empty() ? "" : ", ";
-    known += name;
-  }
-  throw Error(errc::invalid_argument,
-              std::string(what) + " \"" + text + "\" is not one of " + known);
-}
-
-Direction direction_from(const std::string& text) {
-  return parse<Direction>(text,
-                          {{"up", Direction::up},
-                           {"down", Direction::down},
-                           {"left", Direction::left},
-                           {"right", Direction::right}},
-                          "direction");
-}
-
-SettingsNamespace namespace_from(const std::string& text) {
-  return parse<SettingsNamespace>(text,
-                                  {{"system", SettingsNamespace::system},
-                                   {"secure", SettingsNamespace::secure},
-                                   {"global", SettingsNamespace::global}},
-                                  "namespace");
-}
-
-Orientation orientation_from(const std::string& text) {
-  return parse<Orientation>(text,
-                            {{"portrait", Orientation::portrait},
-                             {"landscape", Orientation::landscape},
-                             {"reverse_portrait", Orientation::reverse_portrait},
-                             {"reverse_landscape", Orientation::reverse_landscape}},
-                            "orientation");
-}
+constexpr Names<Direction> kDirections[] = {{"up", Direction::up},
+                                            {"down", Direction::down},
+                                            {"left", Direction::left},
+                                            {"right", Direction::right}};
+constexpr Names<SettingsNamespace> kNamespaces[] = {{"system", SettingsNamespace::system},
+                                                    {"secure", SettingsNamespace::secure},
+                                                    {"global", SettingsNamespace::global}};
+constexpr Names<Orientation> kOrientations[] = {
+    {"portrait", Orientation::portrait},
+    {"landscape", Orientation::landscape},
+    {"reverse_portrait", Orientation::reverse_portrait},
+    {"reverse_landscape", Orientation::reverse_landscape}};
 
 py::object datetime_from(std::chrono::system_clock::time_point at) {
   const double seconds = std::chrono::duration<double>(at.time_since_epoch()).count();
@@ -74,11 +48,14 @@ py::object datetime_from(std::chrono::system_clock::time_point at) {
 void bind_page_results(py::module_& module) {
   py::class_<ForegroundActivity>(module, "ForegroundActivity",
                                  "The resumed activity: package and activity names.")
-      .def_readonly("package", &ForegroundActivity::package, "\"com.android.settings\"")
-      .def_readonly("activity", &ForegroundActivity::activity, "\".Settings\"")
+      .def_property_readonly(
+          "package", [](const ForegroundActivity& f) { return text(f.package); },
+          "\"com.android.settings\"")
+      .def_property_readonly(
+          "activity", [](const ForegroundActivity& f) { return text(f.activity); }, "\".Settings\"")
       .def("__repr__", [](const ForegroundActivity& f) {
-        return "ForegroundActivity(package=" + py::repr(py::str(f.package)).cast<std::string>() +
-               ", activity=" + py::repr(py::str(f.activity)).cast<std::string>() + ")";
+        return py::str("ForegroundActivity(package={!r}, activity={!r})")
+            .format(text(f.package), text(f.activity));
       });
 
   py::class_<Capabilities>(module, "Capabilities",
@@ -106,21 +83,25 @@ void bind_page_results(py::module_& module) {
           "screen_size",
           [](const Capabilities& c) { return std::make_pair(c.screen_size.x, c.screen_size.y); },
           "(width, height) in physical pixels, natural orientation (wm size).")
-      .def_readonly("input_method", &Capabilities::input_method,
-                    "The default input method (settings secure default_input_method).");
+      .def_property_readonly(
+          "input_method", [](const Capabilities& c) { return text(c.input_method); },
+          "The default input method (settings secure default_input_method).");
 
   py::class_<HelperStatus>(module, "HelperStatus", "Whether snapshots use the on-device dumper.")
       .def_readonly("in_use", &HelperStatus::in_use, "The last snapshot came from the helper.")
       .def_readonly("fell_back", &HelperStatus::fell_back,
                     "Automatic mode gave up on it for this Page.")
-      .def_readonly("last_error", &HelperStatus::last_error, "Why it last failed, \"\" if never.");
+      .def_property_readonly(
+          "last_error", [](const HelperStatus& h) { return text(h.last_error); },
+          "Why it last failed, \"\" if never.");
 
   py::class_<WebStatus>(module, "WebStatus", "What the last snapshot's WebView bridge did.")
       .def_readonly("webviews", &WebStatus::webviews, "WebView nodes on the screen.")
       .def_readonly("pages", &WebStatus::pages, "Of them, shown from a debuggable page.")
       .def_readonly("web_nodes", &WebStatus::web_nodes, "Elements added from those pages.")
-      .def_readonly("problem", &WebStatus::problem,
-                    "Why a WebView kept its native content only (\"\" when none did).");
+      .def_property_readonly(
+          "problem", [](const WebStatus& w) { return text(w.problem); },
+          "Why a WebView kept its native content only (\"\" when none did).");
 }
 
 // Snapshot, last_snapshot, waits: the text refs refer to.
@@ -129,7 +110,7 @@ void bind_reading(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "snapshot",
       [](PageBox& box, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        return on_page(box, [&](Page& page) { return page.snapshot(deadline).to_text(); });
+        return text(on_page(box, [&](Page& page) { return page.snapshot(deadline).to_text(); }));
       },
       py::arg("timeout") = py::none(),
       "Dumps the screen and returns the pruned [ref=N] text; its refs are the ones later "
@@ -140,7 +121,7 @@ void bind_reading(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "snapshot_json",
       [](PageBox& box, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        return on_page(box, [&](Page& page) { return page.snapshot(deadline).to_json(); });
+        return text(on_page(box, [&](Page& page) { return page.snapshot(deadline).to_json(); }));
       },
       py::arg("timeout") = py::none(),
       "As snapshot(), returned as JSON text: {\"rotation\": R, \"nodes\": [{\"role\", \"ref\", "
@@ -149,18 +130,19 @@ void bind_reading(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
   cls.def(
       "last_snapshot",
       [](PageBox& box) {
-        return on_page(box, [](Page& page) { return page.last_snapshot().to_text(); });
+        return text(on_page(box, [](Page& page) { return page.last_snapshot().to_text(); }));
       },
       "The text of the snapshot the refs refer to (\"\" before the first); no device call.");
   cls.def_property_readonly(
       "last_dump",
-      [](PageBox& box) { return on_page(box, [](Page& page) { return page.last_dump(); }); },
+      [](PageBox& box) { return text(on_page(box, [](Page& page) { return page.last_dump(); })); },
       "The XML of the last dump, as the device sent it (plus web elements under WebViews).");
   cls.def(
       "wait_for_text",
-      [](PageBox& box, const std::string& text, double timeout) {
+      [](PageBox& box, const std::string& needle, double timeout) {
         const milliseconds wait = milliseconds_from(timeout, "timeout");
-        return on_page(box, [&](Page& page) { return page.wait_for_text(text, wait).to_text(); });
+        return text(
+            on_page(box, [&](Page& page) { return page.wait_for_text(needle, wait).to_text(); }));
       },
       py::arg("text"), py::arg("timeout") = 10.0,
       "Snapshots until one has an element matching text (resource-id, text or description), "
@@ -169,7 +151,7 @@ void bind_reading(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "wait_for_idle",
       [](PageBox& box, double timeout) {
         const milliseconds wait = milliseconds_from(timeout, "timeout");
-        return on_page(box, [&](Page& page) { return page.wait_for_idle(wait).to_text(); });
+        return text(on_page(box, [&](Page& page) { return page.wait_for_idle(wait).to_text(); }));
       },
       py::arg("timeout") = 10.0,
       "Snapshots until two in a row are identical (the screen settled) and returns it. "
@@ -218,7 +200,7 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "scroll",
       [](PageBox& box, std::uint32_t ref, const std::string& direction,
          const std::optional<double>& timeout) {
-        const Direction where = direction_from(direction);
+        const Direction where = parse_name(direction, kDirections, "direction");
         const Deadline deadline = deadline_from(timeout);
         on_page(box, [&](Page& page) { page.scroll(ref, where, deadline); });
       },
@@ -343,7 +325,7 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "packages",
       [](PageBox& box, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        return on_page(box, [&](Page& page) { return page.packages(deadline); });
+        return texts(on_page(box, [&](Page& page) { return page.packages(deadline); }));
       },
       py::arg("timeout") = py::none(), "The installed packages (pm list packages).");
   cls.def(
@@ -386,13 +368,13 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "clipboard_get",
       [](PageBox& box, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        return on_page(box, [&](Page& page) { return page.clipboard_get(deadline); });
+        return text(on_page(box, [&](Page& page) { return page.clipboard_get(deadline); }));
       },
       py::arg("timeout") = py::none(), "The clipboard's text (as clipboard_set).");
   cls.def(
       "rotate",
       [](PageBox& box, const std::string& orientation, const std::optional<double>& timeout) {
-        const Orientation value = orientation_from(orientation);
+        const Orientation value = parse_name(orientation, kOrientations, "orientation");
         const Deadline deadline = deadline_from(timeout);
         on_page(box, [&](Page& page) { page.rotate(value, deadline); });
       },
@@ -410,9 +392,9 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "setting",
       [](PageBox& box, const std::string& ns, const std::string& key,
          const std::optional<double>& timeout) {
-        const SettingsNamespace where = namespace_from(ns);
+        const SettingsNamespace where = parse_name(ns, kNamespaces, "namespace");
         const Deadline deadline = deadline_from(timeout);
-        return on_page(box, [&](Page& page) { return page.setting(where, key, deadline); });
+        return text(on_page(box, [&](Page& page) { return page.setting(where, key, deadline); }));
       },
       py::arg("namespace"), py::arg("key"), py::arg("timeout") = py::none(),
       "A value of Android's settings (namespace \"system\", \"secure\" or \"global\"); \"\" "
@@ -421,7 +403,7 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "put_setting",
       [](PageBox& box, const std::string& ns, const std::string& key, const std::string& value,
          const std::optional<double>& timeout) {
-        const SettingsNamespace where = namespace_from(ns);
+        const SettingsNamespace where = parse_name(ns, kNamespaces, "namespace");
         const Deadline deadline = deadline_from(timeout);
         on_page(box, [&](Page& page) { page.put_setting(where, key, value, deadline); });
       },
@@ -498,7 +480,7 @@ void bind_page(py::module_& module) {
       "A copy of the PageOptions this Page uses.");
   cls.def_property_readonly(
       "last_error",
-      [](PageBox& box) { return on_page(box, [](Page& page) { return page.last_error(); }); },
+      [](PageBox& box) { return text(on_page(box, [](Page& page) { return page.last_error(); })); },
       "The message of the last failed call, \"\" when none failed yet.");
   cls.def_property_readonly(
       "helper_status",

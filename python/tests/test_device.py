@@ -12,6 +12,7 @@ import tracemalloc
 import pytest
 
 import adbwire
+from conftest import VirtualDevice
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -216,3 +217,15 @@ def test_ctrl_c_interrupts_a_stream_that_waits_as_long_as_it_takes(dev):
         next(chunks)
     assert time.monotonic() - started < 2
     chunks.close()
+
+
+def test_a_device_without_exec():
+    old = VirtualDevice("--profile", "no-exec")
+    try:
+        device = adbwire.Device.connect(old.target)
+        assert device.exec("echo through the shell") == b"through the shell\n"
+        with pytest.raises(adbwire.NotSupportedError, match="Device.exec"):
+            device.exec_stream("echo x")
+        device.close()
+    finally:
+        old.stop()

@@ -143,3 +143,34 @@ def test_close_wakes_a_blocked_call_with_closed(dev):
     assert isinstance(outcome[0], (adbwire.ClosedError, adbwire.DeviceOfflineError)), outcome
     with pytest.raises(adbwire.ClosedError):
         dev.shell("true")
+
+
+def test_text_from_the_device_that_is_not_utf8_never_breaks_a_call(tmp_path):
+    # A screen whose button label is Latin-1, not UTF-8: the snapshot, the dump and the stale
+    # ref error that quotes the label come back with U+FFFD, not a UnicodeDecodeError.
+    (tmp_path / "screens.xml").write_text(
+        '<screens start="a"><screen name="a" dump="a.xml">'
+        '<tap bounds="[0,0][1080,1000]" goto="b"/></screen>'
+        '<screen name="b" dump="b.xml"/></screens>'
+    )
+    node = (
+        '<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0"><node index="0" '
+        'text="%s" resource-id="x:id/%s" class="android.widget.%s" package="x" '
+        'clickable="%s" enabled="true" bounds="[0,0][1080,1000]"/></hierarchy>'
+    )
+    (tmp_path / "a.xml").write_bytes(
+        (node % ("Caf\x00", "b", "Button", "true")).encode().replace(b"\x00", b"\xe9")
+    )
+    (tmp_path / "b.xml").write_text(node % ("Other", "o", "TextView", "false"))
+    device_side = VirtualDevice("--screens", str(tmp_path))
+    try:
+        page = adbwire.Page.connect(device_side.target)
+        assert page.snapshot() == '- Button [ref=1] "Caf\ufffd"\n'
+        assert 'text="Caf\ufffd"' in page.last_dump
+        page.tap(1)
+        with pytest.raises(adbwire.StaleRefError) as raised:
+            page.tap(1)
+        assert 'Button "Caf\ufffd"' in raised.value.detail
+        page.close()
+    finally:
+        device_side.stop()
