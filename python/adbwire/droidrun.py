@@ -1,0 +1,377 @@
+"""A device driver in the shape of DroidRun's ``DeviceDriver``, over adbwire.
+
+DroidRun (and its successor Mobilerun) drive a phone through a driver object: a ``supported``
+set naming the methods that work, and coroutines ``connect``, ``tap``, ``swipe``,
+``input_text``, ``press_key`` / ``press_button``, ``start_app``, ``screenshot``,
+``get_ui_tree`` and so on, each raising ``NotImplementedError`` when unsupported.
+``AdbwireDriver`` has that shape without DroidRun being installed (it does not import it), so
+it can be handed to DroidRun's tools or used directly::
+
+    from adbwire.droidrun import AdbwireDriver
+    driver = AdbwireDriver("tcp:192.168.1.20:5555")
+    await driver.connect()
+    await driver.tap(540, 1200)
+    tree = await driver.get_ui_tree()
+
+One connection serves every call (no ``adb`` process per action). Each blocking call runs in a
+worker thread (``asyncio.to_thread``) with the GIL released, so the event loop keeps running.
+``supported`` names every method: each works on any device adb reaches (input, uiautomator and
+screencap are on every Android build; drag falls back to a slow swipe before Android 12, install
+to push + pm before Android 7). What cannot be honoured raises ``NotImplementedError`` as
+DroidRun's base class does (``input_text``'s stealth typing). Failures are ``adbwire.Error``
+subclasses, except where DroidRun's contract is a return value (``input_text`` returns False,
+``start_app`` and ``install_app`` return a message starting with "Failed").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import Any, Dict, List, Optional
+
+import adbwire
+
+# Named keys press_button() takes: those adbwire.Page.press knows by name.
+BUTTONS = frozenset(
+    {
+        "back",
+        "home",
+        "enter",
+        "delete",
+        "tab",
+        "escape",
+        "up",
+        "down",
+        "left",
+        "right",
+        "space",
+        "power",
+        "volup",
+        "voldown",
+        "recent",
+        "menu",
+        "paste",
+    }
+)
+
+# Roles of the snapshot that can be checked (Portal's isCheckable).
+_CHECKABLE_ROLES = frozenset({"CheckBox", "Switch", "Radio", "Toggle"})
+
+# Errors that mean the connection is gone: they propagate even where DroidRun's contract
+# otherwise reports failure as a return value.
+_CONNECTION_ERRORS = (
+    adbwire.DeviceOfflineError,
+    adbwire.ClosedError,
+    adbwire.ConnectionRefusedError,
+    adbwire.UnauthorizedError,
+)
+
+
+class AdbwireDriver:
+    """DroidRun's DeviceDriver interface over one adbwire connection.
+
+    target: an adbwire target ("tcp:HOST:PORT", "server:[HOST:PORT/]SERIAL", "usb:[SERIAL]",
+    a serial, or "" for $ANDROID_SERIAL). page_options / connect_options: adbwire.PageOptions
+    and adbwire.ConnectOptions for the connection (None: the defaults).
+
+    Thread and task safety: coroutines may run concurrently; the Page behind them runs one call
+    at a time. ``last_error`` keeps the message of the last failure reported as a return value.
+    """
+
+    platform: str = "Android"
+    supported: set = {
+        "tap",
+        "swipe",
+        "drag",
+        "input_text",
+        "press_key",
+        "press_button",
+        "start_app",
+        "install_app",
+        "get_apps",
+        "list_packages",
+        "screenshot",
+        "get_ui_tree",
+        "get_date",
+    }
+    supported_buttons: set = set(BUTTONS)
+
+    def __init__(
+        self,
+        target: str = "",
+        *,
+        page_options: Optional[adbwire.PageOptions] = None,
+        connect_options: Optional[adbwire.ConnectOptions] = None,
+    ) -> None:
+        self.target = target
+        self.page: Optional[adbwire.Page] = None
+        self.device: Optional[adbwire.Device] = None
+        self.capabilities: Optional[adbwire.Capabilities] = None
+        self.last_error = ""
+        self._page_options = page_options
+        self._connect_options = connect_options
+
+    # -- lifecycle -----------------------------------------------------------
+
+    async def connect(self) -> None:
+        """Connects (once) and probes the device (Page.capabilities(): screen size, API level,
+        drag and drop). adbwire.Error when it fails."""
+        if self.page is not None:
+            return
+        page = await asyncio.to_thread(
+            adbwire.Page.connect, self.target, self._page_options, self._connect_options
+        )
+        capabilities = await asyncio.to_thread(page.capabilities)
+        if self.page is not None:  # another task connected meanwhile: keep its connection
+            await asyncio.to_thread(page.close)
+            return
+        self.capabilities = capabilities
+        self.device = page.device
+        self.page = page
+
+    async def ensure_connected(self) -> None:
+        """Connects if not connected yet."""
+        if self.page is None:
+            await self.connect()
+
+    async def close(self) -> None:
+        """Closes the connection; the next call connects again."""
+        page, self.page, self.device = self.page, None, None
+        if page is not None:
+            await asyncio.to_thread(page.close)
+
+    # -- input actions -------------------------------------------------------
+
+    async def tap(self, x: int, y: int) -> None:
+        """Taps at pixel coordinates (input tap)."""
+        page = await self._ready()
+        await asyncio.to_thread(page.tap_at, x, y)
+
+    async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: float = 1000) -> None:
+        """Swipes from (x1, y1) to (x2, y2) over duration_ms (input swipe; returns when done)."""
+        page = await self._ready()
+        await asyncio.to_thread(page.swipe, x1, y1, x2, y2, duration_ms / 1000)
+
+    async def drag(self, x1: int, y1: int, x2: int, y2: int, duration: float = 3.0) -> None:
+        """Drags from (x1, y1) to (x2, y2) over duration seconds: input draganddrop (Android
+        12+), else a swipe that slow, which apps read as a drag."""
+        page = await self._ready()
+        if not self.capabilities.has("drag_and_drop"):
+            await asyncio.to_thread(page.swipe, x1, y1, x2, y2, duration)
+            return
+        command = "input draganddrop %d %d %d %d %d" % (x1, y1, x2, y2, round(duration * 1000))
+        result = await asyncio.to_thread(page.device.shell, command)
+        if result.exit_code != 0:
+            raise adbwire.CommandFailedError(
+                "`%s` failed (exit %d): %s"
+                % (command, result.exit_code, (result.err or result.out).strip())
+            )
+
+    async def input_text(
+        self, text: str, clear: bool = False, stealth: bool = False, wpm: int = 0
+    ) -> bool:
+        """Types text into the focused field (found in a fresh snapshot; adbwire.Page.type
+        keeps spaces, escapes the shell and refuses silently dropped characters). Returns False
+        when no editable field has focus or the text cannot be typed (last_error says why).
+        stealth and wpm (DroidRun cloud typing) are not available: NotImplementedError."""
+        if stealth or wpm:
+            raise NotImplementedError(
+                "adbwire types with `input text`; stealth typing and wpm are not available"
+            )
+        page = await self._ready()
+        tree = json.loads(await asyncio.to_thread(page.snapshot_json))
+        field = _focused_field(tree["nodes"])
+        if field is None:
+            self.last_error = "no editable field has focus: tap one first"
+            return False
+        try:
+            await asyncio.to_thread(page.type, field["ref"], text, clear)
+        except _CONNECTION_ERRORS:
+            raise
+        except adbwire.Error as error:
+            self.last_error = str(error)
+            return False
+        return True
+
+    async def press_key(self, keycode: int) -> None:
+        """Presses an Android keycode (input keyevent)."""
+        page = await self._ready()
+        await asyncio.to_thread(page.press, int(keycode))
+
+    async def press_button(self, button: str) -> None:
+        """Presses a named button; ValueError when it is not in supported_buttons."""
+        page = await self._ready()
+        name = button.lower()
+        if name not in self.supported_buttons:
+            raise ValueError(
+                "Button '%s' not supported. Supported: %s"
+                % (button, ", ".join(sorted(self.supported_buttons)))
+            )
+        await asyncio.to_thread(page.press, name)
+
+    # -- app management ------------------------------------------------------
+
+    async def start_app(self, package: str, activity: Optional[str] = None) -> str:
+        """Starts an app (its launcher activity, or the activity given). Returns a message; one
+        starting with "Failed" when the device refused (no such package or activity)."""
+        page = await self._ready()
+        try:
+            await asyncio.to_thread(page.launch, package, activity or "")
+        except _CONNECTION_ERRORS:
+            raise
+        except adbwire.Error as error:
+            self.last_error = str(error)
+            return "Failed to start app %s: %s" % (package, error)
+        return "App started: %s" % package + (" with activity %s" % activity if activity else "")
+
+    async def install_app(self, path: str, **kwargs: Any) -> str:
+        """Installs an APK, streamed from the host file. Keywords: grant_permissions (default
+        True, as DroidRun), downgrade, allow_test; reinstall is accepted (adbwire always
+        replaces). Returns the package manager's answer, or a message starting with "Failed"."""
+        device = (await self._ready()).device
+        if not os.path.exists(path):
+            return "Failed to install app: APK file not found at %s" % path
+        options = {
+            "grant_permissions": bool(kwargs.get("grant_permissions", True)),
+            "downgrade": bool(kwargs.get("downgrade", False)),
+            "allow_test": bool(kwargs.get("allow_test", False)),
+        }
+        try:
+            answer = await asyncio.to_thread(lambda: device.install(path, **options))
+        except _CONNECTION_ERRORS:
+            raise
+        except adbwire.Error as error:
+            self.last_error = str(error)
+            return "Failed to install app: %s" % error
+        return answer.strip()
+
+    async def list_packages(self, include_system: bool = False) -> List[str]:
+        """Installed package names (pm list packages, with -3 unless include_system)."""
+        device = (await self._ready()).device
+        return await asyncio.to_thread(_list_packages, device, include_system)
+
+    async def get_apps(self, include_system: bool = True) -> List[Dict[str, str]]:
+        """Installed apps as [{"package": ..., "label": ""}]. Stock Android's shell prints no app
+        labels (DroidRun's Portal app reads them with PackageManager on the device; from the host
+        they would mean parsing each APK's resources), so label is always "" here."""
+        device = (await self._ready()).device
+        packages = await asyncio.to_thread(_list_packages, device, include_system)
+        return [{"package": package, "label": ""} for package in packages]
+
+    # -- state / observation -------------------------------------------------
+
+    async def screenshot(self, hide_overlay: bool = True) -> bytes:
+        """PNG bytes of the screen. adbwire draws no overlay, so hide_overlay changes nothing."""
+        page = await self._ready()
+        return await asyncio.to_thread(page.screenshot)
+
+    async def get_ui_tree(self) -> Dict[str, Any]:
+        """The screen in the shape DroidRun's Portal returns: {"a11y_tree": root node,
+        "phone_state": {...}, "device_context": {"screen_bounds": {...}}}. Nodes carry
+        className, text, contentDescription, resourceId, boundsInScreen, isClickable (the node
+        has a [ref]), isCheckable, isChecked, isEnabled, isFocused, isSelected, children, and
+        adbwire's ref and role; "snapshot" holds the [ref=N] text whose refs these are."""
+        page = await self._ready()
+        return await asyncio.to_thread(_ui_tree, page, self.capabilities)
+
+    async def get_date(self) -> str:
+        """The device's `date` output."""
+        device = (await self._ready()).device
+        result = await asyncio.to_thread(device.shell, "date")
+        return result.out.strip()
+
+    # -- helpers -------------------------------------------------------------
+
+    async def _ready(self) -> adbwire.Page:
+        await self.ensure_connected()
+        return self.page
+
+
+def _list_packages(device: adbwire.Device, include_system: bool) -> List[str]:
+    command = "pm list packages" if include_system else "pm list packages -3"
+    result = device.shell(command)
+    if result.exit_code not in (0, -1):
+        raise adbwire.CommandFailedError(
+            "`%s` failed (exit %d): %s"
+            % (command, result.exit_code, (result.err or result.out).strip())
+        )
+    return [
+        line[len("package:") :].strip()
+        for line in result.out.splitlines()
+        if line.startswith("package:")
+    ]
+
+
+def _focused_field(nodes: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    for node in nodes:
+        if (
+            node.get("role") == "TextInput"
+            and "ref" in node
+            and "focused" in node.get("states", ())
+        ):
+            return node
+        found = _focused_field(node.get("children", ()))
+        if found is not None:
+            return found
+    return None
+
+
+def _portal_node(node: Dict[str, Any]) -> Dict[str, Any]:
+    left, top, right, bottom = node.get("bounds", (0, 0, 0, 0))
+    states = node.get("states", ())
+    converted = {
+        "className": node.get("class", ""),
+        "text": node.get("text", ""),
+        "contentDescription": node.get("desc", ""),
+        "resourceId": node.get("resource_id", ""),
+        "hint": node.get("hint", ""),
+        "boundsInScreen": {"left": left, "top": top, "right": right, "bottom": bottom},
+        "isClickable": "ref" in node,
+        "isCheckable": node.get("role") in _CHECKABLE_ROLES or "checked" in states,
+        "isChecked": "checked" in states,
+        "isEnabled": "disabled" not in states,
+        "isFocused": "focused" in states,
+        "isSelected": "selected" in states,
+        "role": node.get("role", ""),
+        "children": [_portal_node(child) for child in node.get("children", ())],
+    }
+    if "ref" in node:
+        converted["ref"] = node["ref"]
+    return converted
+
+
+def _ui_tree(page: adbwire.Page, capabilities: adbwire.Capabilities) -> Dict[str, Any]:
+    tree = json.loads(page.snapshot_json())
+    text = page.last_snapshot()  # the same snapshot, unless another thread took one between
+    width, height = capabilities.screen_size
+    if tree.get("rotation", 0) in (1, 3):
+        width, height = height, width
+    root = _portal_node(
+        {"class": "hierarchy", "bounds": (0, 0, width, height), "children": tree["nodes"]}
+    )
+    focused = _focused_field(tree["nodes"])
+    phone_state: Dict[str, Any] = {
+        "currentApp": "",
+        "packageName": "",
+        "activityName": "",
+        "isEditable": focused is not None,
+        "focusedElement": {"text": focused.get("text", ""), "ref": focused["ref"]}
+        if focused
+        else None,
+    }
+    try:
+        foreground = page.foreground()
+        phone_state.update(
+            currentApp=foreground.package,
+            packageName=foreground.package,
+            activityName=foreground.activity,
+        )
+    except adbwire.NotFoundError:
+        pass  # no resumed activity reported (a lock screen, or mid-transition)
+    return {
+        "a11y_tree": root,
+        "phone_state": phone_state,
+        "device_context": {"screen_bounds": {"width": width, "height": height}},
+        "snapshot": text,
+    }

@@ -1,0 +1,14 @@
+// The extension module adbwire._adbwire; the package adbwire re-exports it (python/adbwire).
+#include "binding.hpp"
+
+PYBIND11_MODULE(_adbwire, module) {
+  module.doc() =
+      "adbwire: control Android devices over the ADB wire protocol itself (TCP, USB, or "
+      "through an adb server), with no process per command. Device runs commands and moves "
+      "files; Page reads the screen as [ref=N] text and acts on refs.";
+  module.attr("__version__") = ADBWIRE_VERSION;
+  adbwire::python::bind_errors(module);
+  adbwire::python::bind_options(module);
+  adbwire::python::bind_device(module);
+  adbwire::python::bind_page(module);
+}

@@ -1,0 +1,233 @@
+"""adbwire.droidrun.AdbwireDriver method by method against the virtual device, in asyncio."""
+
+import asyncio
+import datetime
+import inspect
+import os
+import socket
+import struct
+
+import pytest
+
+import adbwire
+from adbwire.droidrun import AdbwireDriver
+from conftest import DEMO_PACKAGE, VirtualDevice
+
+# DroidRun's DeviceDriver methods (droidrun/tools/driver/base.py, press_key of its releases before
+# press_button replaced it), with their parameters.
+DEVICE_DRIVER = {
+    "connect": [],
+    "ensure_connected": [],
+    "tap": ["x", "y"],
+    "swipe": ["x1", "y1", "x2", "y2", "duration_ms"],
+    "input_text": ["text", "clear", "stealth", "wpm"],
+    "press_key": ["keycode"],
+    "press_button": ["button"],
+    "drag": ["x1", "y1", "x2", "y2", "duration"],
+    "start_app": ["package", "activity"],
+    "install_app": ["path", "kwargs"],
+    "get_apps": ["include_system"],
+    "list_packages": ["include_system"],
+    "screenshot": ["hide_overlay"],
+    "get_ui_tree": [],
+    "get_date": [],
+}
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+@pytest.fixture
+def driver(vdevice):
+    created = AdbwireDriver(vdevice.target)
+    yield created
+    run(created.close())
+
+
+def test_the_shape_of_droidruns_device_driver():
+    for name, parameters in DEVICE_DRIVER.items():
+        method = getattr(AdbwireDriver, name)
+        assert inspect.iscoroutinefunction(method), name
+        assert list(inspect.signature(method).parameters)[1:] == parameters, name
+    assert AdbwireDriver.supported == set(DEVICE_DRIVER) - {"connect", "ensure_connected"}
+    assert {"back", "home", "enter"} <= AdbwireDriver.supported_buttons
+    assert AdbwireDriver.platform == "Android"
+
+
+def test_connect_is_lazy_and_once(vdevice, driver):
+    assert driver.page is None
+    run(driver.ensure_connected())
+    page = driver.page
+    assert page is not None and driver.capabilities.sdk == 34
+    run(driver.connect())
+    assert driver.page is page
+
+
+def test_tap_swipe_drag(vdevice, driver):
+    async def scenario():
+        await driver.tap(540, 2227)
+        await driver.swipe(100, 2000, 100, 500, 400)
+        await driver.drag(100, 300, 200, 400, 2.0)
+
+    run(scenario())
+    vdevice.wait_for_event(r"input tap 540 2227")
+    vdevice.wait_for_event(r"input swipe 100 2000 100 500 400")
+    vdevice.wait_for_event(r"input draganddrop 100 300 200 400 2000")
+
+
+def test_drag_before_android_12_is_a_slow_swipe():
+    old = VirtualDevice("--profile", "android-4")
+    try:
+        driver = AdbwireDriver(old.target)
+        run(driver.drag(100, 300, 200, 400, 1.5))
+        old.wait_for_event(r"input swipe 100 300 200 400 1500")
+        run(driver.close())
+    finally:
+        old.stop()
+
+
+def test_input_text_types_into_the_focused_field(vdevice, driver):
+    async def scenario():
+        assert await driver.input_text("nothing focused") is False
+        assert "focus" in driver.last_error
+        await driver.tap(540, 2227)  # "Add item": the form
+        tree = await driver.get_ui_tree()
+        field = _find(tree["a11y_tree"], lambda n: n["className"].endswith("EditText"))
+        bounds = field["boundsInScreen"]
+        await driver.tap(
+            (bounds["left"] + bounds["right"]) // 2, (bounds["top"] + bounds["bottom"]) // 2
+        )
+        assert await driver.input_text("milk and honey") is True
+        typed = await driver.get_ui_tree()
+        assert typed["phone_state"]["focusedElement"]["text"] == "milk and honey"
+        assert typed["phone_state"]["isEditable"] is True
+        assert await driver.input_text("tea", clear=True) is True
+        cleared = await driver.get_ui_tree()
+        assert cleared["phone_state"]["focusedElement"]["text"] == "tea"
+        with pytest.raises(NotImplementedError, match="stealth"):
+            await driver.input_text("x", stealth=True)
+
+    run(scenario())
+    vdevice.wait_for_event(r"input text milk")
+
+
+def test_keys(vdevice, driver):
+    async def scenario():
+        await driver.press_key(66)
+        await driver.press_button("Back")
+        with pytest.raises(ValueError, match="not supported"):
+            await driver.press_button("teleport")
+
+    run(scenario())
+    vdevice.wait_for_event(r"input keyevent 66")
+    vdevice.wait_for_event(r"input keyevent 4")
+
+
+def test_start_app(vdevice, driver):
+    async def scenario():
+        assert await driver.start_app(DEMO_PACKAGE) == "App started: %s" % DEMO_PACKAGE
+        started = await driver.start_app(DEMO_PACKAGE, ".ListActivity")
+        assert started == "App started: %s with activity .ListActivity" % DEMO_PACKAGE
+        failed = await driver.start_app("not a package!")
+        assert failed.startswith("Failed to start app not a package!:")
+
+    run(scenario())
+    vdevice.wait_for_event(r"monkey -p %s -c android.intent.category.LAUNCHER 1" % DEMO_PACKAGE)
+    vdevice.wait_for_event(r"am start -n %s/.ListActivity" % DEMO_PACKAGE)
+
+
+def test_install_and_list_apps(vdevice, driver, tmp_path):
+    apk = tmp_path / "fake.apk"
+    apk.write_bytes(b"PK\x03\x04 package=com.example.driven versionCode=1 " + os.urandom(1024))
+
+    async def scenario():
+        assert await driver.install_app(str(apk)) == "Success"
+        missing = await driver.install_app(str(tmp_path / "none.apk"))
+        assert missing == "Failed to install app: APK file not found at %s" % (
+            tmp_path / "none.apk"
+        )
+        assert "com.example.driven" in await driver.list_packages()
+        everything = await driver.list_packages(include_system=True)
+        apps = await driver.get_apps()
+        return everything, apps
+
+    everything, apps = run(scenario())
+    vdevice.wait_for_event(r"cmd package install -S \d+ -r -g")
+    vdevice.wait_for_event(r"pm list packages -3")
+    vdevice.wait_for_event(r"pm list packages")
+    assert {DEMO_PACKAGE, "com.example.driven"} <= set(everything)
+    assert {"package": "com.example.driven", "label": ""} in apps
+
+
+def test_screenshot_and_date(driver):
+    async def scenario():
+        return await driver.screenshot(), await driver.get_date()
+
+    png, date = run(scenario())
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert struct.unpack(">II", png[16:24]) == (1080, 2400)
+    assert str(datetime.datetime.now().year) in date
+
+
+def test_ui_tree_in_portals_shape(driver):
+    tree = run(driver.get_ui_tree())
+    assert tree["device_context"]["screen_bounds"] == {"width": 1080, "height": 2400}
+    assert tree["phone_state"]["packageName"] == DEMO_PACKAGE
+    assert tree["phone_state"]["activityName"] == ".ListActivity"
+    assert tree["phone_state"]["focusedElement"] is None
+    button = _find(tree["a11y_tree"], lambda n: n["text"] == "Add item")
+    assert button["isClickable"] and button["ref"] == 5
+    assert button["boundsInScreen"] == {"left": 42, "top": 2160, "right": 1038, "bottom": 2295}
+    assert button["className"] == "android.widget.Button"
+    assert button["resourceId"] == "%s:id/add_item" % DEMO_PACKAGE
+    title = _find(tree["a11y_tree"], lambda n: n["text"] == "Groceries")
+    assert not title["isClickable"] and "ref" not in title
+    assert '- Button [ref=5] "Add item"' in tree["snapshot"]
+
+
+def test_the_event_loop_keeps_running_while_a_call_blocks():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()  # accepts the TCP connection, never answers: connect waits 1 s
+        target = "tcp:127.0.0.1:%d" % listener.getsockname()[1]
+        driver = AdbwireDriver(target, connect_options=adbwire.ConnectOptions(connect_timeout=1.0))
+        ticks = 0
+
+        async def ticker():
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        async def scenario():
+            task = asyncio.create_task(ticker())
+            with pytest.raises(adbwire.TimeoutError):
+                await driver.connect()
+            task.cancel()
+
+        run(scenario())
+    assert ticks > 40, ticks
+
+
+def test_connection_errors_propagate(vdevice):
+    driver = AdbwireDriver(vdevice.target)
+    run(driver.connect())
+    vdevice.stop()
+
+    async def scenario():
+        for _ in range(50):  # the drop reaches the connection asynchronously
+            await driver.start_app(DEMO_PACKAGE)
+
+    with pytest.raises(adbwire.DeviceOfflineError):
+        run(scenario())
+
+
+def _find(node, predicate):
+    if predicate(node):
+        return node
+    for child in node.get("children", ()):
+        found = _find(child, predicate)
+        if found is not None:
+            return found
+    return None
