@@ -49,6 +49,9 @@ constexpr ErrorClass kErrorClasses[] = {
      "The device ran the request and reported failure (the message quotes it)."},
     {errc::io_error, "io_error", "IoError", "Local file or socket I/O failed."},
     {errc::cancelled, "cancelled", "CancelledError", "The caller cancelled the operation."},
+    {errc::limit_exceeded, "limit_exceeded", "LimitExceededError",
+     "A bound on what a device may make the host hold was reached (the message names it and "
+     "the option that raises it)."},
 };
 constexpr std::size_t kCodes = std::size(kErrorClasses);
 

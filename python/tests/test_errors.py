@@ -26,6 +26,7 @@ CLASSES = {
     "command_failed": adbwire.CommandFailedError,
     "io_error": adbwire.IoError,
     "cancelled": adbwire.CancelledError,
+    "limit_exceeded": adbwire.LimitExceededError,
 }
 
 
@@ -174,3 +175,14 @@ def test_text_from_the_device_that_is_not_utf8_never_breaks_a_call(tmp_path):
         page.close()
     finally:
         device_side.stop()
+
+
+def test_a_bound_on_a_hostile_device_is_limit_exceeded(tmp_path):
+    hostile = VirtualDevice("--hostile-sync", "endless-listing")
+    try:
+        dev = adbwire.Device.connect(hostile.target)
+        with pytest.raises(adbwire.LimitExceededError) as raised:
+            dev.pull("/sdcard", str(tmp_path / "out"))
+        assert "SyncLimits::max_" in raised.value.detail
+    finally:
+        hostile.stop()
