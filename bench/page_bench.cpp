@@ -24,7 +24,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 
 extern char** environ;
 

@@ -12,7 +12,7 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "support/bench_support.hpp"
 
 namespace {

@@ -15,7 +15,7 @@
 
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 
 extern char** environ;
 

@@ -11,16 +11,12 @@
 
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
+#include "adbwire/protocol/shell_v2.hpp"
 
 namespace adbwire {
 
 // A terminal's size as TIOCGWINSZ gives it; the device's PTY gets it with TIOCSWINSZ.
-struct WindowSize {
-  std::uint16_t rows = 0;
-  std::uint16_t cols = 0;
-  std::uint16_t x_pixels = 0;
-  std::uint16_t y_pixels = 0;
-};
+using WindowSize = protocol::WindowSize;
 
 struct ShellOptions {
   // sh -c COMMAND on the device; empty: an interactive shell (sh reading stdin, with a prompt

@@ -1,11 +1,55 @@
 #include "adbwire/protocol/shell_v2.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "adbwire/error.hpp"
 
 namespace adbwire::protocol {
+
+namespace {
+
+// One unsigned decimal up to 65535; advances text past it.
+bool take_number(std::string_view& text, std::uint16_t& value) {
+  unsigned parsed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+  if (ec != std::errc() || parsed > 0xffff) return false;
+  value = static_cast<std::uint16_t>(parsed);
+  text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+  return true;
+}
+
+bool take_char(std::string_view& text, char c) {
+  if (text.empty() || text.front() != c) return false;
+  text.remove_prefix(1);
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_window_size(const WindowSize& size) {
+  const std::string text = std::to_string(size.rows) + "x" + std::to_string(size.cols) + "," +
+                           std::to_string(size.x_pixels) + "x" + std::to_string(size.y_pixels);
+  std::vector<std::uint8_t> data(text.begin(), text.end());
+  data.push_back(0);
+  return data;
+}
+
+bool parse_window_size(std::span<const std::uint8_t> data, WindowSize& size) {
+  std::string_view rest(reinterpret_cast<const char*>(data.data()), data.size());
+  while (!rest.empty() && rest.back() == '\0') rest.remove_suffix(1);
+  WindowSize parsed;
+  if (!take_number(rest, parsed.rows) || !take_char(rest, 'x') || !take_number(rest, parsed.cols) ||
+      !take_char(rest, ',') || !take_number(rest, parsed.x_pixels) || !take_char(rest, 'x') ||
+      !take_number(rest, parsed.y_pixels) || !rest.empty()) {
+    return false;
+  }
+  size = parsed;
+  return true;
+}
 namespace {
 
 bool known_id(std::uint8_t id) noexcept { return id <= 5 || id == 255; }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "cli/commands.hpp"
 
 namespace adbwire::cli {

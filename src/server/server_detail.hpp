@@ -7,12 +7,10 @@
 #include "adbwire/server_address.hpp"
 #include "adbwire/target.hpp"
 #include "base/failure.hpp"
+#include "connection/server_address_detail.hpp"
 #include "connection/stream_opener.hpp"
 
 namespace adbwire::server {
-
-// resolve_server_address with the error as a Failure.
-ServerAddress resolve_address(const ServerAddress& given, detail::Failure& failure);
 
 // Device::connect for server: targets: the device must be listed by that server in state
 // "device". The target's address wins, then options.server, then the environment. Errors:

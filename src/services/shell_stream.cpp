@@ -139,15 +139,6 @@ detail::Failure empty_shell() {
   return failure;
 }
 
-// "24x80,0x0" as adb formats it, with the NUL adb sends after it (adbd reads it with sscanf).
-std::vector<std::uint8_t> window_size_text(const WindowSize& size) {
-  char text[64];
-  const int n =
-      std::snprintf(text, sizeof text, "%ux%u,%ux%u", unsigned{size.rows}, unsigned{size.cols},
-                    unsigned{size.x_pixels}, unsigned{size.y_pixels});
-  return std::vector<std::uint8_t>(text, text + n + 1);
-}
-
 }  // namespace
 
 ShellStream::ShellStream() noexcept = default;
@@ -212,7 +203,8 @@ bool ShellStream::resize(const WindowSize& size, Deadline deadline) {
   detail::Failure failure = impl_ ? detail::Failure{} : empty_shell();
   const bool v2 = impl_ && impl_->channel.v2;
   if (v2)
-    impl_->send(protocol::ShellPacketId::window_size, window_size_text(size), deadline, failure);
+    impl_->send(protocol::ShellPacketId::window_size, protocol::encode_window_size(size), deadline,
+                failure);
   failure.throw_if_failed();
   return v2;
 }
@@ -221,7 +213,8 @@ bool ShellStream::resize(const WindowSize& size, Deadline deadline, std::error_c
   detail::Failure failure = impl_ ? detail::Failure{} : empty_shell();
   const bool v2 = impl_ && impl_->channel.v2;
   if (v2)
-    impl_->send(protocol::ShellPacketId::window_size, window_size_text(size), deadline, failure);
+    impl_->send(protocol::ShellPacketId::window_size, protocol::encode_window_size(size), deadline,
+                failure);
   error = failure.code;
   return v2 && !error;
 }

@@ -19,7 +19,7 @@
 #include "adbwire/protocol/sync.hpp"
 #include "adbwire/sync.hpp"
 #include "base/failure.hpp"
-#include "services/sync_compression.hpp"
+#include "compression/sync_compression.hpp"
 
 namespace adbwire::detail {
 

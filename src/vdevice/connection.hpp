@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "adbwire/protocol/session.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "capture/capture_recorder.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/device_context.hpp"

@@ -17,7 +17,7 @@
 #include <system_error>
 #include <vector>
 
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "vdevice/device_state_store.hpp"
 
 namespace adbwire::vdevice {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "vdevice/device_context.hpp"
 
 namespace adbwire {

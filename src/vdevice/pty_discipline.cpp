@@ -16,22 +16,6 @@ void append(std::vector<std::uint8_t>& out, std::string_view text) {
   out.insert(out.end(), text.begin(), text.end());
 }
 
-// One unsigned decimal of at most 5 digits; advances text past it.
-bool take_number(std::string_view& text, std::uint16_t& value) {
-  unsigned parsed = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), parsed);
-  if (ec != std::errc() || parsed > 0xffff) return false;
-  value = static_cast<std::uint16_t>(parsed);
-  text.remove_prefix(static_cast<std::size_t>(end - text.data()));
-  return true;
-}
-
-bool take_char(std::string_view& text, char c) {
-  if (text.empty() || text.front() != c) return false;
-  text.remove_prefix(1);
-  return true;
-}
-
 }  // namespace
 
 void PtyDiscipline::feed(std::span<const std::uint8_t> typed, std::vector<std::uint8_t>& echo,
@@ -91,16 +75,7 @@ void PtyDiscipline::translate_output(std::span<const std::uint8_t> bytes,
 }
 
 bool PtyDiscipline::set_size(std::span<const std::uint8_t> text) {
-  std::string_view rest(reinterpret_cast<const char*>(text.data()), text.size());
-  while (!rest.empty() && rest.back() == '\0') rest.remove_suffix(1);
-  WindowSize size;
-  if (!take_number(rest, size.rows) || !take_char(rest, 'x') || !take_number(rest, size.cols) ||
-      !take_char(rest, ',') || !take_number(rest, size.x_pixels) || !take_char(rest, 'x') ||
-      !take_number(rest, size.y_pixels) || !rest.empty()) {
-    return false;
-  }
-  size_ = size;
-  return true;
+  return protocol::parse_window_size(text, size_);
 }
 
 }  // namespace adbwire::vdevice

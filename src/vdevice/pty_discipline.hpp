@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "adbwire/shell_stream.hpp"
+#include "adbwire/protocol/shell_v2.hpp"
 
 namespace adbwire::vdevice {
 
@@ -37,14 +37,14 @@ class PtyDiscipline {
   static void translate_output(std::span<const std::uint8_t> bytes, std::vector<std::uint8_t>& out);
 
   // The size set with the window-size packet (TIOCSWINSZ); 0x0 until then, as a new PTY.
-  const WindowSize& size() const noexcept { return size_; }
+  const protocol::WindowSize& size() const noexcept { return size_; }
   // Parses "ROWSxCOLS,XxY" (a trailing NUL allowed), as adbd reads it with sscanf; false
   // (size unchanged) when malformed.
   bool set_size(std::span<const std::uint8_t> text);
 
  private:
   std::string line_;
-  WindowSize size_;
+  protocol::WindowSize size_;
 };
 
 }  // namespace adbwire::vdevice

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "vdevice/sample_screen.hpp"
 
 namespace adbwire::vdevice {

@@ -103,7 +103,7 @@ class ShellScript::CommandIo final : public JobIo {
   }
 
   DeviceContext& device() override { return script_.device_; }
-  const WindowSize* terminal() const override {
+  const protocol::WindowSize* terminal() const override {
     return fds_[0].target == Target::script ? output_->terminal() : nullptr;
   }
 

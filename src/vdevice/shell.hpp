@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "adbwire/shell_stream.hpp"
+#include "adbwire/protocol/shell_v2.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/shell_job.hpp"
 #include "vdevice/shell_parser.hpp"
@@ -29,7 +29,7 @@ class ShellOutput {
   virtual void write_stdout(std::span<const std::uint8_t> bytes) = 0;
   virtual void write_stderr(std::span<const std::uint8_t> bytes) = 0;
   // The PTY the script runs on, for `stty size`; nullptr without one.
-  virtual const WindowSize* terminal() const { return nullptr; }
+  virtual const protocol::WindowSize* terminal() const { return nullptr; }
 };
 
 class ShellScript {

@@ -394,7 +394,7 @@ int run_stty(const Argv& argv, JobIo& io) {
     io.err("stty: the adbwire virtual device supports only `stty size`\n");
     return 1;
   }
-  const WindowSize* size = io.terminal();
+  const protocol::WindowSize* size = io.terminal();
   if (size == nullptr) {
     io.err("stty: standard input: Not a tty\n");
     return 1;

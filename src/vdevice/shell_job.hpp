@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "adbwire/shell_stream.hpp"
+#include "adbwire/protocol/shell_v2.hpp"
 #include "vdevice/device_context.hpp"
 
 namespace adbwire::vdevice {
@@ -32,7 +32,7 @@ class JobIo {
   virtual bool stdin_eof() const = 0;
   virtual DeviceContext& device() = 0;
   // The PTY stdin is, for `stty`; nullptr when there is none.
-  virtual const WindowSize* terminal() const { return nullptr; }
+  virtual const protocol::WindowSize* terminal() const { return nullptr; }
 
   void out(std::string_view text) { out(as_bytes(text)); }
   void err(std::string_view text) { err(as_bytes(text)); }

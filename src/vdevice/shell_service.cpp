@@ -96,7 +96,9 @@ class ShellService final : public Service, private ShellOutput {
       write(ShellPacketId::stderr_data, bytes);
     }
   }
-  const WindowSize* terminal() const override { return pty_ ? &discipline_.size() : nullptr; }
+  const protocol::WindowSize* terminal() const override {
+    return pty_ ? &discipline_.size() : nullptr;
+  }
 
   void write_output(std::span<const std::uint8_t> bytes) {
     if (!pty_) {

@@ -23,7 +23,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/sync.hpp"
-#include "services/sync_compression.hpp"
+#include "compression/sync_compression.hpp"
 #include "vdevice/service.hpp"
 
 namespace adbwire::vdevice {

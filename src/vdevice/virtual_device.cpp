@@ -14,9 +14,9 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "capture/capture_recorder.hpp"
-#include "services/sync_compression.hpp"
+#include "compression/sync_compression.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"

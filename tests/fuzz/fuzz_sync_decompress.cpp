@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "services/sync_compression.hpp"
+#include "compression/sync_compression.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/install.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
 namespace {

@@ -12,7 +12,7 @@
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/keys.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
 #include "replay/tshark_check.hpp"

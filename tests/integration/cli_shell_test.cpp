@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 
 namespace adbwire {

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
 namespace {

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
 

@@ -16,7 +16,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
 #include "adbwire/stream.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "agent/helper_dex.hpp"
 
 namespace adbwire {

@@ -22,7 +22,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
 

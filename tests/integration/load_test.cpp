@@ -15,7 +15,7 @@
 #include "adbwire/device.hpp"
 #include "adbwire/page.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
 namespace {

@@ -11,7 +11,7 @@
 #include <regex>
 #include <string>
 
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
 #include "mcp/device_tools.hpp"
 #include "mcp/json_rpc.hpp"

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "adbwire/trajectory.hpp"
-#include "adbwire/vdevice.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {

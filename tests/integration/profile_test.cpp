@@ -17,7 +17,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/protocol/message.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
 

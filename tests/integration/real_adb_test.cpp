@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "vdevice/sample_screen.hpp"
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/image_decode.hpp"
 #include "integration/temp_dir.hpp"
 

@@ -21,7 +21,7 @@
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "vdevice/sample_screen.hpp"
 

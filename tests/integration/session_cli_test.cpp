@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
 namespace {

@@ -20,7 +20,7 @@
 #include "adbwire/protocol/constants.hpp"
 #include "adbwire/protocol/message.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "adbwire/page.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {

@@ -13,7 +13,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/screencap.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {

@@ -10,7 +10,7 @@
 #include "adbwire/capture.hpp"
 #include "adbwire/device.hpp"
 #include "adbwire/protocol/message.hpp"
-#include "adbwire/vdevice.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
 #include "replay/tshark_check.hpp"
 #include "transport/memory_pipe.hpp"

@@ -142,3 +142,29 @@ TEST(ShellV2, InvalidIdIsDeliveredWhole) {
 
 }  // namespace
 }  // namespace adbwire::protocol
+
+namespace adbwire::protocol {
+namespace {
+
+TEST(WindowSizePacket, EncodesAsAdbAndParsesBack) {
+  const WindowSize size{40, 120, 960, 1440};
+  const std::vector<std::uint8_t> data = encode_window_size(size);
+  EXPECT_EQ(std::string(data.begin(), data.end()), std::string("40x120,960x1440\0", 16));
+  WindowSize parsed;
+  ASSERT_TRUE(parse_window_size(data, parsed));
+  EXPECT_EQ(parsed, size);
+}
+
+TEST(WindowSizePacket, RefusesAnythingElse) {
+  WindowSize parsed{1, 2, 3, 4};
+  for (const std::string text : {"", "24x80", "24x80,0", "24x80,0x0,", "70000x1,0x0", "-1x2,0x0",
+                                 "24 x80,0x0", "24x80;0x0"}) {
+    EXPECT_FALSE(parse_window_size(
+        std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), parsed))
+        << text;
+  }
+  EXPECT_EQ(parsed, (WindowSize{1, 2, 3, 4}));  // untouched
+}
+
+}  // namespace
+}  // namespace adbwire::protocol

@@ -2,7 +2,7 @@
 // the DATA chunking itself, streams checked independently by the reference command-line
 // tools (zstd, lz4, brotli: Debian packages of the same names, installed by scripts/setup),
 // and truncated or corrupt input giving an error naming the algorithm, never a crash or hang.
-#include "services/sync_compression.hpp"
+#include "compression/sync_compression.hpp"
 
 #include <gtest/gtest.h>
 

@@ -22,6 +22,22 @@ enum class ShellPacketId : std::uint8_t {
 
 inline constexpr std::size_t kShellHeaderSize = 5;
 
+// A terminal's size as TIOCGWINSZ gives it, which a window_size packet carries to the
+// device's PTY (TIOCSWINSZ there).
+struct WindowSize {
+  std::uint16_t rows = 0;
+  std::uint16_t cols = 0;
+  std::uint16_t x_pixels = 0;
+  std::uint16_t y_pixels = 0;
+  friend bool operator==(const WindowSize&, const WindowSize&) = default;
+};
+
+// A window_size packet's data as adb writes it: "ROWSxCOLS,XPIXxYPIX" and the NUL adb sends
+// after it (adbd reads it with sscanf).
+std::vector<std::uint8_t> encode_window_size(const WindowSize& size);
+// The inverse, trailing NULs allowed; false for anything else (each number 0..65535).
+bool parse_window_size(std::span<const std::uint8_t> data, WindowSize& size);
+
 // Appends one packet.
 void append_shell_packet(std::vector<std::uint8_t>& out, ShellPacketId id,
                          std::span<const std::uint8_t> data);

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <asio/io_context.hpp>
-#include <asio/post.hpp>
-#include <cstring>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -13,89 +11,11 @@
 #include "adbwire/error.hpp"
 #include "capture/replay_script.hpp"
 #include "connection/connection.hpp"
-#include "transport/transport.hpp"
+#include "transport/replay_transport.hpp"
 
 namespace adbwire {
 
-struct detail::ReplayState {
-  explicit ReplayState(capture_detail::ReplayScript s) : script(std::move(s)) {}
-  mutable std::mutex mutex;
-  capture_detail::ReplayScript script;  // guarded by mutex
-};
-
 namespace {
-
-// The device end of the link: plays the script's device messages, checks what the host writes.
-class ReplayTransport final : public transport::Transport {
- public:
-  ReplayTransport(asio::io_context& io, std::shared_ptr<detail::ReplayState> state,
-                  std::string description)
-      : io_(io), state_(std::move(state)), description_(std::move(description)) {}
-
-  void async_read_some(std::span<std::uint8_t> buffer, Handler handler) override {
-    read_buffer_ = buffer;
-    read_handler_ = std::move(handler);
-    pump();
-  }
-
-  void async_write(std::span<const std::uint8_t> data, Handler handler) override {
-    bool matched = false;
-    if (!closed_) {
-      std::lock_guard lock(state_->mutex);
-      matched = state_->script.host_sent(data);
-    }
-    const std::error_code error = closed_   ? make_error_code(errc::closed)
-                                  : matched ? std::error_code()
-                                            : make_error_code(errc::protocol_error);
-    asio::post(io_, [handler = std::move(handler), error, size = data.size()] {
-      handler(error, error ? 0 : size);
-    });
-    if (error) {
-      fail_read(error);
-    } else {
-      pump();
-    }
-  }
-
-  void close() noexcept override {
-    closed_ = true;
-    fail_read(make_error_code(asio::error::operation_aborted));
-  }
-
-  std::string description() const override { return description_; }
-
- private:
-  void pump() {
-    if (!read_handler_ || closed_) return;
-    if (outbox_used_ == outbox_.size()) {
-      outbox_.clear();
-      outbox_used_ = 0;
-      std::lock_guard lock(state_->mutex);
-      state_->script.take_device_output(outbox_);
-    }
-    // With nothing due the read waits, as on an idle device, until the host sends or closes.
-    if (outbox_used_ == outbox_.size()) return;
-    const std::size_t n = std::min(read_buffer_.size(), outbox_.size() - outbox_used_);
-    std::memcpy(read_buffer_.data(), outbox_.data() + outbox_used_, n);
-    outbox_used_ += n;
-    asio::post(io_, [handler = std::exchange(read_handler_, nullptr), n] { handler({}, n); });
-  }
-
-  void fail_read(std::error_code error) {
-    if (!read_handler_) return;
-    asio::post(io_,
-               [handler = std::exchange(read_handler_, nullptr), error] { handler(error, 0); });
-  }
-
-  asio::io_context& io_;
-  std::shared_ptr<detail::ReplayState> state_;
-  std::string description_;
-  std::span<std::uint8_t> read_buffer_;
-  Handler read_handler_;
-  std::vector<std::uint8_t> outbox_;
-  std::size_t outbox_used_ = 0;
-  bool closed_ = false;
-};
 
 // The chosen connection's ADB messages as replay steps; failure set when there are none.
 std::vector<capture_detail::ReplayStep> read_steps(const std::filesystem::path& capture,
@@ -147,7 +67,7 @@ Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& 
   const std::string target = "replay:" + capture.string();
   auto factory = [state, target](asio::io_context& io, Deadline,
                                  detail::Failure&) -> std::unique_ptr<transport::Transport> {
-    return std::make_unique<ReplayTransport>(io, state, target);
+    return transport::make_replay_transport(io, state, target);
   };
   ConnectOptions connect = options.connect;
   connect.record.clear();

@@ -7,7 +7,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/constants.hpp"
-#include "server/server_detail.hpp"
+#include "connection/server_address_detail.hpp"
 
 namespace adbwire {
 namespace {

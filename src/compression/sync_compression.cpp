@@ -1,5 +1,5 @@
 // Streaming brotli / LZ4 frame / zstd codecs for sync v2 (sync_compression.hpp).
-#include "services/sync_compression.hpp"
+#include "compression/sync_compression.hpp"
 
 #include <brotli/decode.h>
 #include <brotli/encode.h>

@@ -1,0 +1,2 @@
+// Nothing: the layer link check (src/CMakeLists.txt) links whole layer archives into a shared
+// object.
