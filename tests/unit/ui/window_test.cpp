@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -246,6 +249,66 @@ TEST(Windows, PackageNamesFromTheDeviceStayOnTheirLine) {
       window("evil\npackage", "[0,0][10,10]", {button("x")}),
   }));
   EXPECT_THAT(s.to_text(), HasSubstr("# overlay: evil\\npackage\n- Button [ref=2] \"x\"\n"));
+}
+
+// The screen of README.md's "The snapshot format": the README shows what this prints.
+std::string readme_screen() {
+  N up = image("Navigate up", true);
+  up.cls = "android.widget.ImageButton";
+  N name = test::field("Item name");
+  name.focused = true;
+  N pin = test::field("PIN");
+  pin.password = true;
+  N gift;
+  gift.cls = "androidx.appcompat.widget.SwitchCompat";
+  gift.text = "Gift wrap";
+  gift.clickable = true;
+  gift.checkable = true;
+  gift.checked = true;
+  N voice = image("Record voice note");
+  voice.cls = "android.widget.ImageButton";
+  voice.long_clickable = true;
+  N apples = text("Apples");
+  apples.desc = "Apples";
+  N plums = text("Plums");
+  plums.bounds = "[0,1400][1080,1500]";
+  plums.extra = R"(visible-to-user="false")";
+  N recent = group({apples, text("Pears"), plums});
+  recent.cls = "androidx.recyclerview.widget.RecyclerView";
+  recent.scrollable = true;
+  recent.bounds = "[0,1000][1080,1400]";
+  N del = image("Delete", true);
+  del.cls = "android.widget.ImageButton";
+  N back = image("Back", true);
+  back.cls = "android.widget.ImageButton";
+  N home = image("Home", true);
+  home.cls = "android.widget.ImageButton";
+  return test::dump({
+      window("com.android.systemui", "[0,0][1080,100]",
+             {text("12:30"), image("Battery 80 percent.")}),
+      window("com.example.shop", "[0,0][1080,2400]",
+             {up, text("New item"), name, test::field("Quantity", "Quantity"), pin, gift, voice,
+              recent}),
+      window("com.google.android.inputmethod.latin", "[0,1500][1080,2300]",
+             {button("q"), button("w"), del}),
+      window("com.android.systemui", "[0,2300][1080,2400]", {back, home}),
+  });
+}
+
+TEST(Readme, TheSnapshotFormatExampleIsWhatASnapshotPrints) {
+  const std::filesystem::path path = std::filesystem::path(ADBWIRE_SOURCE_DIR) / "README.md";
+  std::ifstream in(path, std::ios::binary);
+  const std::string readme{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::size_t section = readme.find("\n## The snapshot format\n");
+  ASSERT_NE(section, std::string::npos) << path;
+  const std::size_t open = readme.find("```yaml\n", section);
+  ASSERT_NE(open, std::string::npos);
+  const std::size_t begin = open + 8;
+  const std::string example = readme.substr(begin, readme.find("```\n", begin) - begin);
+  SnapshotOptions options;
+  options.app_package = "com.example.shop";
+  options.app_activity = "com.example.shop/.AddItemActivity";
+  EXPECT_EQ(parse_dump(readme_screen(), options).to_text(), example);
 }
 
 }  // namespace
