@@ -147,6 +147,11 @@ enum class WindowKind : std::uint8_t {
   overlay,         // a window of another package (a chat head, an edge panel, a system dialog)
 };
 
+// What an editable field holds as typed text: its text, or "" when that text is its hint (equal
+// to the hint attribute, or Appium's showing-hint="true"; older Android reports an empty
+// field's hint as its text). For other nodes, the text. Points into the node's Snapshot.
+std::string_view field_text(const Node& node) noexcept;
+
 // "app", "keyboard", "status bar", "navigation bar", "system" or "overlay".
 std::string_view to_string(WindowKind kind) noexcept;
 

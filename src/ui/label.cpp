@@ -7,18 +7,24 @@ namespace {
 
 constexpr std::string_view kIdMarker = ":id/";
 
+// Older Android reports an empty field's hint as its text; Appium says so with showing-hint.
+bool text_is_hint(const Node& n) noexcept {
+  return n.editable && !n.text.empty() && (n.showing_hint || n.text == n.hint);
+}
+
 }  // namespace
+
+std::string_view field_text(const Node& node) noexcept {
+  return text_is_hint(node) ? std::string_view() : node.text;
+}
 
 NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept {
   const Node& n = impl.nodes[index];
   NodeLabel label;
   if (!n.visible) return label;
-  // Older Android reports an empty field's hint as its text; Appium says so with showing-hint.
-  const bool text_is_hint = n.editable && (n.showing_hint || (!n.hint.empty() && n.text == n.hint));
-  label.text = text_is_hint ? std::string_view() : n.text;
+  label.text = field_text(n);
   label.show_text = !label.text.empty() || n.editable;
-  if (n.editable && label.text.empty())
-    label.hint = n.hint.empty() && text_is_hint ? n.text : n.hint;
+  if (n.editable && label.text.empty()) label.hint = n.hint.empty() ? n.text : n.hint;
   label.desc = n.content_desc;
   if (label.desc == label.text || label.desc == label.hint) label.desc = {};
   std::uint16_t states = 0;

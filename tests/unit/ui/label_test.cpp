@@ -45,6 +45,15 @@ TEST(Label, AFieldWhoseTextIsItsHintShowsEmptyWithTheHint) {
   EXPECT_EQ(render(appium), "- TextInput [ref=1] \"Email address\"\n");
 }
 
+TEST(Label, FieldTextIsWhatWasTyped) {
+  const Snapshot s = parse_dump(test::dump(
+      group({field("Name", "Name"), field("Name", "Ada"), field("Name"), text("Name")})));
+  EXPECT_EQ(field_text(s.node(1)), "");
+  EXPECT_EQ(field_text(s.node(2)), "Ada");
+  EXPECT_EQ(field_text(s.node(3)), "");
+  EXPECT_EQ(field_text(s.node(4)), "Name") << "not a field: its text";
+}
+
 TEST(Label, ATypedFieldShowsItsTextAndNoHint) {
   EXPECT_EQ(render(field("Item name", "apples")), "- TextInput [ref=1] \"apples\"\n");
   N plain;
