@@ -34,7 +34,8 @@
 // read back as the same plain YAML string (it holds ": " or " #", ends with ":" or a space,
 // starts with anything but a letter or a non-ASCII character, or is a YAML bool or null word),
 // it is written in single quotes with ' doubled. A line that is a mapping key is kept under
-// YAML's 1024-character key limit by cutting its text, hint and desc (then the line) with "…".
+// YAML's 1024-character key limit by cutting its text, hint, desc, role and id with "…" (to
+// 80 code points, then 16); its ref and states stay whole.
 // Inside "text", hint="…" and (desc) a backslash is written \\, a double quote \", newline \n,
 // carriage return \r, tab \t, and the characters YAML forbids or reads as line breaks (other
 // C0 and C1 controls, DEL, U+2028, U+2029, U+FEFF, U+FFFE, U+FFFF) as \u00XX or \uXXXX; bytes
@@ -226,15 +227,16 @@ class Snapshot {
 
   // The pruned tree in the text format described at the top of this header.
   std::string to_text() const;
-  // The same pruned tree as JSON: {"app":{"package","activity","inferred","shown"},
-  // "rotation":R,"note":"…","nodes":[…],"windows":[{"kind","package","bounds","nodes":[…]}]}
-  // where "nodes" holds the app's windows and "windows" the others in the text's order, and
-  // each node is {"role","ref","text","hint","desc","states","class","resource_id","bounds":
-  // [l,t,r,b],"visible","children":[…]}: empty fields left out, "text" as the text format
-  // shows it ("" for a hint shown as text), "desc" as the dump has it, "visible":false only on
-  // a printed wrapper that is not visible itself. "note" is the "no element" line's text. A cut
-  // subtree is {"truncated":true,"hidden_refs":[A,B]}. Invalid UTF-8 from the device is
-  // replaced by U+FFFD so the output is always valid JSON.
+  // The same pruned tree as JSON: {"app":{"package","activity","shown","inferred":true,
+  // "keyboard":true},"rotation":R,"note":"…","nodes":[…],"windows":[{"kind","package",
+  // "nodes":[…]}]} where "nodes" holds the app's windows and "windows" the runs of other
+  // windows in the text's order ("kind" as to_string names it, with "_" for spaces), and each
+  // node is {"role","ref","text","hint","desc","states","class","resource_id","bounds":
+  // [l,t,r,b],"visible","children":[…]}: empty fields and false flags left out, "text" as the
+  // text format shows it ("" for a hint reported as text), "hint" and "desc" as the dump has
+  // them, "visible":false only on a printed wrapper that is not visible itself. "note" is the
+  // "no element" line's text. A cut subtree is {"truncated":true,"hidden_refs":[A,B]}. Invalid
+  // UTF-8 from the device is replaced by U+FFFD so the output is always valid JSON.
   std::string to_json() const;
 
   // Nodes matching needle, in document order: the first non-empty of exact resource-id,

@@ -182,20 +182,4 @@ std::size_t yaml_item_size(std::string_view item) noexcept {
   return size;
 }
 
-std::string cut_yaml_item(std::string_view item, std::size_t max_size) {
-  // Quoted in the end whatever the cut leaves: count each ' twice, keep room for "…" and quotes.
-  std::size_t size = 2 + kEllipsis.size();
-  std::size_t end = 0;
-  for (std::size_t i = 0; i < item.size();) {
-    std::uint32_t cp = 0;
-    const std::size_t len = std::max<std::size_t>(decode(item, i, cp), 1);
-    const std::size_t cost = item[i] == '\'' ? 2 : len;
-    if (size + cost > max_size) break;
-    size += cost;
-    i += len;
-    end = i;
-  }
-  return std::string(item.substr(0, end)) + std::string(kEllipsis);
-}
-
 }  // namespace adbwire::ui

@@ -1,5 +1,6 @@
 // The text (YAML) and JSON renderings of the pruned tree. Both are written iteratively
 // from SnapshotState::lines, so output depth never turns into stack depth.
+#include <algorithm>
 #include <string>
 
 #include "ui/snapshot_impl.hpp"
@@ -10,8 +11,10 @@ namespace {
 constexpr std::string_view kEllipsis = "…";
 // YAML reads an implicit mapping key of at most 1024 characters; a parent's line stays below.
 constexpr std::size_t kMaxKeySize = 1000;
-// Text, hint and desc limits tried in turn on a parent line that is too long for a key.
-constexpr std::size_t kKeyFieldLimits[] = {kCompactTextLength, 16};
+// Limits, in code points, tried in turn on every part of a parent line too long for a key. At
+// the last one a line is at most about 650 bytes: role, id, text, hint and desc of 16 code
+// points of at most 6 bytes escaped, a ref and every state.
+constexpr std::size_t kKeyLimits[] = {kCompactTextLength, 16};
 
 void append_states(std::string& out, std::uint16_t states) {
   bool first = true;
@@ -41,16 +44,16 @@ void append_quoted(std::string& out, std::string_view before, std::string_view t
   out += after;
 }
 
-// The part of a node's line after "- " (ui.hpp, "Text format"); text, hint and desc cut to
-// limit code points (0: whole).
+// The part of a node's line after "- " (ui.hpp, "Text format"): text, hint and desc cut to
+// text_limit code points, role and id to name_limit (0: whole).
 std::string node_item(const detail::SnapshotState& impl, const OutputLine& line,
-                      std::size_t limit) {
+                      std::size_t text_limit, std::size_t name_limit) {
   const Node& node = impl.nodes[line.node];
   std::string item;
-  append_escaped(item, node.role, 0);
+  append_escaped(item, node.role, name_limit);
   if (impl.options.show_ids && !node.resource_id.empty()) {
     item += '#';
-    append_escaped(item, short_id(node), 0);
+    append_escaped(item, short_id(node), name_limit);
   }
   if (node.ref != 0) {
     item += " [ref=";
@@ -59,23 +62,22 @@ std::string node_item(const detail::SnapshotState& impl, const OutputLine& line,
   }
   if (line.bare) return item;
   const NodeLabel label = label_of(impl, line.node);
-  if (label.show_text) append_quoted(item, " \"", label.text, "\"", limit);
-  if (!label.hint.empty()) append_quoted(item, " hint=\"", label.hint, "\"", limit);
-  if (!label.desc.empty()) append_quoted(item, " (", label.desc, ")", limit);
+  if (label.show_text) append_quoted(item, " \"", label.text, "\"", text_limit);
+  if (!label.hint.empty()) append_quoted(item, " hint=\"", label.hint, "\"", text_limit);
+  if (!label.desc.empty()) append_quoted(item, " (", label.desc, ")", text_limit);
   append_states(item, label.states);
   return item;
 }
 
-// The item of a parent's line, cut until YAML takes it as a mapping key.
+// The item of a parent's line, its parts cut until YAML takes it as a mapping key; the ref
+// and the states are never cut.
 std::string key_item(const detail::SnapshotState& impl, const OutputLine& line, std::string item,
-                     std::size_t limit) {
-  for (const std::size_t field_limit : kKeyFieldLimits) {
-    if (yaml_item_size(item) <= kMaxKeySize) return item;
-    if (line.kind == LineKind::node && (limit == 0 || field_limit < limit))
-      item = node_item(impl, line, field_limit);
+                     std::size_t text_limit) {
+  for (const std::size_t limit : kKeyLimits) {
+    if (yaml_item_size(item) <= kMaxKeySize) break;
+    item = node_item(impl, line, text_limit == 0 ? limit : std::min(text_limit, limit), limit);
   }
-  if (yaml_item_size(item) <= kMaxKeySize) return item;
-  return cut_yaml_item(item, kMaxKeySize);
+  return item;
 }
 
 std::string no_element_note(const AppInfo& app) {
@@ -140,7 +142,7 @@ std::string Snapshot::to_text() const {
       item = kEllipsis;
       append_hidden_refs(item, line);
     } else {
-      item = node_item(impl, line, limit);
+      item = node_item(impl, line, limit, 0);
     }
     const bool parent = has_children(impl.lines, k);
     if (parent) item = key_item(impl, line, std::move(item), limit);

@@ -119,7 +119,4 @@ bool is_plain_yaml(std::string_view item) noexcept;
 void append_yaml_item(std::string& out, std::string_view item);
 std::size_t yaml_item_size(std::string_view item) noexcept;  // bytes append_yaml_item adds
 
-// item cut with "…" so that append_yaml_item writes at most max_size bytes of it.
-std::string cut_yaml_item(std::string_view item, std::size_t max_size);
-
 }  // namespace adbwire::ui

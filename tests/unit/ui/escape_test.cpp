@@ -113,12 +113,20 @@ TEST(Escape, AParentLineStaysUnderYamlsKeyLimit) {
                 for (int i = 0; i < 80; ++i) s += "\\u0001";
                 return s;
               }() + "…):\n"));
-  // A device could name a class with 2000 quotes: the line itself is cut.
+  // A device could name a class with 2000 quotes or give a 3000-character id: they are cut,
+  // the ref and the states stay.
   N huge = group({text("a"), text("b")});
   huge.cls = "x." + std::string(2000, '\'');
-  const std::string cut = yaml(test::dump(huge));
+  huge.id = "com.example:id/" + std::string(3000, 'i');
+  huge.clickable = true;
+  huge.checked = true;
+  SnapshotOptions ids;
+  ids.show_ids = true;
+  const std::string cut = yaml(test::dump(huge), ids);
   EXPECT_LE(cut.find('\n'), 1002u);
-  EXPECT_THAT(cut, HasSubstr("…':\n  - Text \"a\"\n"));
+  EXPECT_EQ(
+      cut.substr(0, cut.find('\n') + 1),
+      "- '" + std::string(160, '\'') + "…#" + std::string(80, 'i') + "… [ref=1] [checked]':\n");
 }
 
 TEST(Escape, CompactCutsStayValid) {
