@@ -1,20 +1,77 @@
 // The UI snapshot: a uiautomator dump parsed into a node tree, pruned, given [ref=N] markers
-// and formatted as the YAML-like text agents read (DESIGN.md, "Snapshot format").
+// and formatted as the YAML text agents read (DESIGN.md, "Snapshot format").
 //
-// Text format, one line per kept node, two spaces of indent per depth:
-//   - Role [ref=N] "text" (content-desc) [checked, selected, focused, disabled]
-// The ref, text, desc and state parts appear only when present; an editable field always
-// shows its text, even "". Inside "text" and (desc) a backslash is written \\, a double
-// quote \", newline \n, carriage return \r, tab \t and any other control character below
-// U+0020 as \u00XX, so every node stays on one line; all other UTF-8 passes through as is.
+// Text format: a valid YAML document (checked with libyaml on every corpus dump) made of
+// comment lines and one list item per kept node, two spaces of indent per depth:
+//   # app: com.example.shop (com.example.shop/.AddActivity), keyboard shown
+//   - Group:
+//     - Text "New item"
+//     - TextInput [ref=1] "" hint="Item name" [focused]
+//     - TextInput [ref=2] "" hint="PIN" [password]
+//     - Switch [ref=3] "Gift wrap" [checked]
+//     - List [ref=4] [more below]:
+//       - Text "Recent: apples"
+//   # keyboard: com.google.android.inputmethod.latin
+//   - Group:
+//     - Group [ref=5] (Delete)
+//
+// A node's line is `- Role#id [ref=N] "text" hint="hint" (desc) [states]`; each part appears
+// only when present:
+// - Role: role_for_class of DESIGN.md. #id only with SnapshotOptions::show_ids: the
+//   resource-id, without "<package>:id/" when that package is the node's own.
+// - [ref=N]: see Refs below.
+// - "text": shown when not empty, and always on an editable field, even "". A field whose
+//   text is its hint (equal to the hint attribute, or Appium's showing-hint="true") shows "",
+//   so a placeholder never looks typed.
+// - hint="…": the hint of an editable field whose shown text is empty.
+// - (desc): the content-desc, left out when it equals the shown text or hint.
+// - [states], in this order: password, checked, selected, focused, disabled (not enabled),
+//   then on a scrollable "more above", "more below", "more left", "more right" when it holds
+//   content the dump marks as not visible in that direction (by its bounds; for empty bounds,
+//   by document order before or after the visible content).
+// A node with kept children ends its line with ":" and its children follow one level deeper,
+// so a YAML reader gets nested lists of one-key mappings. When the part after "- " would not
+// read back as the same plain YAML string (it holds ": " or " #", ends with ":" or a space,
+// starts with anything but a letter or a non-ASCII character, or is a YAML bool or null word),
+// it is written in single quotes with ' doubled. A line that is a mapping key is kept under
+// YAML's 1024-character key limit by cutting its text, hint, desc, role and id with "…" (to
+// 80 code points, then 16); its ref and states stay whole.
+// Inside "text", hint="…" and (desc) a backslash is written \\, a double quote \", newline \n,
+// carriage return \r, tab \t, and the characters YAML forbids or reads as line breaks (other
+// C0 and C1 controls, DEL, U+2028, U+2029, U+FEFF, U+FFFE, U+FFFF) as \u00XX or \uXXXX; bytes
+// that are not UTF-8 become U+FFFD. Role and id are escaped the same way.
 // A subtree cut by max_depth becomes one line "- …", followed by " [refs A-B hidden]" when
 // it held refs.
 //
-// Prune rules: refs go to clickable, editable and scrollable nodes in document order from 1.
-// A node without ref, text, desc or shown state and with exactly one kept child is replaced
-// by that child; such a node with no kept child is dropped. A kept sibling whose subtree
-// renders identically to an earlier kept sibling (same class, text, desc, states and
-// children) is dropped unless its subtree carries a ref. No other rule ever removes a ref.
+// Comment lines:
+// - "# app: PACKAGE (ACTIVITY)" first: SnapshotOptions::app_package and app_activity, else
+//   the package inferred from the dump (the largest top-level window of a package that is
+//   neither a keyboard nor com.android.systemui; failing that the largest window). ", keyboard
+//   shown" follows when a keyboard window is in the dump; ", screen shows OTHER" when the
+//   given package has no window in the dump (the windows are then ordered by OTHER). Left out
+//   when no package is known.
+// - "# no element to act on in PACKAGE (a game or a custom-drawn screen): use a screenshot
+//   and tap by coordinates" second, when the app's windows hold no ref.
+// - Windows: every top-level node of the dump is a window (uiautomator2 dumps all windows; a
+//   plain `uiautomator dump` holds one). The app's windows come first; the others follow in
+//   the order keyboard, overlay, system, status bar, navigation bar, each run of windows of one
+//   kind and package opened by "# KIND: PACKAGE". KIND is keyboard (is_keyboard_package),
+//   status bar or navigation bar (a com.android.systemui strip along the top, or the bottom or
+//   a side of the screen), system (other com.android.systemui windows) or overlay (any other
+//   package). A window that prunes to nothing prints no line.
+// The output is never empty while a package is known: a screen with nothing kept still has
+// its "# app" and "# no element" lines.
+//
+// Refs go to the visible nodes that are clickable, long-clickable, editable or scrollable,
+// and to visible checkable nodes without a clickable ancestor (a checkable row part is acted
+// on through its row). They are numbered from 1 in the order shown, so the app's come first.
+// Nodes that are not visible (Node::visible) get no ref and show no text, desc or state.
+//
+// Prune rules: a node without ref, text, desc, hint or shown state and with exactly one kept
+// child is replaced by that child; such a node with no kept child is dropped. A kept sibling
+// whose subtree renders identically to an earlier kept sibling (same class, role, text, hint,
+// desc, id, states and children) is dropped unless its subtree carries a ref. No other rule
+// ever removes a ref.
 //
 // Thread safety: a Snapshot is immutable once parsed; its const members may be called from
 // several threads at once.
@@ -49,6 +106,14 @@ struct SnapshotOptions {
   // the group's depth) and text or desc longer than kCompactTextLength code points is cut
   // with "…".
   bool compact = false;
+  // Print resource ids after the role: Button#login for "com.example:id/login" in a node of
+  // com.example, Text#android:id/title for an id of another package.
+  bool show_ids = false;
+  // The foreground app as the caller knows it (for example from `dumpsys activity`): its
+  // package, and when known its activity as `am start -n` takes it ("com.example/.Main").
+  // With no package, the app is inferred from the dump (see "Comment lines" above).
+  std::string app_package = {};
+  std::string app_activity = {};
 };
 
 inline constexpr std::size_t kCompactTextLength = 80;
@@ -70,6 +135,47 @@ struct RefInfo {
   // scrollable and checkable flags. Volatile state (focused, selected, checked, enabled)
   // is in neither token, so a focus tap or a toggle does not stale the ref.
   std::string identity_token;
+};
+
+// What a top-level node of the dump is, for the order and the "# KIND: PACKAGE" lines of the
+// text format.
+enum class WindowKind : std::uint8_t {
+  app,             // a window of the foreground app
+  keyboard,        // an input method (is_keyboard_package)
+  status_bar,      // com.android.systemui along the top edge
+  navigation_bar,  // com.android.systemui along the bottom or a side edge
+  system,          // any other com.android.systemui window (shade, lock screen, indicators)
+  overlay,         // a window of another package (a chat head, an edge panel, a system dialog)
+};
+
+// What an editable field holds as typed text: its text, or "" when that text is its hint (equal
+// to the hint attribute, or Appium's showing-hint="true"; older Android reports an empty
+// field's hint as its text). For other nodes, the text. Points into the node's Snapshot.
+std::string_view field_text(const Node& node) noexcept;
+
+// "app", "keyboard", "status bar", "navigation bar", "system" or "overlay".
+std::string_view to_string(WindowKind kind) noexcept;
+
+// True for an input method's package: a dot-separated part containing "inputmethod",
+// "keyboard", "honeyboard", "pinyin" or "swiftkey", a part equal to "ime", or a known one
+// (com.baidu.input*, com.tencent.wetype).
+bool is_keyboard_package(std::string_view package) noexcept;
+
+struct Window {
+  NodeIndex root = kNoNode;  // the top-level node
+  WindowKind kind = WindowKind::app;
+  std::string_view package;  // the first non-empty package in the window; valid as Node strings
+  Bounds bounds;             // of the root node
+};
+
+// The foreground app a snapshot is about.
+struct AppInfo {
+  std::string package;    // empty when neither the caller nor the dump names one
+  std::string activity;   // SnapshotOptions::app_activity; empty when not given
+  std::string shown;      // the package the windows are ordered by (differs from package
+                          // only when the given package has no window in the dump)
+  bool inferred = false;  // package came from the dump, not from SnapshotOptions
+  bool keyboard = false;  // a keyboard window is in the dump
 };
 
 // Per-node answer to "where do I tap this?".
@@ -111,15 +217,25 @@ class Snapshot {
   // The ref numbered n, or nullptr when this snapshot issued no such ref.
   const RefInfo* ref(std::uint32_t n) const noexcept;
 
+  // The top-level nodes in the order the text shows them: the app's windows first.
+  std::span<const Window> windows() const noexcept;
+  const AppInfo& app() const noexcept;
+
   // The "rotation" attribute of <hierarchy> (0–3), 0 when absent.
   int rotation() const noexcept;
   const SnapshotOptions& options() const noexcept;
 
   // The pruned tree in the text format described at the top of this header.
   std::string to_text() const;
-  // The same pruned tree as JSON: {"rotation":R,"nodes":[{"role","ref","text","desc",
-  // "hint","states","class","resource_id","bounds":[l,t,r,b],"children":[…]}]}, empty
-  // fields left out; a cut subtree is {"truncated":true,"hidden_refs":[A,B]}. Invalid
+  // The same pruned tree as JSON: {"app":{"package","activity","shown","inferred":true,
+  // "keyboard":true},"rotation":R,"note":"…","nodes":[…],"windows":[{"kind","package",
+  // "nodes":[…]}]} where "nodes" holds the app's windows and "windows" the runs of other
+  // windows in the text's order ("kind" as to_string names it, with "_" for spaces), and each
+  // node is {"role","ref","text","hint","desc","states","class","resource_id","bounds":
+  // [l,t,r,b],"visible","children":[…]}: empty fields and false flags left out, "text" as the
+  // text format shows it ("" for a hint reported as text), "hint" and "desc" as the dump has
+  // them, "visible":false only on a printed wrapper that is not visible itself. "note" is the
+  // "no element" line's text. A cut subtree is {"truncated":true,"hidden_refs":[A,B]}. Invalid
   // UTF-8 from the device is replaced by U+FFFD so the output is always valid JSON.
   std::string to_json() const;
 

@@ -75,6 +75,13 @@ struct Node {
   bool password = false;
   bool selected = false;
   bool editable = false;  // inferred from the class (EditText and its subclasses)
+  // False when the dump says visible-to-user="false" (uiautomator2's all-windows dumps) or
+  // displayed="false" (Appium page sources), or when bounds are given but empty (a plain
+  // dump reports off-screen WebView content as [0,0][0,0]). Such a node gets no ref and
+  // shows no text, desc or state; its visible descendants are still shown.
+  bool visible = true;
+  // Appium's showing-hint="true": the text attribute holds the field's hint, nothing typed.
+  bool showing_hint = false;
 
   std::uint32_t ref = 0;    // [ref=N] of this node, 0 when it has none
   std::uint32_t depth = 0;  // 0 for the top-level nodes under <hierarchy>

@@ -117,7 +117,14 @@ void read_node(pugi::xml_node element, Node& node, std::vector<Attribute>& extra
   const std::string_view tag = view(element.name());
   if (node.class_name.empty() && tag != "node") node.class_name = tag;
   node.editable = is_editable_class(node.class_name);
-  node.role = role_for_class(node.class_name, node.editable);
+  node.role = role_for_class(node.class_name, node.editable, node.checkable);
+  for (std::uint32_t k = node.extra_begin; k < node.extra_end; ++k) {
+    const Attribute& a = extras[k];
+    if ((a.name == "visible-to-user" || a.name == "displayed") && a.value == "false")
+      node.visible = false;
+    if (a.name == "showing-hint") node.showing_hint = to_bool(a.value);
+  }
+  if (node.has_bounds && node.bounds.empty()) node.visible = false;
 }
 
 // Pre-order walk of the elements under <hierarchy> without recursion.
@@ -262,8 +269,11 @@ Snapshot parse_dump(std::string xml, const SnapshotOptions& options, std::error_
   }
   impl.rotation = root.attribute("rotation").as_int(0);
   build_tree(root, impl);
+  classify_windows(impl);
+  note_hidden_content(impl);
   assign_refs(impl);
   prune(impl);
+  impl.parsed = true;
   return snapshot;
 }
 

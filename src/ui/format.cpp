@@ -1,6 +1,7 @@
-// The text (YAML-like) and JSON renderings of the pruned tree. Both are written iteratively
+// The text (YAML) and JSON renderings of the pruned tree. Both are written iteratively
 // from SnapshotState::lines, so output depth never turns into stack depth.
-#include <cstdio>
+#include <algorithm>
+#include <string>
 
 #include "ui/snapshot_impl.hpp"
 
@@ -8,84 +9,16 @@ namespace adbwire::ui {
 namespace {
 
 constexpr std::string_view kEllipsis = "…";
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+// YAML reads an implicit mapping key of at most 1024 characters; a parent's line stays below.
+constexpr std::size_t kMaxKeySize = 1000;
+// Limits, in code points, tried in turn on every part of a parent line too long for a key. At
+// the last one a line is at most about 650 bytes: role, id, text, hint and desc of 16 code
+// points of at most 6 bytes escaped, a ref and every state.
+constexpr std::size_t kKeyLimits[] = {kCompactTextLength, 16};
 
-bool is_continuation(unsigned char c) noexcept { return (c & 0xC0) == 0x80; }
-
-void append_control(std::string& out, unsigned char c) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "\\u%04x", c);
-  out += buf;
-}
-
-// Length of the well-formed UTF-8 sequence at s[i], or 0 when it is not one.
-std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
-  const auto c = static_cast<unsigned char>(s[i]);
-  std::size_t len = 0;
-  std::uint32_t min = 0;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  std::uint32_t cp = c & (0x7Fu >> len);
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (!is_continuation(b)) return 0;
-    cp = (cp << 6) | (b & 0x3Fu);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-      ++i;
-    } else if (c == '\n') {
-      out += "\\n", ++i;
-    } else if (c == '\r') {
-      out += "\\r", ++i;
-    } else if (c == '\t') {
-      out += "\\t", ++i;
-    } else if (c < 0x20) {
-      append_control(out, c), ++i;
-    } else if (const std::size_t len = utf8_length(s, i); len != 0) {
-      out.append(s.data() + i, len);
-      i += len;
-    } else {
-      out += kReplacement;
-      ++i;
-    }
-  }
-  out += '"';
-}
-
-// Calls add(name) for each state the format shows, in the format's order.
-template <typename Add>
-void for_each_state(const Node& node, Add add) {
-  if (node.checked) add("checked");
-  if (node.selected) add("selected");
-  if (node.focused) add("focused");
-  if (!node.enabled) add("disabled");
-}
-
-void append_states(std::string& out, const Node& node) {
+void append_states(std::string& out, std::uint16_t states) {
   bool first = true;
-  for_each_state(node, [&](std::string_view name) {
+  for_each_state(states, [&](std::string_view name) {
     out += first ? " [" : ", ";
     out += name;
     first = false;
@@ -104,76 +37,117 @@ void append_hidden_refs(std::string& out, const OutputLine& line) {
   out += " hidden]";
 }
 
-}  // namespace
+void append_quoted(std::string& out, std::string_view before, std::string_view text,
+                   std::string_view after, std::size_t limit) {
+  out += before;
+  append_escaped(out, text, limit);
+  out += after;
+}
 
-void append_escaped(std::string& out, std::string_view text, std::size_t max_code_points) {
-  std::size_t code_points = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (!is_continuation(c) && max_code_points != 0 && code_points++ == max_code_points) {
-      out += kEllipsis;
-      return;
-    }
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          append_control(out, c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
+// The part of a node's line after "- " (ui.hpp, "Text format"): text, hint and desc cut to
+// text_limit code points, role and id to name_limit (0: whole).
+std::string node_item(const detail::SnapshotState& impl, const OutputLine& line,
+                      std::size_t text_limit, std::size_t name_limit) {
+  const Node& node = impl.nodes[line.node];
+  std::string item;
+  append_escaped(item, node.role, name_limit);
+  if (impl.options.show_ids && !node.resource_id.empty()) {
+    item += '#';
+    append_escaped(item, short_id(node), name_limit);
+  }
+  if (node.ref != 0) {
+    item += " [ref=";
+    item += std::to_string(node.ref);
+    item += ']';
+  }
+  if (line.bare) return item;
+  const NodeLabel label = label_of(impl, line.node);
+  if (label.show_text) append_quoted(item, " \"", label.text, "\"", text_limit);
+  if (!label.hint.empty()) append_quoted(item, " hint=\"", label.hint, "\"", text_limit);
+  if (!label.desc.empty()) append_quoted(item, " (", label.desc, ")", text_limit);
+  append_states(item, label.states);
+  return item;
+}
+
+// The item of a parent's line, its parts cut until YAML takes it as a mapping key; the ref
+// and the states are never cut.
+std::string key_item(const detail::SnapshotState& impl, const OutputLine& line, std::string item,
+                     std::size_t text_limit) {
+  for (const std::size_t limit : kKeyLimits) {
+    if (yaml_item_size(item) <= kMaxKeySize) break;
+    item = node_item(impl, line, text_limit == 0 ? limit : std::min(text_limit, limit), limit);
+  }
+  return item;
+}
+
+std::string no_element_note(const AppInfo& app) {
+  std::string note = "no element to act on";
+  const std::string& name = app.shown.empty() ? app.package : app.shown;
+  if (!name.empty()) {
+    note += " in ";
+    append_escaped(note, name, 0);
+  }
+  note += " (a game or a custom-drawn screen): use a screenshot and tap by coordinates";
+  return note;
+}
+
+std::string_view json_kind(WindowKind kind) noexcept {
+  switch (kind) {
+    case WindowKind::status_bar:
+      return "status_bar";
+    case WindowKind::navigation_bar:
+      return "navigation_bar";
+    default:
+      return to_string(kind);
   }
 }
 
+bool has_children(const std::vector<OutputLine>& lines, std::size_t k) noexcept {
+  return k + 1 < lines.size() && lines[k + 1].kind != LineKind::window &&
+         lines[k + 1].depth > lines[k].depth;
+}
+
+}  // namespace
+
 std::string Snapshot::to_text() const {
   const detail::SnapshotState& impl = *impl_;
-  const std::size_t limit = impl.options.compact ? kCompactTextLength : 0;
   std::string out;
-  out.reserve(impl.lines.size() * 48);
-  for (const OutputLine& line : impl.lines) {
-    out.append(2 * static_cast<std::size_t>(line.depth), ' ');
-    out += "- ";
-    if (line.node == kNoNode) {
-      out += kEllipsis;
-      append_hidden_refs(out, line);
-      out += '\n';
+  if (!impl.parsed) return out;
+  out.reserve(impl.lines.size() * 48 + 128);
+  const AppInfo& app = impl.app;
+  if (!app.package.empty()) {
+    out += "# app: ";
+    append_escaped(out, app.package, 0);
+    if (!app.activity.empty()) append_quoted(out, " (", app.activity, ")", 0);
+    if (!app.shown.empty() && app.shown != app.package)
+      append_quoted(out, ", screen shows ", app.shown, "", 0);
+    if (app.keyboard) out += ", keyboard shown";
+    out += '\n';
+  }
+  if (impl.app_refs == 0) out += "# " + no_element_note(app) + '\n';
+  const std::size_t limit = impl.options.compact ? kCompactTextLength : 0;
+  for (std::size_t k = 0; k < impl.lines.size(); ++k) {
+    const OutputLine& line = impl.lines[k];
+    if (line.kind == LineKind::window) {
+      const Window& window = impl.windows[line.window];
+      out += "# ";
+      out += to_string(window.kind);
+      append_quoted(out, ": ", window.package, "\n", 0);
       continue;
     }
-    const Node& node = impl.nodes[line.node];
-    out += node.role;
-    if (node.ref != 0) {
-      out += " [ref=";
-      out += std::to_string(node.ref);
-      out += ']';
+    out.append(2 * static_cast<std::size_t>(line.depth), ' ');
+    out += "- ";
+    std::string item;
+    if (line.kind == LineKind::cut) {
+      item = kEllipsis;
+      append_hidden_refs(item, line);
+    } else {
+      item = node_item(impl, line, limit, 0);
     }
-    if (!line.bare) {
-      if (!node.text.empty() || node.editable) {
-        out += " \"";
-        append_escaped(out, node.text, limit);
-        out += '"';
-      }
-      if (!node.content_desc.empty()) {
-        out += " (";
-        append_escaped(out, node.content_desc, limit);
-        out += ')';
-      }
-      append_states(out, node);
-    }
+    const bool parent = has_children(impl.lines, k);
+    if (parent) item = key_item(impl, line, std::move(item), limit);
+    append_yaml_item(out, item);
+    if (parent) out += ':';
     out += '\n';
   }
   return out;
@@ -181,15 +155,59 @@ std::string Snapshot::to_text() const {
 
 std::string Snapshot::to_json() const {
   const detail::SnapshotState& impl = *impl_;
-  std::string out = "{\"rotation\":" + std::to_string(impl.rotation) + ",\"nodes\":[";
+  const AppInfo& app = impl.app;
+  std::string out = "{\"app\":{";
+  bool first_member = true;
+  const auto member = [&out, &first_member](std::string_view name, std::string_view value) {
+    if (value.empty()) return;
+    if (!first_member) out += ',';
+    first_member = false;
+    out += '"';
+    out += name;
+    out += "\":";
+    append_json_string(out, value);
+  };
+  const auto flag = [&out, &first_member](std::string_view name, bool on) {
+    if (!on) return;
+    if (!first_member) out += ',';
+    first_member = false;
+    out += '"';
+    out += name;
+    out += "\":true";
+  };
+  member("package", app.package);
+  member("activity", app.activity);
+  if (app.shown != app.package) member("shown", app.shown);
+  flag("inferred", app.inferred);
+  flag("keyboard", app.keyboard);
+  out += "},\"rotation\":" + std::to_string(impl.rotation);
+  if (impl.parsed && impl.app_refs == 0) {
+    out += ",\"note\":";
+    append_json_string(out, no_element_note(app));
+  }
+  out += ",\"nodes\":[";
   std::vector<bool> first_at_depth{true};
   std::uint32_t open = 0;  // children arrays currently open
+  bool in_windows = false;
   for (std::size_t k = 0; k < impl.lines.size(); ++k) {
     const OutputLine& line = impl.lines[k];
+    if (line.kind == LineKind::window) {
+      for (; open > 0; --open) out += "]}";
+      out += in_windows ? "]}," : "],\"windows\":[";
+      in_windows = true;
+      const Window& window = impl.windows[line.window];
+      out += "{\"kind\":";
+      append_json_string(out, json_kind(window.kind));
+      out += ",\"package\":";
+      append_json_string(out, window.package);
+      out += ",\"nodes\":[";
+      first_at_depth.assign(1, true);
+      continue;
+    }
     for (; open > line.depth; --open) out += "]}";
     if (!first_at_depth[line.depth]) out += ',';
     first_at_depth[line.depth] = false;
-    if (line.node == kNoNode) {
+    if (line.kind == LineKind::cut) {
       out += "{\"truncated\":true";
       if (line.hidden_refs != 0) {
         out += ",\"hidden_refs\":[" + std::to_string(line.first_hidden_ref) + ',' +
@@ -209,15 +227,16 @@ std::string Snapshot::to_json() const {
       out += "\":";
       append_json_string(out, value);
     };
-    if (!line.bare) {
-      if (!node.text.empty() || node.editable) {
+    if (!line.bare && node.visible) {
+      const NodeLabel label = label_of(impl, line.node);
+      if (label.show_text) {
         out += ",\"text\":";
-        append_json_string(out, node.text);
+        append_json_string(out, label.text);
       }
+      field("hint", label.hint.empty() ? node.hint : label.hint);
       field("desc", node.content_desc);
-      field("hint", node.hint);
       bool first = true;
-      for_each_state(node, [&](std::string_view name) {
+      for_each_state(label.states, [&](std::string_view name) {
         out += first ? ",\"states\":[\"" : ",\"";
         out += name;
         out += '"';
@@ -232,8 +251,8 @@ std::string Snapshot::to_json() const {
              std::to_string(node.bounds.top) + ',' + std::to_string(node.bounds.right) + ',' +
              std::to_string(node.bounds.bottom) + ']';
     }
-    const bool has_children = k + 1 < impl.lines.size() && impl.lines[k + 1].depth > line.depth;
-    if (has_children) {
+    if (!node.visible) out += ",\"visible\":false";
+    if (has_children(impl.lines, k)) {
       out += ",\"children\":[";
       ++open;
       if (first_at_depth.size() <= open) first_at_depth.push_back(true);
@@ -243,7 +262,7 @@ std::string Snapshot::to_json() const {
     }
   }
   for (; open > 0; --open) out += "]}";
-  out += "]}";
+  out += in_windows ? "]}]}" : "]}";
   return out;
 }
 

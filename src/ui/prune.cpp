@@ -1,5 +1,6 @@
 // The prune rules of DESIGN.md, applied bottom-up in one reverse pass over the pre-order node
-// array (children always follow their parent), then emitted with an explicit stack.
+// array (children always follow their parent), then emitted window by window in display order
+// with an explicit stack.
 #include <algorithm>
 #include <functional>
 #include <unordered_set>
@@ -27,10 +28,6 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
 
 std::uint64_t hash_text(std::string_view s) noexcept { return std::hash<std::string_view>{}(s); }
 
-bool has_shown_state(const Node& n) noexcept {
-  return n.checked || n.selected || n.focused || !n.enabled;
-}
-
 // Signatures of the kept siblings seen so far: a linear scan for the usual handful, a hash
 // set once a list grows long (clearing a big set per node would cost its bucket count).
 class SeenSignatures {
@@ -54,11 +51,6 @@ class SeenSignatures {
   std::unordered_set<std::uint64_t> many_;
 };
 
-std::uint64_t state_bits(const Node& n) noexcept {
-  return (n.checked ? 1u : 0u) | (n.selected ? 2u : 0u) | (n.focused ? 4u : 0u) |
-         (n.enabled ? 0u : 8u);
-}
-
 class Pruner {
  public:
   explicit Pruner(detail::SnapshotState& impl)
@@ -74,8 +66,7 @@ class Pruner {
   void run() {
     mark_bare();
     for (NodeIndex i = static_cast<NodeIndex>(nodes_.size()); i-- > 0;) decide(i);
-    const auto roots = collect(impl_.top_level.empty() ? kNoNode : impl_.top_level.front());
-    emit(roots);
+    emit();
   }
 
  private:
@@ -111,9 +102,9 @@ class Pruner {
     for (auto k = begin; k < end; ++k) ref_below = ref_below || ref_below_[arena_[k]];
     ref_below_[i] = ref_below;
 
-    const bool labeled =
-        node.ref != 0 ||
-        (!bare_[i] && (!node.text.empty() || !node.content_desc.empty() || has_shown_state(node)));
+    const NodeLabel label = label_of(impl_, i);
+    const bool labeled = node.ref != 0 || (!bare_[i] && (label.show_text || !label.hint.empty() ||
+                                                         !label.desc.empty() || label.states != 0));
     const std::uint32_t kept = end - begin;
     if (labeled) {
       kind_[i] = Kind::printed;
@@ -129,48 +120,74 @@ class Pruner {
     if (kind_[i] == Kind::dropped) return;
     stand_in_[i] = i;
     std::uint64_t h = mix(hash_text(node.class_name), static_cast<std::uint64_t>(kind_[i]));
+    h = mix(h, hash_text(node.role));
     h = mix(h, node.ref != 0);
     if (!bare_[i]) {
-      h = mix(h, hash_text(node.text));
-      h = mix(h, hash_text(node.content_desc));
-      h = mix(h, state_bits(node));
+      h = mix(h, label.show_text);
+      h = mix(h, hash_text(label.text));
+      h = mix(h, hash_text(label.hint));
+      h = mix(h, hash_text(label.desc));
+      h = mix(h, label.states);
     }
+    if (impl_.options.show_ids) h = mix(h, hash_text(node.resource_id));
     for (auto k = begin; k < end; ++k) h = mix(h, signature_[arena_[k]]);
     signature_[i] = h;
   }
 
+  // The refs of a cut subtree are consecutive: a window's refs are numbered in document order.
   void cut(NodeIndex parent, std::uint32_t depth) {
     OutputLine line;
+    line.kind = LineKind::cut;
     line.depth = depth;
-    const auto& refs = impl_.refs;
-    const auto by_node = [](const RefInfo& r, NodeIndex n) { return r.node < n; };
-    const auto first = std::lower_bound(refs.begin(), refs.end(), parent + 1, by_node);
-    const auto last = std::lower_bound(first, refs.end(), nodes_[parent].subtree_end, by_node);
-    line.hidden_refs = static_cast<std::uint32_t>(last - first);
-    line.first_hidden_ref = line.hidden_refs ? first->ref : 0;
+    for (NodeIndex i = parent + 1; i < nodes_[parent].subtree_end; ++i) {
+      const std::uint32_t ref = nodes_[i].ref;
+      if (ref == 0) continue;
+      if (line.hidden_refs == 0 || ref < line.first_hidden_ref) line.first_hidden_ref = ref;
+      ++line.hidden_refs;
+    }
     impl_.lines.push_back(line);
   }
 
-  void emit(std::pair<std::uint32_t, std::uint32_t> roots) {
+  // Windows in display order; a run of windows of one kind and package that is not the app's
+  // is opened by a window line when it prints anything.
+  void emit() {
     const std::uint32_t max_depth = impl_.options.max_depth;
     std::vector<std::pair<NodeIndex, std::uint32_t>> stack;
     const auto push_kids = [&](std::pair<std::uint32_t, std::uint32_t> kids, std::uint32_t depth) {
       for (auto k = kids.second; k-- > kids.first;) stack.emplace_back(arena_[k], depth);
     };
-    push_kids(roots, 0);
-    while (!stack.empty()) {
-      const auto [i, depth] = stack.back();
-      stack.pop_back();
-      if (kind_[i] == Kind::hoisted) {
-        push_kids(kids_[i], depth);
-        continue;
+    const Window* opened = nullptr;
+    for (std::uint32_t w = 0; w < impl_.windows.size(); ++w) {
+      const Window& window = impl_.windows[w];
+      const NodeIndex root = stand_in_[window.root];
+      if (root == kNoNode) continue;
+      if (window.kind != WindowKind::app &&
+          (opened == nullptr || opened->kind != window.kind || opened->package != window.package)) {
+        OutputLine line;
+        line.kind = LineKind::window;
+        line.window = w;
+        impl_.lines.push_back(line);
+        opened = &window;
       }
-      impl_.lines.push_back({i, depth, bare_[i] != 0, 0, 0});
-      if (kids_[i].first == kids_[i].second) continue;
-      if (max_depth != 0 && depth + 1 >= max_depth) {
-        cut(i, depth + 1);
-      } else {
-        push_kids(kids_[i], depth + 1);
+      stack.emplace_back(root, 0);
+      while (!stack.empty()) {
+        const auto [i, depth] = stack.back();
+        stack.pop_back();
+        if (kind_[i] == Kind::hoisted) {
+          push_kids(kids_[i], depth);
+          continue;
+        }
+        OutputLine line;
+        line.node = i;
+        line.depth = depth;
+        line.bare = bare_[i] != 0;
+        impl_.lines.push_back(line);
+        if (kids_[i].first == kids_[i].second) continue;
+        if (max_depth != 0 && depth + 1 >= max_depth) {
+          cut(i, depth + 1);
+        } else {
+          push_kids(kids_[i], depth + 1);
+        }
       }
     }
   }

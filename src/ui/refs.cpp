@@ -33,42 +33,73 @@ std::string identity_fields(const Node& node) {
   return token;
 }
 
-std::string label_of(const Node& node) {
-  std::string label(node.role);
-  const std::string_view shown = !node.text.empty() ? node.text : node.content_desc;
-  if (!shown.empty()) {
-    label += node.text.empty() ? " (" : " \"";
-    append_escaped(label, shown, kCompactTextLength);
-    label += node.text.empty() ? ")" : "\"";
+// Role plus what identifies the element to a person: its text, else its hint, else its desc.
+std::string describe(const detail::SnapshotState& impl, NodeIndex index) {
+  const Node& node = impl.nodes[index];
+  const NodeLabel shown = label_of(impl, index);
+  std::string label;
+  append_escaped(label, node.role, kCompactTextLength);
+  if (!shown.text.empty()) {
+    label += " \"";
+    append_escaped(label, shown.text, kCompactTextLength);
+    label += '"';
+  } else if (!shown.hint.empty()) {
+    label += " hint=\"";
+    append_escaped(label, shown.hint, kCompactTextLength);
+    label += '"';
+  } else if (!node.content_desc.empty()) {
+    label += " (";
+    append_escaped(label, node.content_desc, kCompactTextLength);
+    label += ')';
   }
   return label;
+}
+
+void add_ref(detail::SnapshotState& impl, NodeIndex i) {
+  Node& node = impl.nodes[i];
+  node.ref = static_cast<std::uint32_t>(impl.refs.size() + 1);
+  RefInfo& info = impl.refs.emplace_back();
+  info.ref = node.ref;
+  info.node = i;
+  info.bounds = node.bounds;
+  info.label = describe(impl, i);
+  const std::string shared = identity_fields(node);
+  info.exact_token = shared;
+  for (std::int32_t v :
+       {node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom}) {
+    info.exact_token += std::to_string(quantize(v));
+    info.exact_token += kFieldSeparator;
+  }
+  info.identity_token = shared;
+  for (bool flag :
+       {node.clickable, node.long_clickable, node.editable, node.scrollable, node.checkable}) {
+    info.identity_token += flag ? '1' : '0';
+  }
 }
 
 }  // namespace
 
 void assign_refs(detail::SnapshotState& impl) {
-  std::uint32_t next = 1;
-  for (NodeIndex i = 0; i < impl.nodes.size(); ++i) {
-    Node& node = impl.nodes[i];
-    if (!node.clickable && !node.editable && !node.scrollable) continue;
-    node.ref = next++;
-    RefInfo& info = impl.refs.emplace_back();
-    info.ref = node.ref;
-    info.node = i;
-    info.bounds = node.bounds;
-    info.label = label_of(node);
-    const std::string shared = identity_fields(node);
-    info.exact_token = shared;
-    for (std::int32_t v :
-         {node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom}) {
-      info.exact_token += std::to_string(quantize(v));
-      info.exact_token += kFieldSeparator;
+  const std::vector<Node>& nodes = impl.nodes;
+  // A checkable part of a clickable row (a list dialog's radio or CheckedTextView) is acted
+  // on through the row, so only a checkable node with no clickable ancestor gets a ref.
+  std::vector<std::uint8_t> in_clickable(nodes.size(), 0);
+  for (NodeIndex i = 0; i < nodes.size(); ++i) {
+    const NodeIndex p = nodes[i].parent;
+    in_clickable[i] = p != kNoNode && (in_clickable[p] || (nodes[p].clickable && nodes[p].visible));
+  }
+  impl.app_refs = 0;
+  for (const Window& window : impl.windows) {
+    for (NodeIndex i = window.root; i < nodes[window.root].subtree_end; ++i) {
+      const Node& n = nodes[i];
+      if (!n.visible) continue;
+      if (n.clickable || n.long_clickable || n.editable || n.scrollable ||
+          (n.checkable && !in_clickable[i])) {
+        add_ref(impl, i);
+      }
     }
-    info.identity_token = shared;
-    for (bool flag :
-         {node.clickable, node.long_clickable, node.editable, node.scrollable, node.checkable}) {
-      info.identity_token += flag ? '1' : '0';
-    }
+    if (window.kind == WindowKind::app)
+      impl.app_refs = static_cast<std::uint32_t>(impl.refs.size());
   }
 }
 

@@ -11,32 +11,66 @@ std::string_view last_segment(std::string_view class_name) noexcept {
   return dot == std::string_view::npos ? class_name : class_name.substr(dot + 1);
 }
 
-// DESIGN.md, "Snapshot format": the role names agents of the baremobile family expect.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kRoles{{
+// DESIGN.md, "Snapshot format": the role names agents of the baremobile family expect. The
+// AppCompat and Material widgets derive from the framework ones and get their roles (most
+// report the framework class to accessibility, but Appium and newer dumpers name their own).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 57> kRoles{{
     {"TextView", "Text"},
+    {"AppCompatTextView", "Text"},
+    {"MaterialTextView", "Text"},
     {"EditText", "TextInput"},
     {"Button", "Button"},
     {"AppCompatButton", "Button"},
     {"MaterialButton", "Button"},
+    {"ExtendedFloatingActionButton", "Button"},
     {"ImageView", "Image"},
+    {"AppCompatImageView", "Image"},
+    {"ShapeableImageView", "Image"},
     {"ImageButton", "ImageButton"},
+    {"AppCompatImageButton", "ImageButton"},
+    {"FloatingActionButton", "ImageButton"},
     {"CheckBox", "CheckBox"},
+    {"AppCompatCheckBox", "CheckBox"},
+    {"MaterialCheckBox", "CheckBox"},
+    {"CheckedTextView", "CheckBox"},  // "Text" when not checkable (role_for_class)
+    {"AppCompatCheckedTextView", "CheckBox"},
     {"Switch", "Switch"},
+    {"SwitchCompat", "Switch"},
+    {"SwitchMaterial", "Switch"},
+    {"MaterialSwitch", "Switch"},
     {"RadioButton", "Radio"},
+    {"AppCompatRadioButton", "Radio"},
+    {"MaterialRadioButton", "Radio"},
     {"ToggleButton", "Toggle"},
+    {"AppCompatToggleButton", "Toggle"},
+    {"Chip", "Chip"},
     {"SeekBar", "Slider"},
+    {"AppCompatSeekBar", "Slider"},
+    {"Slider", "Slider"},
+    {"RangeSlider", "Slider"},
     {"ProgressBar", "Progress"},
+    {"LinearProgressIndicator", "Progress"},
+    {"CircularProgressIndicator", "Progress"},
     {"Spinner", "Select"},
+    {"AppCompatSpinner", "Select"},
     {"RecyclerView", "List"},
     {"ListView", "List"},
+    {"GridView", "List"},
     {"ScrollView", "ScrollView"},
+    {"NestedScrollView", "ScrollView"},
+    {"HorizontalScrollView", "ScrollView"},
+    {"CardView", "Card"},
+    {"MaterialCardView", "Card"},
     {"LinearLayout", "Group"},
+    {"LinearLayoutCompat", "Group"},
     {"RelativeLayout", "Group"},
     {"FrameLayout", "Group"},
     {"ConstraintLayout", "Group"},
     {"CoordinatorLayout", "Group"},
     {"ViewGroup", "Group"},
+    {"ChipGroup", "Group"},
     {"TabLayout", "TabList"},
+    {"TabWidget", "TabList"},
     {"TabItem", "Tab"},
 }};
 
@@ -76,7 +110,8 @@ bool is_editable_class(std::string_view class_name) noexcept {
          ends_with(name, "$SearchAutoComplete");
 }
 
-std::string_view role_for_class(std::string_view class_name, bool editable) noexcept {
+std::string_view role_for_class(std::string_view class_name, bool editable,
+                                bool checkable) noexcept {
   if (editable) return "TextInput";
   if (class_name.starts_with(kWebPrefix)) {
     const auto role = class_name.substr(kWebPrefix.size());
@@ -88,7 +123,10 @@ std::string_view role_for_class(std::string_view class_name, bool editable) noex
   const auto name = last_segment(class_name);
   if (name.empty()) return "View";
   for (const auto& [cls, role] : kRoles) {
-    if (name == cls) return role;
+    if (name != cls) continue;
+    // A CheckedTextView that cannot be checked is a plain label (navigation menus use them).
+    if (role == "CheckBox" && !checkable && ends_with(name, "CheckedTextView")) return "Text";
+    return role;
   }
   return name;
 }

@@ -33,6 +33,10 @@ const RefInfo* Snapshot::ref(std::uint32_t n) const noexcept {
   return &impl_->refs[n - 1];
 }
 
+std::span<const Window> Snapshot::windows() const noexcept { return impl_->windows; }
+
+const AppInfo& Snapshot::app() const noexcept { return impl_->app; }
+
 int Snapshot::rotation() const noexcept { return impl_->rotation; }
 
 const SnapshotOptions& Snapshot::options() const noexcept { return impl_->options; }

@@ -1,6 +1,7 @@
 // Private state of ui::Snapshot and the steps of the pipeline that fill it.
 #pragma once
 
+#include <array>
 #include <pugixml.hpp>
 #include <string>
 #include <string_view>
@@ -10,13 +11,29 @@
 
 namespace adbwire::ui {
 
+enum class LineKind : std::uint8_t {
+  node,
+  cut,     // "- …" standing for a subtree max_depth cut
+  window,  // "# KIND: PACKAGE" opening a run of windows that are not the app's
+};
+
 // One line of the pruned output, in output order.
 struct OutputLine {
-  NodeIndex node = kNoNode;  // kNoNode for a "- …" line standing for a cut subtree
+  NodeIndex node = kNoNode;  // node lines only
   std::uint32_t depth = 0;
+  LineKind kind = LineKind::node;
   bool bare = false;                   // interactive_only hid this node's text, desc and states
   std::uint32_t first_hidden_ref = 0;  // cut lines: refs first_hidden_ref.. hidden
   std::uint32_t hidden_refs = 0;
+  std::uint32_t window = 0;  // window lines: index into SnapshotState::windows
+};
+
+// Where a scrollable holds content the dump marks as not visible (SnapshotState::more).
+enum MoreBit : std::uint8_t {
+  kMoreAbove = 1,
+  kMoreBelow = 2,
+  kMoreLeft = 4,
+  kMoreRight = 8,
 };
 
 struct detail::SnapshotState {
@@ -29,25 +46,77 @@ struct detail::SnapshotState {
   std::vector<Attribute> extras;
   std::vector<RefInfo> refs;
   std::vector<NodeIndex> top_level;  // nodes directly under <hierarchy>
+  std::vector<Window> windows;       // the top-level nodes in display order
+  std::vector<std::uint8_t> more;    // MoreBit set of each node (only visible scrollables)
   std::vector<OutputLine> lines;
   SnapshotOptions options;
+  AppInfo app;
+  std::uint32_t app_refs = 0;  // refs 1..app_refs lie in the app's windows
   int rotation = 0;
+  bool parsed = false;  // a dump was parsed (not a default or failed Snapshot)
 };
 
+// What a node's line shows besides role, id and ref (ui.hpp, "Text format").
+struct NodeLabel {
+  std::string_view text;
+  bool show_text = false;  // the "text" part is printed (not empty, or an editable field)
+  std::string_view hint;   // printed as hint="…"
+  std::string_view desc;   // printed as (desc)
+  std::uint16_t states = 0;
+};
+
+// The label of nodes[index]; all empty for a node that is not visible.
+NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept;
+
+// The states of the text format, in its order; bit i of NodeLabel::states is kStateNames[i].
+inline constexpr std::array<std::string_view, 9> kStateNames{
+    "password",   "checked",    "selected",  "focused",    "disabled",
+    "more above", "more below", "more left", "more right",
+};
+inline constexpr unsigned kFirstMoreState = 5;  // MoreBit b is state bit kFirstMoreState + log2(b)
+
+// Calls add(name) for each state in states, in the format's order.
+template <typename Add>
+void for_each_state(std::uint16_t states, Add add) {
+  for (std::size_t i = 0; i < kStateNames.size(); ++i) {
+    if (states & (1u << i)) add(kStateNames[i]);
+  }
+}
+
+// The resource-id as show_ids prints it: without "<package>:id/" when package is the node's.
+std::string_view short_id(const Node& node) noexcept;
+
+// Classifies the top-level nodes into impl.windows (display order) and fills impl.app.
+void classify_windows(detail::SnapshotState& impl);
+
+// Fills impl.more: for each visible scrollable, where content not visible to the user lies.
+void note_hidden_content(detail::SnapshotState& impl);
+
 // DESIGN.md's role for a class name; the result is a literal or a slice of class_name.
-std::string_view role_for_class(std::string_view class_name, bool editable) noexcept;
+std::string_view role_for_class(std::string_view class_name, bool editable,
+                                bool checkable) noexcept;
 
 // True for EditText and the classes known to derive from it.
 bool is_editable_class(std::string_view class_name) noexcept;
 
-// Numbers the clickable, editable and scrollable nodes and fills impl.refs with tokens.
+// Numbers the nodes that get refs (ui.hpp, "Refs") in display order and fills impl.refs.
 void assign_refs(detail::SnapshotState& impl);
 
 // Fills impl.lines from impl.nodes according to impl.options.
 void prune(detail::SnapshotState& impl);
 
 // Appends text with the escapes of the text format (see ui.hpp), cut to max_code_points
-// (0 = no limit) with "…".
+// (0 = no limit) with "…". The result is always valid UTF-8 that YAML accepts.
 void append_escaped(std::string& out, std::string_view text, std::size_t max_code_points);
+
+// Appends s as a JSON string; bytes that are not UTF-8 become U+FFFD.
+void append_json_string(std::string& out, std::string_view s);
+
+// True when item (escaped by append_escaped) reads back from YAML as the same plain string.
+bool is_plain_yaml(std::string_view item) noexcept;
+
+// Appends item as a YAML list item's value: as is when plain, else single-quoted.
+void append_yaml_item(std::string& out, std::string_view item);
+std::size_t yaml_item_size(std::string_view item) noexcept;  // bytes append_yaml_item adds
 
 }  // namespace adbwire::ui

@@ -50,6 +50,7 @@ TEST(DumpParser, ReadsEveryAttributeUiautomatorWrites) {
   EXPECT_EQ(n.bounds, (Bounds{-5, 10, 300, 2400}));
   EXPECT_EQ(n.drawing_order, 7);
   EXPECT_EQ(n.display_id, 2);
+  EXPECT_FALSE(n.visible) << "visible-to-user=\"false\"";
   const auto extras = s.extra_attributes(0);
   ASSERT_EQ(extras.size(), 2u);
   EXPECT_EQ(extras[0].name, "NAF");
@@ -114,7 +115,7 @@ TEST(DumpParser, IgnoresTheDevTtyTrailerAndLeadingChatter) {
   const Snapshot s = parse_dump("WARNING: linker: something\n" + body +
                                 "UI hierchary dumped to: /dev/tty\n<junk & more");
   ASSERT_EQ(s.nodes().size(), 1u);
-  EXPECT_EQ(s.to_text(), "- Button [ref=1] \"OK\"\n");
+  EXPECT_EQ(s.to_text(), "# app: com.example\n- Button [ref=1] \"OK\"\n");
 }
 
 TEST(DumpParser, ParsesAppiumPageSources) {
@@ -127,7 +128,7 @@ TEST(DumpParser, ParsesAppiumPageSources) {
   ASSERT_EQ(s.nodes().size(), 2u);
   EXPECT_EQ(s.node(1).class_name, "android.widget.Button") << "class taken from the element name";
   EXPECT_EQ(s.node(1).ref, 1u);
-  EXPECT_EQ(s.to_text(), "- Button [ref=1] \"Go\"\n");
+  EXPECT_EQ(s.to_text(), "# app: p\n- Button [ref=1] \"Go\"\n");
   EXPECT_EQ(s.extra_attributes(0)[0].name, "displayed");
 }
 
@@ -177,12 +178,16 @@ TEST(DumpParser, OtherRootElementIsRejected) {
   EXPECT_THAT(parse_failure("<html><body/></html>"), HasSubstr("root element is <html>"));
 }
 
-TEST(DumpParser, EmptyHierarchyIsAnEmptySnapshot) {
+TEST(DumpParser, EmptyHierarchyHasNoNodesAndSaysSo) {
   const Snapshot s = parse_dump(R"(<?xml version="1.0"?><hierarchy rotation="3"/>)");
   EXPECT_TRUE(s.nodes().empty());
   EXPECT_EQ(s.rotation(), 3);
-  EXPECT_EQ(s.to_text(), "");
-  EXPECT_EQ(s.to_json(), R"({"rotation":3,"nodes":[]})");
+  const std::string note =
+      "no element to act on (a game or a custom-drawn screen): use a screenshot and tap by "
+      "coordinates";
+  EXPECT_EQ(s.to_text(), "# " + note + "\n");
+  EXPECT_EQ(s.to_json(), R"({"app":{},"rotation":3,"note":")" + note + R"(","nodes":[]})");
+  EXPECT_EQ(Snapshot().to_text(), "") << "a default (or failed) Snapshot prints nothing";
 }
 
 TEST(DumpParser, TenThousandDeepTreeDoesNotOverflowTheStack) {
@@ -202,7 +207,7 @@ TEST(DumpParser, TenThousandDeepTreeDoesNotOverflowTheStack) {
   ASSERT_EQ(s.refs().size(), 10u);
   // The empty wrappers collapse; the ten buttons nest one level each.
   const std::string text = s.to_text();
-  EXPECT_THAT(text, HasSubstr("- Button [ref=1] \"b999\"\n  - Button [ref=2] \"b1999\"\n"));
+  EXPECT_THAT(text, HasSubstr("- Button [ref=1] \"b999\":\n  - Button [ref=2] \"b1999\":\n"));
   EXPECT_THAT(text, HasSubstr("                  - Button [ref=10] \"b9999\"\n"));
   EXPECT_EQ(s.xpath("//node[@clickable='true']").size(), 10u);
   EXPECT_FALSE(s.to_json().empty());
@@ -241,7 +246,7 @@ TEST(DumpParser, SnapshotStaysValidAfterMove) {
   Snapshot c;
   c = std::move(b);
   EXPECT_EQ(c.node(0).text, "short");
-  EXPECT_EQ(c.to_text(), "- Text \"short\"\n");
+  EXPECT_EQ(test::node_lines(c.to_text()), "- Text \"short\"\n");
 }
 
 }  // namespace

@@ -17,8 +17,9 @@ using test::N;
 using test::text;
 using ::testing::HasSubstr;
 
+// The node lines only; the comment lines have their own tests (window_test.cpp).
 std::string render(const N& root, SnapshotOptions options = {}) {
-  return parse_dump(test::dump(root), options).to_text();
+  return test::node_lines(parse_dump(test::dump(root), options).to_text());
 }
 
 TEST(Prune, RefsGoToClickableEditableAndScrollableInDocumentOrder) {
@@ -28,8 +29,8 @@ TEST(Prune, RefsGoToClickableEditableAndScrollableInDocumentOrder) {
   N field;
   field.cls = "android.widget.EditText";
   const Snapshot s = parse_dump(test::dump({list, field}));
-  EXPECT_EQ(s.to_text(),
-            "- ScrollView [ref=1]\n"
+  EXPECT_EQ(test::node_lines(s.to_text()),
+            "- ScrollView [ref=1]:\n"
             "  - Button [ref=2] \"A\"\n"
             "  - Text \"plain\"\n"
             "  - Button [ref=3] \"B\"\n"
@@ -51,14 +52,14 @@ TEST(Prune, CollapsesSingleChildWrappersWithoutTextOrRef) {
 TEST(Prune, KeepsWrappersThatCarryARefTextOrDesc) {
   N clickable = group({text("label")});
   clickable.clickable = true;
-  EXPECT_EQ(render(clickable), "- Group [ref=1]\n  - Text \"label\"\n");
+  EXPECT_EQ(render(clickable), "- Group [ref=1]:\n  - Text \"label\"\n");
   N described = group({text("label")});
   described.desc = "card";
-  EXPECT_EQ(render(described), "- Group (card)\n  - Text \"label\"\n");
+  EXPECT_EQ(render(described), "- Group (card):\n  - Text \"label\"\n");
 }
 
 TEST(Prune, KeepsGroupsWithSeveralChildren) {
-  EXPECT_EQ(render(group({text("a"), text("b")})), "- Group\n  - Text \"a\"\n  - Text \"b\"\n");
+  EXPECT_EQ(render(group({text("a"), text("b")})), "- Group:\n  - Text \"a\"\n  - Text \"b\"\n");
 }
 
 TEST(Prune, DropsLeavesWithNothingToShow) {
@@ -71,12 +72,12 @@ TEST(Prune, KeepsLeavesThatOnlyHaveAState) {
   N box;
   box.cls = "android.widget.CheckBox";
   box.checked = true;
-  EXPECT_EQ(render(group({box, text("x")})), "- Group\n  - CheckBox [checked]\n  - Text \"x\"\n");
+  EXPECT_EQ(render(group({box, text("x")})), "- Group:\n  - CheckBox [checked]\n  - Text \"x\"\n");
 }
 
 TEST(Prune, DropsRepeatedSiblingsOfSameClassAndText) {
   EXPECT_EQ(render(group({text("•"), text("item"), text("•"), text("item"), text("other")})),
-            "- Group\n  - Text \"•\"\n  - Text \"item\"\n  - Text \"other\"\n");
+            "- Group:\n  - Text \"•\"\n  - Text \"item\"\n  - Text \"other\"\n");
 }
 
 TEST(Prune, RepeatsWithDifferentContentAreNotDuplicates) {
@@ -84,8 +85,8 @@ TEST(Prune, RepeatsWithDifferentContentAreNotDuplicates) {
   const N row1 = group({text("Alice"), text("hi")});
   const N row2 = group({text("Bob"), text("hi")});
   EXPECT_EQ(render(group({row1, row2})),
-            "- Group\n  - Group\n    - Text \"Alice\"\n    - Text \"hi\"\n"
-            "  - Group\n    - Text \"Bob\"\n    - Text \"hi\"\n");
+            "- Group:\n  - Group:\n    - Text \"Alice\"\n    - Text \"hi\"\n"
+            "  - Group:\n    - Text \"Bob\"\n    - Text \"hi\"\n");
   // Same text, different desc or state: not repeats either.
   N a = text("x");
   N b = text("x");
@@ -93,13 +94,13 @@ TEST(Prune, RepeatsWithDifferentContentAreNotDuplicates) {
   N c = text("x");
   c.selected = true;
   EXPECT_EQ(render(group({a, b, c})),
-            "- Group\n  - Text \"x\"\n  - Text \"x\" (d)\n  - Text \"x\" [selected]\n");
+            "- Group:\n  - Text \"x\"\n  - Text \"x\" (d)\n  - Text \"x\" [selected]\n");
 }
 
 TEST(Prune, NeverDropsARepeatedSiblingThatCarriesARef) {
   EXPECT_EQ(
       render(group({button("Add"), button("Add"), group({button("Add")}), group({button("Add")})})),
-      "- Group\n  - Button [ref=1] \"Add\"\n  - Button [ref=2] \"Add\"\n"
+      "- Group:\n  - Button [ref=1] \"Add\"\n  - Button [ref=2] \"Add\"\n"
       "  - Button [ref=3] \"Add\"\n  - Button [ref=4] \"Add\"\n");
 }
 
@@ -109,17 +110,19 @@ TEST(Prune, ShowsStatesInFormatOrder) {
   b.selected = true;
   b.focused = true;
   b.enabled = false;
-  EXPECT_EQ(render(b), "- Button [ref=1] \"Go\" [checked, selected, focused, disabled]\n");
+  b.password = true;
+  EXPECT_EQ(render(b),
+            "- Button [ref=1] \"Go\" [password, checked, selected, focused, disabled]\n");
   N f = button("Go");
   f.focused = true;
   EXPECT_EQ(render(f), "- Button [ref=1] \"Go\" [focused]\n");
 }
 
-TEST(Prune, TextAndDescBothShown) {
-  N t = text("Play Store");
-  t.desc = "Play Store";
-  t.clickable = true;
-  EXPECT_EQ(render(t), "- Text [ref=1] \"Play Store\" (Play Store)\n");
+TEST(Prune, RepeatsDifferingOnlyInAShownStateAreNotDuplicates) {
+  N pw = text("x");
+  pw.password = true;
+  EXPECT_EQ(render(group({text("x"), pw, text("x")})),
+            "- Group:\n  - Text \"x\"\n  - Text \"x\" [password]\n");
 }
 
 TEST(Format, EscapesQuotesBackslashesAndLineBreaks) {
@@ -140,9 +143,9 @@ TEST(Options, InteractiveOnlyHidesTextOutsideInteractiveElements) {
   const N screen = group({text("Heading"), row, text("Footer")});
   SnapshotOptions options;
   options.interactive_only = true;
-  EXPECT_EQ(render(screen, options), "- Group [ref=1]\n  - Text \"Label inside\"\n");
+  EXPECT_EQ(render(screen, options), "- Group [ref=1]:\n  - Text \"Label inside\"\n");
   EXPECT_EQ(render(screen),
-            "- Group\n  - Text \"Heading\"\n  - Group [ref=1]\n    - Text \"Label inside\"\n"
+            "- Group:\n  - Text \"Heading\"\n  - Group [ref=1]:\n    - Text \"Label inside\"\n"
             "  - Text \"Footer\"\n");
 }
 
@@ -152,12 +155,12 @@ TEST(Options, MaxDepthCutsSubtreesAndNamesHiddenRefs) {
   SnapshotOptions options;
   options.max_depth = 2;
   const Snapshot s = parse_dump(test::dump(screen), options);
-  EXPECT_EQ(s.to_text(),
-            "- Group\n"
+  EXPECT_EQ(test::node_lines(s.to_text()),
+            "- Group:\n"
             "  - Text \"top\"\n"
-            "  - Group\n"
+            "  - Group:\n"
             "    - … [refs 1-2 hidden]\n"
-            "  - Group\n"
+            "  - Group:\n"
             "    - …\n");
   EXPECT_EQ(s.refs().size(), 2u) << "refs keep their numbers whatever is printed";
   options.max_depth = 3;

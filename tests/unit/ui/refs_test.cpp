@@ -98,9 +98,12 @@ TEST(Refs, BoundsAreQuantizedInTheExactToken) {
   EXPECT_EQ(a.ref(1)->exact_token, b.ref(1)->exact_token);
   EXPECT_NE(a.ref(1)->exact_token, c.ref(1)->exact_token);
   EXPECT_EQ(a.ref(1)->identity_token, c.ref(1)->identity_token);
-  const Snapshot negative = snap({at(button("Go"), "[-1,-8][-9,-16]")});
+  // Partly off-screen: -16 and -9 share a cell, so do -8 and -1.
+  const Snapshot negative = snap({at(button("Go"), "[-16,-16][-1,-1]")});
   EXPECT_EQ(negative.ref(1)->exact_token,
-            snap({at(button("Go"), "[-8,-1][-16,-9]")}).ref(1)->exact_token);
+            snap({at(button("Go"), "[-9,-9][-8,-8]")}).ref(1)->exact_token);
+  EXPECT_NE(negative.ref(1)->exact_token,
+            snap({at(button("Go"), "[-17,-16][-1,-1]")}).ref(1)->exact_token);
 }
 
 TEST(Refs, IdentityNamesWhatTheElementIs) {
@@ -130,6 +133,58 @@ TEST(Refs, RefInfoOutlivesItsSnapshot) {
   std::error_code error;
   EXPECT_EQ(resolve(RefInfo{}, snap({button("Send")}), error), kNoNode);
   EXPECT_EQ(error, errc::invalid_argument);
+}
+
+TEST(Refs, LongPressOnlyAndCheckOnlyControlsGetRefs) {
+  // WhatsApp's voice-message button answers only a long press.
+  N voice;
+  voice.cls = "android.widget.ImageButton";
+  voice.desc = "Voice message";
+  voice.long_clickable = true;
+  N toggle;
+  toggle.cls = "androidx.appcompat.widget.SwitchCompat";
+  toggle.text = "Wi-Fi";
+  toggle.checkable = true;
+  // A list dialog's row: the row is clickable; its radio and CheckedTextView only checkable.
+  N radio;
+  radio.cls = "android.widget.RadioButton";
+  radio.checkable = true;
+  radio.checked = true;
+  N label;
+  label.cls = "android.widget.CheckedTextView";
+  label.text = "LTE";
+  label.checkable = true;
+  label.checked = true;
+  N row = group({radio, label});
+  row.clickable = true;
+  const Snapshot s = snap({group({voice, toggle, row})});
+  EXPECT_EQ(test::node_lines(s.to_text()),
+            "- Group:\n"
+            "  - ImageButton [ref=1] (Voice message)\n"
+            "  - Switch [ref=2] \"Wi-Fi\"\n"
+            "  - Group [ref=3]:\n"
+            "    - Radio [checked]\n"
+            "    - CheckBox \"LTE\" [checked]\n");
+  EXPECT_EQ(s.ref(1)->label, "ImageButton (Voice message)");
+  EXPECT_EQ(resolve(*s.ref(1), snap({group({voice, toggle, row})})), s.ref(1)->node);
+}
+
+TEST(Refs, AllWindowsRefsResolveWhereverTheirWindowSitsInTheDump) {
+  const N app =
+      test::window("com.example", "[0,0][1080,2400]", {at(button("Send"), "[0,2000][200,2100]")});
+  const N keys = test::window("com.google.android.inputmethod.latin", "[0,1500][1080,2300]",
+                              {at(button("q"), "[0,1600][100,1700]")});
+  const Snapshot before = snap({keys, app});
+  ASSERT_EQ(before.ref(1)->label, "Button \"Send\"") << "the app's refs come first";
+  const Snapshot after = snap({app, keys});  // the windows listed in another order
+  EXPECT_EQ(after.node(resolve(*before.ref(1), after)).text, "Send");
+  EXPECT_EQ(after.node(resolve(*before.ref(2), after)).text, "q");
+  // Without its keyboard the app's ref still resolves; the key's is stale.
+  const Snapshot closed = snap({app});
+  EXPECT_EQ(closed.node(resolve(*before.ref(1), closed)).text, "Send");
+  std::error_code error;
+  EXPECT_EQ(resolve(*before.ref(2), closed, error), kNoNode);
+  EXPECT_EQ(error, errc::stale_ref);
 }
 
 TEST(Refs, TokensAreStableAcrossTwoParses) {

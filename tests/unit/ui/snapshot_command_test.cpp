@@ -61,7 +61,7 @@ TEST(SnapshotCommand, ReadsStdinAndPrintsJson) {
 TEST(SnapshotCommand, OptionsReachThePipeline) {
   const Result r = run("snapshot --max-depth 1 --xml '" + kDump.string() + "'");
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(r.out, "- Group\n  - … [refs 1-6 hidden]\n");
+  EXPECT_EQ(r.out, "# app: com.android.phone\n- Group:\n  - … [refs 1-6 hidden]\n");
   const Result compact = run("snapshot --compact --interactive --xml '" + kDump.string() + "'");
   EXPECT_EQ(compact.status, 0);
   EXPECT_THAT(compact.out, HasSubstr("- Image [ref=1] (Voltar)\n"));
