@@ -166,7 +166,7 @@ def test_text_from_the_device_that_is_not_utf8_never_breaks_a_call(tmp_path):
     device_side = VirtualDevice("--screens", str(tmp_path))
     try:
         page = adbwire.Page.connect(device_side.target)
-        assert page.snapshot() == '- Button [ref=1] "Caf\ufffd"\n'
+        assert page.snapshot() == '# app: x\n- Button [ref=1] "Caf\ufffd"\n'
         assert 'text="Caf\ufffd"' in page.last_dump
         page.tap(1)
         with pytest.raises(adbwire.StaleRefError) as raised:

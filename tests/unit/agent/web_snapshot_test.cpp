@@ -114,7 +114,8 @@ TEST(WebNodes, TheOrdinaryPipelineGivesThemRolesRefsAndEditability) {
   // The button's own label is not repeated as a Text child (and the bare WebView wrapper
   // collapses into its one child, as any unlabeled wrapper does).
   EXPECT_EQ(text,
-            "- WebPage \"Shop\"\n  - Button [ref=1] \"Buy\"\n  - TextInput [ref=2] \"\" (Find)\n")
+            "# app: com.example\n- WebPage \"Shop\":\n  - Button [ref=1] \"Buy\"\n"
+            "  - TextInput [ref=2] \"\" (Find)\n")
       << text;
   EXPECT_TRUE(snapshot.node(snapshot.ref(2)->node).editable);
 }
