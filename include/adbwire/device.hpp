@@ -22,6 +22,7 @@ namespace adbwire {
 namespace detail {
 class StreamOpener;
 struct DeviceAccess;
+struct Failure;
 }  // namespace detail
 
 // Output of a command as it arrives. The span is valid only during the call. A handler may
@@ -122,6 +123,7 @@ class Device {
  private:
   friend struct detail::DeviceAccess;  // forward/reverse reach the opener (src/connection)
   Deadline resolve(Deadline deadline) const noexcept;
+  Stream open_stream(std::string_view service, Deadline deadline, detail::Failure& failure);
 
   std::shared_ptr<detail::StreamOpener> opener_;
   std::chrono::milliseconds command_timeout_{0};

@@ -16,7 +16,8 @@ namespace adbwire {
 
 namespace detail {
 class StreamBackend;
-}
+struct Failure;
+}  // namespace detail
 
 // Move-only handle; the destructor closes the stream. Blocking calls wait until done, the
 // deadline passes (errc::timeout; the stream stays usable, nothing was lost) or the stream
@@ -64,6 +65,9 @@ class Stream {
 
  private:
   Deadline resolve(Deadline deadline) const noexcept;
+  std::size_t read_some_into(std::span<std::uint8_t> buffer, Deadline deadline,
+                             detail::Failure& failure);
+  void write_from(std::span<const std::uint8_t> data, Deadline deadline, detail::Failure& failure);
 
   std::unique_ptr<detail::StreamBackend> backend_;
   std::chrono::milliseconds default_timeout_{0};

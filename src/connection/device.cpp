@@ -27,19 +27,23 @@ Deadline Device::resolve(Deadline deadline) const noexcept {
   return deadline == kDefaultDeadline ? deadline_after(command_timeout_) : deadline;
 }
 
-Stream Device::open(std::string_view service, Deadline deadline) {
-  detail::Failure failure = opener_ ? detail::Failure{} : detail::moved_from_device();
-  auto backend = opener_ ? opener_->open(service, resolve(deadline), failure) : nullptr;
-  failure.throw_if_failed();
+Stream Device::open_stream(std::string_view service, Deadline deadline,
+                           detail::Failure& failure) {
+  if (!opener_) {
+    failure = detail::moved_from_device();
+    return Stream();
+  }
+  auto backend = opener_->open(service, resolve(deadline), failure);
+  if (failure) return Stream();
   return Stream(std::move(backend), command_timeout_);
 }
 
+Stream Device::open(std::string_view service, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return open_stream(service, deadline, f); });
+}
+
 Stream Device::open(std::string_view service, Deadline deadline, std::error_code& error) {
-  detail::Failure failure = opener_ ? detail::Failure{} : detail::moved_from_device();
-  auto backend = opener_ ? opener_->open(service, resolve(deadline), failure) : nullptr;
-  error = failure.code;
-  if (error) return Stream();
-  return Stream(std::move(backend), command_timeout_);
+  return detail::or_code(error, [&](detail::Failure& f) { return open_stream(service, deadline, f); });
 }
 
 const protocol::Banner& Device::banner() const noexcept {

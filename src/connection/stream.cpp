@@ -54,44 +54,49 @@ std::string read_to_end(detail::StreamBackend* backend, Deadline deadline,
 }  // namespace
 
 std::size_t Stream::read_some(std::span<std::uint8_t> buffer, Deadline deadline) {
-  detail::Failure failure = backend_ ? detail::Failure{} : closed_stream();
-  const std::size_t n = backend_ ? backend_->read_some(buffer, resolve(deadline), failure) : 0;
-  failure.throw_if_failed();
-  return n;
+  return detail::or_throw([&](detail::Failure& f) { return read_some_into(buffer, deadline, f); });
 }
 
 std::size_t Stream::read_some(std::span<std::uint8_t> buffer, Deadline deadline,
                               std::error_code& error) {
-  detail::Failure failure = backend_ ? detail::Failure{} : closed_stream();
-  const std::size_t n = backend_ ? backend_->read_some(buffer, resolve(deadline), failure) : 0;
-  error = failure.code;
-  return n;
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return read_some_into(buffer, deadline, f); });
+}
+
+std::size_t Stream::read_some_into(std::span<std::uint8_t> buffer, Deadline deadline,
+                                   detail::Failure& failure) {
+  if (!backend_) {
+    failure = closed_stream();
+    return 0;
+  }
+  return backend_->read_some(buffer, resolve(deadline), failure);
 }
 
 std::string Stream::read_all(Deadline deadline) {
-  detail::Failure failure;
-  std::string out = read_to_end(backend_.get(), resolve(deadline), failure);
-  failure.throw_if_failed();
-  return out;
+  return detail::or_throw(
+      [&](detail::Failure& f) { return read_to_end(backend_.get(), resolve(deadline), f); });
 }
 
 std::string Stream::read_all(Deadline deadline, std::error_code& error) {
-  detail::Failure failure;
-  std::string out = read_to_end(backend_.get(), resolve(deadline), failure);
-  error = failure.code;
-  return out;
+  return detail::or_code(
+      error, [&](detail::Failure& f) { return read_to_end(backend_.get(), resolve(deadline), f); });
 }
 
 void Stream::write(std::span<const std::uint8_t> data, Deadline deadline) {
-  detail::Failure failure = backend_ ? detail::Failure{} : closed_stream();
-  if (backend_) backend_->write(data, resolve(deadline), failure);
-  failure.throw_if_failed();
+  detail::or_throw([&](detail::Failure& f) { write_from(data, deadline, f); });
 }
 
 void Stream::write(std::span<const std::uint8_t> data, Deadline deadline, std::error_code& error) {
-  detail::Failure failure = backend_ ? detail::Failure{} : closed_stream();
-  if (backend_) backend_->write(data, resolve(deadline), failure);
-  error = failure.code;
+  detail::or_code(error, [&](detail::Failure& f) { write_from(data, deadline, f); });
+}
+
+void Stream::write_from(std::span<const std::uint8_t> data, Deadline deadline,
+                        detail::Failure& failure) {
+  if (!backend_) {
+    failure = closed_stream();
+    return;
+  }
+  backend_->write(data, resolve(deadline), failure);
 }
 
 void Stream::close() noexcept {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "adbwire/error.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/protocol/printable.hpp"
 
 namespace adbwire::detail {
@@ -20,16 +21,6 @@ constexpr std::chrono::milliseconds kQuitTimeout{500};
 constexpr std::size_t kQuotedBytes = 600;
 
 std::string shown(std::string_view text) { return protocol::printable(text, kQuotedBytes); }
-
-// Runs a throwing Stream call, turning its Error into failure (code plus detail).
-template <typename F>
-void guarded(Failure& failure, F&& op) {
-  try {
-    op();
-  } catch (const Error& error) {
-    failure.set(error.code(), error.what());
-  }
-}
 
 }  // namespace
 
@@ -89,7 +80,7 @@ bool SyncChannel::ensure(Deadline deadline, Failure& failure) {
   std::error_code error;
   stream_ = device_->open("sync:", deadline, error);
   if (error) {
-    failure.set(error, "opening the device's sync: service: " + error.message());
+    failure.set(error, "opening the device's sync: service: " + last_error_detail());
     return false;
   }
   reader_ = protocol::SyncReplyReader{};
@@ -101,7 +92,9 @@ bool SyncChannel::ensure(Deadline deadline, Failure& failure) {
 
 bool SyncChannel::flush(Deadline deadline, Failure& failure) {
   if (out_.empty()) return true;
-  guarded(failure, [&] { stream_.write(out_, deadline); });
+  std::error_code error;
+  stream_.write(out_, deadline, error);
+  failure = detail::reported(error);
   out_.clear();
   if (failure) broken_ = true;
   return !failure;
@@ -122,8 +115,9 @@ bool SyncChannel::next(SyncReply& reply, Deadline deadline, Failure& failure) {
         return false;
       }
     }
-    std::size_t n = 0;
-    guarded(failure, [&] { n = stream_.read_some(in_, deadline); });
+    std::error_code error;
+    const std::size_t n = stream_.read_some(in_, deadline, error);
+    failure = detail::reported(error);
     if (failure) {
       broken_ = true;
       return false;

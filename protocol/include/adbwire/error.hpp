@@ -6,6 +6,7 @@
 
 #include <string>
 #include <system_error>
+#include <utility>
 
 namespace adbwire {
 
@@ -38,11 +39,20 @@ const std::error_category& error_category() noexcept;
 std::error_code make_error_code(errc e) noexcept;
 
 // The exception thrown by the throwing half of each API pair: the code plus a detail that
-// names what was being done (for example the target or the path).
+// names what was being done (for example the target or the path). what() is
+// "<detail>: <the code's message>", as std::system_error makes it.
 class Error : public std::system_error {
  public:
-  Error(std::error_code code, const std::string& detail) : std::system_error(code, detail) {}
-  Error(errc code, const std::string& detail) : std::system_error(make_error_code(code), detail) {}
+  Error(std::error_code code, std::string detail)
+      : std::system_error(code, detail), detail_(std::move(detail)) {}
+  Error(errc code, std::string detail) : Error(make_error_code(code), std::move(detail)) {}
+
+  // What was being done and what went wrong, without the ": <message>" what() appends. The
+  // error_code overloads leave the same text in last_error_detail() (adbwire/error_detail.hpp).
+  const std::string& detail() const noexcept { return detail_; }
+
+ private:
+  std::string detail_;
 };
 
 // Throws Error(code, detail) when code is set; for implementing the throwing overloads.
