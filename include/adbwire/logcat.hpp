@@ -22,6 +22,10 @@
 
 namespace adbwire {
 
+namespace detail {
+struct Failure;
+}  // namespace detail
+
 // android_LogPriority values.
 enum class LogLevel : std::uint8_t {
   unknown = 0,
@@ -128,6 +132,9 @@ class Logcat {
 
  private:
   struct State;
+  static std::shared_ptr<State> start_state(Device& device, const LogcatOptions& options,
+                                            LogRecordHandler on_record, Deadline deadline,
+                                            detail::Failure& failure);
   std::shared_ptr<State> state_;
 };
 

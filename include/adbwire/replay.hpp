@@ -27,6 +27,7 @@
 namespace adbwire {
 namespace detail {
 struct ReplayState;
+struct Failure;
 }  // namespace detail
 
 struct ReplayOptions {
@@ -77,6 +78,9 @@ class Replay {
 
  private:
   Replay(std::shared_ptr<detail::ReplayState> state, Device device);
+  static Replay start_into(const std::filesystem::path& capture, const ReplayOptions& options,
+                           detail::Failure& failure);
+  void finish_into(detail::Failure& failure);
 
   std::shared_ptr<detail::ReplayState> state_;
   Device device_;

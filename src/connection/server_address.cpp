@@ -91,7 +91,7 @@ ServerAddress resolve_server_address(const ServerAddress& given) {
 ServerAddress resolve_server_address(const ServerAddress& given, std::error_code& error) {
   detail::Failure failure;
   ServerAddress address = server::resolve_address(given, failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return address;
 }
 

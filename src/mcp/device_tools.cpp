@@ -30,13 +30,10 @@ using namespace std::chrono_literals;
 constexpr std::size_t kMaxFindMatches = 50;
 constexpr auto kWaitPause = 300ms;
 
-// The detail of an error, without the ": <category message>" std::system_error appends.
+// What an error says to act on: an adbwire::Error's detail(); another system_error's what().
 std::string detail_of(const std::system_error& e) {
-  std::string what = e.what();
-  const std::string suffix = ": " + e.code().message();
-  if (what.size() > suffix.size() && what.ends_with(suffix))
-    what.resize(what.size() - suffix.size());
-  return what;
+  if (const auto* ours = dynamic_cast<const Error*>(&e)) return ours->detail();
+  return e.what();
 }
 
 Json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }

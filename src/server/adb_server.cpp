@@ -16,33 +16,6 @@ namespace {
 using detail::Failure;
 using server::ServerSocket;
 
-// Runs op(failure) for the throwing half of a pair.
-template <class Op>
-auto throwing(Op op) {
-  Failure failure;
-  if constexpr (std::is_void_v<decltype(op(failure))>) {
-    op(failure);
-    failure.throw_if_failed();
-  } else {
-    auto result = op(failure);
-    failure.throw_if_failed();
-    return result;
-  }
-}
-
-// Runs op(failure) for the error_code half of a pair.
-template <class Op>
-auto with_code(std::error_code& error, Op op) {
-  Failure failure;
-  if constexpr (std::is_void_v<decltype(op(failure))>) {
-    op(failure);
-    error = failure.code;
-  } else {
-    auto result = op(failure);
-    error = failure.code;
-    return result;
-  }
-}
 
 // A connection with `request` sent and its first OKAY read.
 std::unique_ptr<ServerSocket> ask(const ServerAddress& address, const std::string& request,
@@ -318,107 +291,107 @@ Deadline AdbServer::resolve(Deadline deadline) const noexcept {
 }
 
 int AdbServer::version(Deadline deadline) const {
-  return throwing([&](Failure& f) { return version_of(address_, resolve(deadline), f); });
+  return detail::or_throw([&](Failure& f) { return version_of(address_, resolve(deadline), f); });
 }
 int AdbServer::version(Deadline deadline, std::error_code& error) const {
-  return with_code(error, [&](Failure& f) { return version_of(address_, resolve(deadline), f); });
+  return detail::or_code(error, [&](Failure& f) { return version_of(address_, resolve(deadline), f); });
 }
 
 std::vector<protocol::DeviceEntry> AdbServer::devices(bool long_format, Deadline deadline) const {
-  return throwing(
+  return detail::or_throw(
       [&](Failure& f) { return devices_of(address_, long_format, resolve(deadline), f); });
 }
 std::vector<protocol::DeviceEntry> AdbServer::devices(bool long_format, Deadline deadline,
                                                       std::error_code& error) const {
-  return with_code(
+  return detail::or_code(
       error, [&](Failure& f) { return devices_of(address_, long_format, resolve(deadline), f); });
 }
 
 void AdbServer::track_devices(const DeviceTrackHandler& on_update, std::stop_token stop,
                               Deadline deadline) const {
-  throwing([&](Failure& f) {
+  detail::or_throw([&](Failure& f) {
     track(address_, on_update, stop, deadline_after(timeout_), resolve(deadline), f);
   });
 }
 void AdbServer::track_devices(const DeviceTrackHandler& on_update, std::stop_token stop,
                               Deadline deadline, std::error_code& error) const {
-  with_code(error, [&](Failure& f) {
+  detail::or_code(error, [&](Failure& f) {
     track(address_, on_update, stop, deadline_after(timeout_), resolve(deadline), f);
   });
 }
 
 std::vector<std::string> AdbServer::features(std::string_view serial, Deadline deadline) const {
-  return throwing([&](Failure& f) { return features_of(address_, serial, resolve(deadline), f); });
+  return detail::or_throw([&](Failure& f) { return features_of(address_, serial, resolve(deadline), f); });
 }
 std::vector<std::string> AdbServer::features(std::string_view serial, Deadline deadline,
                                              std::error_code& error) const {
-  return with_code(error,
+  return detail::or_code(error,
                    [&](Failure& f) { return features_of(address_, serial, resolve(deadline), f); });
 }
 
 std::string AdbServer::connect(std::string_view host, std::uint16_t port, Deadline deadline) const {
-  return throwing(
+  return detail::or_throw(
       [&](Failure& f) { return connect_device(address_, host, port, resolve(deadline), f); });
 }
 std::string AdbServer::connect(std::string_view host, std::uint16_t port, Deadline deadline,
                                std::error_code& error) const {
-  return with_code(error, [&](Failure& f) {
+  return detail::or_code(error, [&](Failure& f) {
     return connect_device(address_, host, port, resolve(deadline), f);
   });
 }
 
 std::string AdbServer::disconnect(std::string_view address, Deadline deadline) const {
-  return throwing([&](Failure& f) {
+  return detail::or_throw([&](Failure& f) {
     return ask_string(address_, "host:disconnect:" + std::string(address), resolve(deadline), f);
   });
 }
 std::string AdbServer::disconnect(std::string_view address, Deadline deadline,
                                   std::error_code& error) const {
-  return with_code(error, [&](Failure& f) {
+  return detail::or_code(error, [&](Failure& f) {
     return ask_string(address_, "host:disconnect:" + std::string(address), resolve(deadline), f);
   });
 }
 
 void AdbServer::kill(Deadline deadline) const {
-  throwing([&](Failure& f) { ask(address_, "host:kill", resolve(deadline), f); });
+  detail::or_throw([&](Failure& f) { ask(address_, "host:kill", resolve(deadline), f); });
 }
 void AdbServer::kill(Deadline deadline, std::error_code& error) const {
-  with_code(error, [&](Failure& f) { ask(address_, "host:kill", resolve(deadline), f); });
+  detail::or_code(error, [&](Failure& f) { ask(address_, "host:kill", resolve(deadline), f); });
 }
 
 std::uint16_t AdbServer::forward(std::string_view serial, std::string_view local,
                                  std::string_view remote, bool no_rebind, Deadline deadline) const {
-  return throwing([&](Failure& f) {
+  return detail::or_throw([&](Failure& f) {
     return forward_on(address_, serial, local, remote, no_rebind, resolve(deadline), f);
   });
 }
 std::uint16_t AdbServer::forward(std::string_view serial, std::string_view local,
                                  std::string_view remote, bool no_rebind, Deadline deadline,
                                  std::error_code& error) const {
-  return with_code(error, [&](Failure& f) {
+  return detail::or_code(error, [&](Failure& f) {
     return forward_on(address_, serial, local, remote, no_rebind, resolve(deadline), f);
   });
 }
 
 void AdbServer::kill_forward(std::string_view serial, std::string_view local,
                              Deadline deadline) const {
-  throwing([&](Failure& f) { kill_forward_on(address_, serial, local, resolve(deadline), f); });
+  detail::or_throw([&](Failure& f) { kill_forward_on(address_, serial, local, resolve(deadline), f); });
 }
 void AdbServer::kill_forward(std::string_view serial, std::string_view local, Deadline deadline,
                              std::error_code& error) const {
-  with_code(error,
+  detail::or_code(error,
             [&](Failure& f) { kill_forward_on(address_, serial, local, resolve(deadline), f); });
 }
 
 std::vector<protocol::ForwardEntry> AdbServer::list_forward(Deadline deadline) const {
-  return throwing([&](Failure& f) {
+  return detail::or_throw([&](Failure& f) {
     return parse_forwards(address_, ask_string(address_, "host:list-forward", resolve(deadline), f),
                           f);
   });
 }
 std::vector<protocol::ForwardEntry> AdbServer::list_forward(Deadline deadline,
                                                             std::error_code& error) const {
-  return with_code(error, [&](Failure& f) {
+  return detail::or_code(error, [&](Failure& f) {
     return parse_forwards(address_, ask_string(address_, "host:list-forward", resolve(deadline), f),
                           f);
   });
@@ -426,47 +399,47 @@ std::vector<protocol::ForwardEntry> AdbServer::list_forward(Deadline deadline,
 
 std::uint16_t AdbServer::reverse(std::string_view serial, std::string_view remote,
                                  std::string_view local, bool no_rebind, Deadline deadline) const {
-  return throwing([&](Failure& f) {
+  return detail::or_throw([&](Failure& f) {
     return reverse_on(address_, serial, remote, local, no_rebind, resolve(deadline), f);
   });
 }
 std::uint16_t AdbServer::reverse(std::string_view serial, std::string_view remote,
                                  std::string_view local, bool no_rebind, Deadline deadline,
                                  std::error_code& error) const {
-  return with_code(error, [&](Failure& f) {
+  return detail::or_code(error, [&](Failure& f) {
     return reverse_on(address_, serial, remote, local, no_rebind, resolve(deadline), f);
   });
 }
 
 void AdbServer::kill_reverse(std::string_view serial, std::string_view remote,
                              Deadline deadline) const {
-  throwing([&](Failure& f) { kill_reverse_on(address_, serial, remote, resolve(deadline), f); });
+  detail::or_throw([&](Failure& f) { kill_reverse_on(address_, serial, remote, resolve(deadline), f); });
 }
 void AdbServer::kill_reverse(std::string_view serial, std::string_view remote, Deadline deadline,
                              std::error_code& error) const {
-  with_code(error,
+  detail::or_code(error,
             [&](Failure& f) { kill_reverse_on(address_, serial, remote, resolve(deadline), f); });
 }
 
 std::vector<protocol::ForwardEntry> AdbServer::list_reverse(std::string_view serial,
                                                             Deadline deadline) const {
-  return throwing(
+  return detail::or_throw(
       [&](Failure& f) { return list_reverse_on(address_, serial, resolve(deadline), f); });
 }
 std::vector<protocol::ForwardEntry> AdbServer::list_reverse(std::string_view serial,
                                                             Deadline deadline,
                                                             std::error_code& error) const {
-  return with_code(
+  return detail::or_code(
       error, [&](Failure& f) { return list_reverse_on(address_, serial, resolve(deadline), f); });
 }
 
 void AdbServer::wait_for(std::string_view serial, WaitState state, WaitTransport transport,
                          Deadline deadline) const {
-  throwing([&](Failure& f) { wait_on(address_, serial, state, transport, resolve(deadline), f); });
+  detail::or_throw([&](Failure& f) { wait_on(address_, serial, state, transport, resolve(deadline), f); });
 }
 void AdbServer::wait_for(std::string_view serial, WaitState state, WaitTransport transport,
                          Deadline deadline, std::error_code& error) const {
-  with_code(error,
+  detail::or_code(error,
             [&](Failure& f) { wait_on(address_, serial, state, transport, resolve(deadline), f); });
 }
 

@@ -112,7 +112,7 @@ std::string Device::exec(std::string_view command, Deadline deadline) {
 std::string Device::exec(std::string_view command, Deadline deadline, std::error_code& error) {
   detail::Failure failure;
   std::string out = collect_exec(opener_.get(), command, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return out;
 }
 
@@ -126,7 +126,7 @@ void Device::exec(std::string_view command, const OutputHandler& on_chunk, Deadl
                   std::error_code& error) {
   detail::Failure failure;
   run_exec(opener_.get(), command, on_chunk, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
 }
 
 }  // namespace adbwire

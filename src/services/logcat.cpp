@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "base/failure.hpp"
 #include "connection/device_access.hpp"
 #include "connection/wait.hpp"
 
@@ -262,47 +263,64 @@ Logcat& Logcat::operator=(Logcat&& other) noexcept {
 }
 Logcat::~Logcat() { stop(); }
 
-Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record,
-                     Deadline deadline) {
+std::shared_ptr<Logcat::State> Logcat::start_state(Device& device, const LogcatOptions& options,
+                                                   LogRecordHandler on_record, Deadline deadline,
+                                                   detail::Failure& failure) {
   deadline = detail::DeviceAccess::resolve(device, deadline);
   std::string command = "logcat -B";
   if (options.dump) command += " -d";
   if (options.tail) command += " -T " + std::to_string(*options.tail);
   for (const std::string& spec : options.filter.specs()) {
     if (!tag_fits_command_line(spec.substr(0, spec.rfind(':')))) {
-      throw Error(errc::invalid_argument,
+      failure.set(errc::invalid_argument,
                   "the logcat filter tag in '" + spec +
                       "' cannot be passed on a command line (letters, digits and ._-/@ only)");
+      return nullptr;
     }
     command += " '" + spec + "'";
   }
+  std::error_code error;
   if (options.clear) {
-    const ShellResult cleared = device.shell("logcat -c", deadline);
+    const ShellResult cleared = device.shell("logcat -c", deadline, error);
+    if (error) {
+      failure = detail::reported(error);
+      return nullptr;
+    }
     if (cleared.exit_code > 0) {
-      throw Error(errc::command_failed,
+      failure.set(errc::command_failed,
                   "logcat -c failed on " + device.serial() + ": " + cleared.out + cleared.err);
+      return nullptr;
     }
   }
-  auto state = std::make_shared<State>();
-  state->stream = device.open("exec:" + command, deadline);
+  auto state = std::make_shared<Logcat::State>();
+  state->stream = device.open("exec:" + command, deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return nullptr;
+  }
   state->filter = options.filter;
   state->on_record = std::move(on_record);
   state->capacity = options.ring_capacity;
   state->reader = std::thread([raw = state.get()] { raw->run(); });
+  return state;
+}
+
+Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record,
+                     Deadline deadline) {
   Logcat logcat;
-  logcat.state_ = std::move(state);
+  logcat.state_ = detail::or_throw([&](detail::Failure& f) {
+    return start_state(device, options, std::move(on_record), deadline, f);
+  });
   return logcat;
 }
 
 Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHandler on_record,
                      Deadline deadline, std::error_code& error) {
-  error.clear();
-  try {
-    return start(device, options, std::move(on_record), deadline);
-  } catch (const Error& e) {
-    error = e.code();
-    return {};
-  }
+  Logcat logcat;
+  logcat.state_ = detail::or_code(error, [&](detail::Failure& f) {
+    return start_state(device, options, std::move(on_record), deadline, f);
+  });
+  return logcat;
 }
 
 std::vector<LogRecord> Logcat::recent() const {

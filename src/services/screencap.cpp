@@ -13,22 +13,16 @@
 #include <string>
 
 #include "adbwire/error.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire {
 namespace {
 
-constexpr std::array<std::uint8_t, 8> kPngSignature = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+using detail::Failure;
+using detail::or_code;
+using detail::or_throw;
 
-template <typename T>
-T no_throw(std::error_code& error, const std::function<T()>& body) {
-  error.clear();
-  try {
-    return body();
-  } catch (const Error& e) {
-    error = e.code();
-    return T{};
-  }
-}
+constexpr std::array<std::uint8_t, 8> kPngSignature = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
 std::uint32_t load_le32(const std::uint8_t* p) {
   return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
@@ -144,10 +138,13 @@ Pixels fit(const Pixels& in, std::uint32_t max_side) {
   return scale_down(in, w, h);
 }
 
-std::vector<std::uint8_t> encode_png(const Pixels& p) {
+std::vector<std::uint8_t> encode_png(const Pixels& p, Failure& failure) {
   std::unique_ptr<spng_ctx, decltype(&spng_ctx_free)> ctx(spng_ctx_new(SPNG_CTX_ENCODER),
                                                           spng_ctx_free);
-  if (!ctx) throw Error(errc::io_error, "cannot create a PNG encoder (out of memory)");
+  if (!ctx) {
+    failure.set(errc::io_error, "cannot create a PNG encoder (out of memory)");
+    return {};
+  }
   spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
   // Speed over size: screenshots are encoded per agent step; zlib level 1 with the "sub"
   // filter keeps flat UI colours small at a fraction of the default's time.
@@ -161,52 +158,71 @@ std::vector<std::uint8_t> encode_png(const Pixels& p) {
   spng_set_ihdr(ctx.get(), &ihdr);
   if (const int rc = spng_encode_image(ctx.get(), p.data.data(), p.data.size(), SPNG_FMT_PNG,
                                        SPNG_ENCODE_FINALIZE);
-      rc != 0)
-    throw Error(errc::io_error, std::string("PNG encoding failed: ") + spng_strerror(rc));
+      rc != 0) {
+    failure.set(errc::io_error, std::string("PNG encoding failed: ") + spng_strerror(rc));
+    return {};
+  }
   std::size_t size = 0;
   int rc = 0;
   std::unique_ptr<void, decltype(&std::free)> buffer(spng_get_png_buffer(ctx.get(), &size, &rc),
                                                      std::free);
-  if (!buffer)
-    throw Error(errc::io_error, std::string("PNG encoding failed: ") + spng_strerror(rc));
+  if (!buffer) {
+    failure.set(errc::io_error, std::string("PNG encoding failed: ") + spng_strerror(rc));
+    return {};
+  }
   const auto* bytes = static_cast<const std::uint8_t*>(buffer.get());
   return {bytes, bytes + size};
 }
 
-std::vector<std::uint8_t> encode_jpeg(const Pixels& p, int quality) {
+std::vector<std::uint8_t> encode_jpeg(const Pixels& p, int quality, Failure& failure) {
   std::unique_ptr<void, decltype(&tjDestroy)> tj(tjInitCompress(), tjDestroy);
-  if (!tj) throw Error(errc::io_error, "cannot create a JPEG encoder (out of memory)");
+  if (!tj) {
+    failure.set(errc::io_error, "cannot create a JPEG encoder (out of memory)");
+    return {};
+  }
   unsigned char* out = nullptr;
   unsigned long size = 0;
   const int rc = tjCompress2(tj.get(), p.data.data(), static_cast<int>(p.width), 0,
                              static_cast<int>(p.height), p.channels == 4 ? TJPF_RGBA : TJPF_RGB,
                              &out, &size, TJSAMP_420, quality, TJFLAG_FASTDCT);
   std::unique_ptr<unsigned char, decltype(&tjFree)> owned(out, tjFree);
-  if (rc != 0)
-    throw Error(errc::io_error, std::string("JPEG encoding failed: ") + tjGetErrorStr2(tj.get()));
+  if (rc != 0) {
+    failure.set(errc::io_error, std::string("JPEG encoding failed: ") + tjGetErrorStr2(tj.get()));
+    return {};
+  }
   return {out, out + size};
 }
 
-Pixels decode_png(const std::vector<std::uint8_t>& png) {
+Pixels decode_png(const std::vector<std::uint8_t>& png, Failure& failure) {
   std::unique_ptr<spng_ctx, decltype(&spng_ctx_free)> ctx(spng_ctx_new(0), spng_ctx_free);
-  if (!ctx) throw Error(errc::io_error, "cannot create a PNG decoder (out of memory)");
+  if (!ctx) {
+    failure.set(errc::io_error, "cannot create a PNG decoder (out of memory)");
+    return {};
+  }
   spng_set_png_buffer(ctx.get(), png.data(), png.size());
   spng_ihdr ihdr{};
   std::size_t size = 0;
   if (spng_get_ihdr(ctx.get(), &ihdr) != 0 ||
-      spng_decoded_image_size(ctx.get(), SPNG_FMT_RGBA8, &size) != 0)
-    throw Error(errc::parse_error, "the device's screencap -p output is not a readable PNG");
+      spng_decoded_image_size(ctx.get(), SPNG_FMT_RGBA8, &size) != 0) {
+    failure.set(errc::parse_error, "the device's screencap -p output is not a readable PNG");
+    return {};
+  }
   Pixels p{ihdr.width, ihdr.height, 4, std::vector<std::uint8_t>(size)};
-  if (const int rc = spng_decode_image(ctx.get(), p.data.data(), size, SPNG_FMT_RGBA8, 0); rc != 0)
-    throw Error(errc::parse_error,
+  if (const int rc = spng_decode_image(ctx.get(), p.data.data(), size, SPNG_FMT_RGBA8, 0);
+      rc != 0) {
+    failure.set(errc::parse_error,
                 std::string("the device's PNG does not decode: ") + spng_strerror(rc));
+    return {};
+  }
   return p;
 }
 
-EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options) {
-  if (options.jpeg_quality < 1 || options.jpeg_quality > 100)
-    throw Error(errc::invalid_argument,
+EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options, Failure& failure) {
+  if (options.jpeg_quality < 1 || options.jpeg_quality > 100) {
+    failure.set(errc::invalid_argument,
                 "jpeg_quality must be 1..100, not " + std::to_string(options.jpeg_quality));
+    return {};
+  }
   if (options.format == ImageFormat::jpeg && pixels.channels == 4) {
     // JPEG has no alpha: drop it once rather than per attempt.
     Pixels rgb{pixels.width, pixels.height, 3,
@@ -218,9 +234,10 @@ EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options) {
   Pixels current = fit(pixels, options.max_side);
   int quality = options.jpeg_quality;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    EncodedImage image{
-        options.format, current.width, current.height,
-        options.format == ImageFormat::png ? encode_png(current) : encode_jpeg(current, quality)};
+    EncodedImage image{options.format, current.width, current.height,
+                       options.format == ImageFormat::png ? encode_png(current, failure)
+                                                          : encode_jpeg(current, quality, failure)};
+    if (failure) return {};
     if (options.max_bytes == 0 || image.bytes.size() <= options.max_bytes) return image;
     // Too big: JPEG first gives up quality (down to 50), then both give up pixels (3/4 a side).
     if (options.format == ImageFormat::jpeg && quality > 50) {
@@ -230,9 +247,10 @@ EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options) {
     if (current.width < 16 || current.height < 16) break;
     current = scale_down(current, current.width * 3 / 4, current.height * 3 / 4);
   }
-  throw Error(errc::command_failed, "cannot bring the screenshot under " +
+  failure.set(errc::command_failed, "cannot bring the screenshot under " +
                                         std::to_string(options.max_bytes) +
                                         " bytes; raise max_bytes or choose JPEG");
+  return {};
 }
 
 // The image when a 16-byte (Android 10+) or 12-byte header sits at `at`: only one of the two
@@ -257,7 +275,7 @@ std::optional<RawImage> raw_at(std::span<const std::uint8_t> bytes, std::size_t 
   return std::nullopt;
 }
 
-RawImage parse_raw(std::span<const std::uint8_t> bytes) {
+RawImage parse_raw(std::span<const std::uint8_t> bytes, Failure& failure) {
   // Text before the header (a stderr warning merged in by exec:) ends in a newline: try the
   // start, then just past each newline of the first few KiB.
   constexpr std::size_t kMaxJunk = 4096;
@@ -271,10 +289,111 @@ RawImage parse_raw(std::span<const std::uint8_t> bytes) {
     at = static_cast<std::size_t>(newline - begin) + 1;
   }
   const std::string start(begin, limit);
-  throw Error(errc::parse_error,
+  failure.set(errc::parse_error,
               "raw screencap output (" + std::to_string(bytes.size()) +
                   " bytes) is not a 12- or 16-byte header and its pixels; it starts " +
                   quote_start(start));
+  return {};
+}
+
+RawImage screencap_raw_into(Device& device, std::optional<std::uint64_t> display_id,
+                            Deadline deadline, Failure& failure) {
+  std::error_code error;
+  const std::string output = device.exec(screencap_command(false, display_id), deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return {};
+  }
+  return parse_raw({reinterpret_cast<const std::uint8_t*>(output.data()), output.size()}, failure);
+}
+
+// Streams `screencap -p`: bytes before the PNG signature are held (bounded: a warning line,
+// not an image) until the signature shows; from then on chunks pass straight through. A device
+// printing 64 KiB without one fails; the rest of its output is drained and dropped.
+void screencap_png_into(Device& device, const OutputHandler& on_chunk,
+                        std::optional<std::uint64_t> display_id, Deadline deadline,
+                        Failure& failure) {
+  std::vector<std::uint8_t> prefix;
+  bool started = false;
+  std::error_code error;
+  device.exec(
+      screencap_command(true, display_id),
+      [&](std::span<const std::uint8_t> chunk) {
+        if (started) {
+          on_chunk(chunk);
+          return;
+        }
+        if (failure) return;
+        prefix.insert(prefix.end(), chunk.begin(), chunk.end());
+        const auto at =
+            std::search(prefix.begin(), prefix.end(), kPngSignature.begin(), kPngSignature.end());
+        if (at != prefix.end()) {
+          started = true;
+          on_chunk(
+              std::span<const std::uint8_t>(&*at, static_cast<std::size_t>(prefix.end() - at)));
+          prefix.clear();
+        } else if (prefix.size() > 64 * 1024) {
+          failure.set(errc::parse_error,
+                      "screencap -p printed 64 KiB without a PNG signature; it starts " +
+                          quote_start(std::string(prefix.begin(), prefix.end())));
+          prefix = {};
+        }
+      },
+      deadline, error);
+  if (failure) return;
+  if (error) {
+    failure = detail::reported(error);
+  } else if (!started) {
+    failure.set(errc::parse_error, "screencap -p gave no PNG; it printed " +
+                                       quote_start(std::string(prefix.begin(), prefix.end())));
+  }
+}
+
+EncodedImage encode_raw(const RawImage& image, const ScreenshotOptions& options,
+                        Failure& failure) {
+  const std::size_t bpp = bytes_per_pixel(image.format);
+  if (bpp == 0 || image.pixels.size() != std::size_t{image.width} * image.height * bpp ||
+      image.width == 0 || image.height == 0) {
+    failure.set(errc::invalid_argument, "raw image " + std::to_string(image.width) + "x" +
+                                            std::to_string(image.height) +
+                                            " does not match its " +
+                                            std::to_string(image.pixels.size()) + " pixel bytes");
+    return {};
+  }
+  return encode_pixels(to_rgba(image), options, failure);
+}
+
+EncodedImage screenshot_into(Device& device, const ScreenshotOptions& options, Deadline deadline,
+                             Failure& failure) {
+  if (options.encode_on_host) {
+    const RawImage raw = screencap_raw_into(device, options.display_id, deadline, failure);
+    return failure ? EncodedImage{} : encode_raw(raw, options, failure);
+  }
+  std::vector<std::uint8_t> png;
+  screencap_png_into(
+      device,
+      [&](std::span<const std::uint8_t> chunk) {
+        png.insert(png.end(), chunk.begin(), chunk.end());
+      },
+      options.display_id, deadline, failure);
+  if (failure) return {};
+  const bool as_is = options.format == ImageFormat::png && options.max_side == 0 &&
+                     (options.max_bytes == 0 || png.size() <= options.max_bytes);
+  if (!as_is) {
+    Pixels pixels = decode_png(png, failure);
+    return failure ? EncodedImage{} : encode_pixels(std::move(pixels), options, failure);
+  }
+  // The device's PNG unchanged: read its size from the IHDR chunk.
+  EncodedImage image{ImageFormat::png, 0, 0, std::move(png)};
+  if (image.bytes.size() >= 24) {
+    image.width = static_cast<std::uint32_t>(image.bytes[16]) << 24 |
+                  static_cast<std::uint32_t>(image.bytes[17]) << 16 |
+                  static_cast<std::uint32_t>(image.bytes[18]) << 8 | image.bytes[19];
+    image.height = static_cast<std::uint32_t>(image.bytes[20]) << 24 |
+                   static_cast<std::uint32_t>(image.bytes[21]) << 16 |
+                   static_cast<std::uint32_t>(image.bytes[22]) << 8 | image.bytes[23];
+  }
+  return image;
 }
 
 }  // namespace
@@ -298,109 +417,52 @@ std::string_view EncodedImage::mime_type() const noexcept {
 }
 
 RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id, Deadline deadline) {
-  const std::string output = device.exec(screencap_command(false, display_id), deadline);
-  return parse_raw({reinterpret_cast<const std::uint8_t*>(output.data()), output.size()});
+  return or_throw([&](Failure& f) { return screencap_raw_into(device, display_id, deadline, f); });
 }
 
 RawImage screencap_raw(Device& device, std::optional<std::uint64_t> display_id, Deadline deadline,
                        std::error_code& error) {
-  return no_throw<RawImage>(error, [&] { return screencap_raw(device, display_id, deadline); });
+  return or_code(error,
+                 [&](Failure& f) { return screencap_raw_into(device, display_id, deadline, f); });
 }
 
 void screencap_png(Device& device, const OutputHandler& on_chunk,
                    std::optional<std::uint64_t> display_id, Deadline deadline) {
-  // Bytes before the signature are held (bounded: a warning line, not an image) until the
-  // signature shows; from then on chunks pass straight through.
-  std::vector<std::uint8_t> prefix;
-  bool started = false;
-  device.exec(
-      screencap_command(true, display_id),
-      [&](std::span<const std::uint8_t> chunk) {
-        if (started) {
-          on_chunk(chunk);
-          return;
-        }
-        prefix.insert(prefix.end(), chunk.begin(), chunk.end());
-        const auto at =
-            std::search(prefix.begin(), prefix.end(), kPngSignature.begin(), kPngSignature.end());
-        if (at != prefix.end()) {
-          started = true;
-          on_chunk(
-              std::span<const std::uint8_t>(&*at, static_cast<std::size_t>(prefix.end() - at)));
-          prefix.clear();
-        } else if (prefix.size() > 64 * 1024) {
-          throw Error(errc::parse_error,
-                      "screencap -p printed 64 KiB without a PNG signature; it starts " +
-                          quote_start(std::string(prefix.begin(), prefix.end())));
-        }
-      },
-      deadline);
-  if (!started) {
-    throw Error(errc::parse_error, "screencap -p gave no PNG; it printed " +
-                                       quote_start(std::string(prefix.begin(), prefix.end())));
-  }
+  or_throw([&](Failure& f) { screencap_png_into(device, on_chunk, display_id, deadline, f); });
 }
 
 void screencap_png(Device& device, const OutputHandler& on_chunk,
                    std::optional<std::uint64_t> display_id, Deadline deadline,
                    std::error_code& error) {
-  no_throw<int>(error, [&] {
-    screencap_png(device, on_chunk, display_id, deadline);
-    return 0;
-  });
+  or_code(error,
+          [&](Failure& f) { screencap_png_into(device, on_chunk, display_id, deadline, f); });
 }
 
-RawImage parse_raw_screencap(std::span<const std::uint8_t> output) { return parse_raw(output); }
+RawImage parse_raw_screencap(std::span<const std::uint8_t> output) {
+  return or_throw([&](Failure& f) { return parse_raw(output, f); });
+}
 
 RawImage parse_raw_screencap(std::span<const std::uint8_t> output, std::error_code& error) {
-  return no_throw<RawImage>(error, [&] { return parse_raw(output); });
+  return or_code(error, [&](Failure& f) { return parse_raw(output, f); });
 }
 
 EncodedImage encode(const RawImage& image, const ScreenshotOptions& options) {
-  const std::size_t bpp = bytes_per_pixel(image.format);
-  if (bpp == 0 || image.pixels.size() != std::size_t{image.width} * image.height * bpp ||
-      image.width == 0 || image.height == 0) {
-    throw Error(errc::invalid_argument, "raw image " + std::to_string(image.width) + "x" +
-                                            std::to_string(image.height) + " does not match its " +
-                                            std::to_string(image.pixels.size()) + " pixel bytes");
-  }
-  return encode_pixels(to_rgba(image), options);
+  return or_throw([&](Failure& f) { return encode_raw(image, options, f); });
 }
 
 EncodedImage encode(const RawImage& image, const ScreenshotOptions& options,
                     std::error_code& error) {
-  return no_throw<EncodedImage>(error, [&] { return encode(image, options); });
+  return or_code(error, [&](Failure& f) { return encode_raw(image, options, f); });
 }
 
 EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadline deadline) {
-  if (options.encode_on_host)
-    return encode(screencap_raw(device, options.display_id, deadline), options);
-  std::vector<std::uint8_t> png;
-  screencap_png(
-      device,
-      [&](std::span<const std::uint8_t> chunk) {
-        png.insert(png.end(), chunk.begin(), chunk.end());
-      },
-      options.display_id, deadline);
-  const bool as_is = options.format == ImageFormat::png && options.max_side == 0 &&
-                     (options.max_bytes == 0 || png.size() <= options.max_bytes);
-  if (!as_is) return encode_pixels(decode_png(png), options);
-  // The device's PNG unchanged: read its size from the IHDR chunk.
-  EncodedImage image{ImageFormat::png, 0, 0, std::move(png)};
-  if (image.bytes.size() >= 24) {
-    image.width = static_cast<std::uint32_t>(image.bytes[16]) << 24 |
-                  static_cast<std::uint32_t>(image.bytes[17]) << 16 |
-                  static_cast<std::uint32_t>(image.bytes[18]) << 8 | image.bytes[19];
-    image.height = static_cast<std::uint32_t>(image.bytes[20]) << 24 |
-                   static_cast<std::uint32_t>(image.bytes[21]) << 16 |
-                   static_cast<std::uint32_t>(image.bytes[22]) << 8 | image.bytes[23];
-  }
-  return image;
+  return or_throw([&](Failure& f) { return screenshot_into(device, options, deadline, f); });
 }
 
 EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadline deadline,
                         std::error_code& error) {
-  return no_throw<EncodedImage>(error, [&] { return screenshot(device, options, deadline); });
+  return or_code(error,
+                 [&](Failure& f) { return screenshot_into(device, options, deadline, f); });
 }
 
 }  // namespace adbwire

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "adbwire/error.hpp"
+#include "base/failure.hpp"
 #include "adbwire/protocol/framebuffer.hpp"
 #include "adbwire/screencap.hpp"
 #include "adbwire/stream.hpp"
@@ -30,57 +31,76 @@ constexpr std::array<Layout, 5> kLayouts = {{
     {PixelFormat::rgb_565, 16, {11, 5}, {5, 6}, {0, 5}, {0, 0}},
 }};
 
-PixelFormat format_of(const FramebufferHeader& h) {
+bool format_of(const FramebufferHeader& h, PixelFormat& format, detail::Failure& failure) {
   for (const Layout& l : kLayouts) {
     // An absent channel's offset means nothing; only its length is compared.
     const bool alpha_matches = l.alpha.length == 0 ? h.alpha.length == 0 : h.alpha == l.alpha;
-    if (h.bpp == l.bpp && h.red == l.red && h.green == l.green && h.blue == l.blue && alpha_matches)
-      return l.format;
+    if (h.bpp == l.bpp && h.red == l.red && h.green == l.green && h.blue == l.blue &&
+        alpha_matches) {
+      format = l.format;
+      return true;
+    }
   }
   auto channel = [](const FramebufferChannel& c) {
     return std::to_string(c.offset) + "/" + std::to_string(c.length);
   };
-  throw Error(errc::parse_error, "framebuffer: layout " + std::to_string(h.bpp) + " bpp, red " +
+  failure.set(errc::parse_error, "framebuffer: layout " + std::to_string(h.bpp) + " bpp, red " +
                                      channel(h.red) + ", green " + channel(h.green) + ", blue " +
                                      channel(h.blue) + ", alpha " + channel(h.alpha) +
                                      " is none of Android's screenshot formats");
+  return false;
 }
 
-}  // namespace
-
-RawImage framebuffer(Device& device, Deadline deadline) {
+RawImage framebuffer_into(Device& device, Deadline deadline, detail::Failure& failure) {
   deadline = detail::DeviceAccess::resolve(device, deadline);
-  Stream stream = device.open("framebuffer:", deadline);
+  std::error_code error;
+  Stream stream = device.open("framebuffer:", deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return {};
+  }
   std::vector<std::uint8_t> received;
   FramebufferHeader header;
   std::size_t header_size = 0;
   std::string reason;
   std::array<std::uint8_t, 64 * 1024> buffer{};
   for (;;) {
-    const std::size_t n = stream.read_some(buffer, deadline);
+    const std::size_t n = stream.read_some(buffer, deadline, error);
+    if (error) {
+      failure = detail::reported(error);
+      return {};
+    }
     if (n == 0) {
-      throw Error(received.empty() ? errc::command_failed : errc::parse_error,
+      failure.set(received.empty() ? errc::command_failed : errc::parse_error,
                   received.empty()
                       ? "the device closed framebuffer: without an image (adbd does this when its "
                         "screencap fails); try screencap_raw()"
                       : "framebuffer: ended inside its " + std::to_string(received.size()) +
                             "-byte header");
+      return {};
     }
     received.insert(received.end(), buffer.begin(),
                     buffer.begin() + static_cast<std::ptrdiff_t>(n));
     const auto parsed = protocol::parse_framebuffer_header(received, header, header_size, reason);
-    if (parsed == protocol::FramebufferParse::invalid) throw Error(errc::parse_error, reason);
+    if (parsed == protocol::FramebufferParse::invalid) {
+      failure.set(errc::parse_error, reason);
+      return {};
+    }
     if (parsed == protocol::FramebufferParse::ok) break;
   }
   if (header.version == 16) {
     // The ancient service sends each frame's pixels only after the host asks with one byte.
     const std::uint8_t request = 0;
-    stream.write(std::span<const std::uint8_t>(&request, 1), deadline);
+    stream.write(std::span<const std::uint8_t>(&request, 1), deadline, error);
+    if (error) {
+      failure = detail::reported(error);
+      return {};
+    }
   }
   RawImage image;
   image.width = header.width;
   image.height = header.height;
-  image.format = format_of(header);
+  if (!format_of(header, image.format, failure)) return {};
   image.dataspace = header.color_space;
   image.pixels.reserve(header.size);
   image.pixels.assign(received.begin() + static_cast<std::ptrdiff_t>(header_size),
@@ -88,11 +108,17 @@ RawImage framebuffer(Device& device, Deadline deadline) {
                                              std::min(received.size(), header_size + header.size)));
   while (image.pixels.size() < header.size) {
     const std::size_t want = std::min(buffer.size(), header.size - image.pixels.size());
-    const std::size_t n = stream.read_some(std::span<std::uint8_t>(buffer.data(), want), deadline);
+    const std::size_t n =
+        stream.read_some(std::span<std::uint8_t>(buffer.data(), want), deadline, error);
+    if (error) {
+      failure = detail::reported(error);
+      return {};
+    }
     if (n == 0) {
-      throw Error(errc::parse_error, "framebuffer: ended after " +
+      failure.set(errc::parse_error, "framebuffer: ended after " +
                                          std::to_string(image.pixels.size()) + " of " +
                                          std::to_string(header.size) + " pixel bytes");
+      return {};
     }
     image.pixels.insert(image.pixels.end(), buffer.begin(),
                         buffer.begin() + static_cast<std::ptrdiff_t>(n));
@@ -100,14 +126,15 @@ RawImage framebuffer(Device& device, Deadline deadline) {
   return image;
 }
 
+}  // namespace
+
+RawImage framebuffer(Device& device, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return framebuffer_into(device, deadline, f); });
+}
+
 RawImage framebuffer(Device& device, Deadline deadline, std::error_code& error) {
-  error.clear();
-  try {
-    return framebuffer(device, deadline);
-  } catch (const Error& e) {
-    error = e.code();
-    return {};
-  }
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return framebuffer_into(device, deadline, f); });
 }
 
 }  // namespace adbwire

@@ -58,7 +58,7 @@ ShellResult Device::shell(std::string_view command, Deadline deadline) {
 ShellResult Device::shell(std::string_view command, Deadline deadline, std::error_code& error) {
   detail::Failure failure;
   ShellResult result = collect_shell(opener_.get(), command, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return result;
 }
 
@@ -76,7 +76,7 @@ int Device::shell(std::string_view command, const OutputHandler& on_stdout,
   detail::Failure failure;
   const int exit_code =
       run_shell(opener_.get(), command, on_stdout, on_stderr, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return exit_code;
 }
 

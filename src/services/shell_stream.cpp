@@ -164,7 +164,7 @@ ShellStream ShellStream::open(Device& device, const ShellOptions& options, Deadl
                               std::error_code& error) {
   detail::Failure failure;
   auto impl = Impl::open(device, options, deadline, failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return ShellStream(std::move(impl));
 }
 
@@ -180,7 +180,7 @@ void ShellStream::write_stdin(std::span<const std::uint8_t> data, Deadline deadl
                               std::error_code& error) {
   detail::Failure failure = impl_ ? detail::Failure{} : empty_shell();
   if (impl_) impl_->send(protocol::ShellPacketId::stdin_data, data, deadline, failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
 }
 
 bool ShellStream::close_stdin(Deadline deadline) {
@@ -195,7 +195,7 @@ bool ShellStream::close_stdin(Deadline deadline, std::error_code& error) {
   detail::Failure failure = impl_ ? detail::Failure{} : empty_shell();
   const bool v2 = impl_ && impl_->channel.v2;
   if (v2) impl_->send(protocol::ShellPacketId::close_stdin, {}, deadline, failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return v2 && !error;
 }
 
@@ -215,7 +215,7 @@ bool ShellStream::resize(const WindowSize& size, Deadline deadline, std::error_c
   if (v2)
     impl_->send(protocol::ShellPacketId::window_size, protocol::encode_window_size(size), deadline,
                 failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return v2 && !error;
 }
 
@@ -231,7 +231,7 @@ int ShellStream::wait(const OutputHandler& on_stdout, const OutputHandler& on_st
                       Deadline deadline, std::error_code& error) {
   detail::Failure failure = impl_ ? detail::Failure{} : empty_shell();
   const int exit_code = impl_ ? impl_->wait(on_stdout, on_stderr, deadline, failure) : -1;
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return exit_code;
 }
 

@@ -88,7 +88,7 @@ struct SyncClient::Impl {
     T result = op(failure);
     last_error = failure.detail;
     if (error) {
-      *error = failure.code;
+      detail::report(std::move(failure), *error);
     } else {
       failure.throw_if_failed();
     }

@@ -64,7 +64,7 @@ Device Device::connect(std::string_view target, const ConnectOptions& options,
                        std::error_code& error) {
   detail::Failure failure;
   auto opener = connect_opener(target, options, failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return Device(std::move(opener), options.command_timeout);
 }
 

@@ -54,14 +54,10 @@ Replay::Replay(Replay&&) noexcept = default;
 Replay& Replay::operator=(Replay&&) noexcept = default;
 Replay::~Replay() = default;
 
-Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& options,
-                     std::error_code& error) {
-  detail::Failure failure;
+Replay Replay::start_into(const std::filesystem::path& capture, const ReplayOptions& options,
+                          detail::Failure& failure) {
   auto steps = read_steps(capture, options.connection, failure);
-  if (failure) {
-    error = failure.code;
-    return Replay(nullptr, Device(nullptr, options.connect.command_timeout));
-  }
+  if (failure) return Replay(nullptr, Device(nullptr, options.connect.command_timeout));
   auto state = std::make_shared<detail::ReplayState>(capture_detail::ReplayScript(
       std::move(steps), capture.string(), options.match_host_features));
   const std::string target = "replay:" + capture.string();
@@ -72,27 +68,25 @@ Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& 
   ConnectOptions connect = options.connect;
   connect.record.clear();
   auto opener = connection::Connection::establish(factory, target, "replay", connect, failure);
-  error = failure.code;
   Replay replay(state, Device(std::move(opener), connect.command_timeout));
   if (failure) {
+    // A host message the capture did not expect is the reason the handshake broke off.
     std::lock_guard lock(state->mutex);
-    replay.failure_ = state->script.mismatch().empty() ? failure.detail : state->script.mismatch();
-    if (!state->script.mismatch().empty()) error = make_error_code(errc::protocol_error);
+    if (!state->script.mismatch().empty())
+      failure.set(errc::protocol_error, state->script.mismatch());
+    replay.failure_ = failure.detail;
   }
   return replay;
 }
 
+Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& options,
+                     std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return start_into(capture, options, f); });
+}
+
 Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& options) {
-  std::error_code error;
-  Replay replay = start(capture, options, error);
-  if (error) {
-    if (!replay.failure_.empty()) throw Error(error, replay.failure_);
-    detail::Failure failure;
-    read_steps(capture, options.connection, failure);
-    throw Error(error,
-                failure.detail.empty() ? "cannot replay " + capture.string() : failure.detail);
-  }
-  return replay;
+  return detail::or_throw([&](detail::Failure& f) { return start_into(capture, options, f); });
 }
 
 std::string Replay::mismatch() const {
@@ -107,31 +101,31 @@ std::size_t Replay::host_messages_left() const {
   return state_->script.host_messages_left();
 }
 
-void Replay::finish(std::error_code& error) {
-  error.clear();
+void Replay::finish_into(detail::Failure& failure) {
   device_.close();
   if (!state_) {
-    error = make_error_code(errc::closed);
-    failure_ = "this replay was never started";
-    return;
-  }
-  std::lock_guard lock(state_->mutex);
-  const capture_detail::ReplayScript& script = state_->script;
-  if (!script.mismatch().empty()) {
-    failure_ = script.mismatch();
-  } else if (script.host_messages_left() != 0) {
-    failure_ = "the library stopped with " + std::to_string(script.host_messages_left()) +
-               " host message(s) of the capture unsent; the next one is " + script.next_expected();
+    failure.set(errc::closed, "this replay was never started");
   } else {
-    return;
+    std::lock_guard lock(state_->mutex);
+    const capture_detail::ReplayScript& script = state_->script;
+    if (!script.mismatch().empty()) {
+      failure.set(errc::protocol_error, script.mismatch());
+    } else if (script.host_messages_left() != 0) {
+      failure.set(errc::protocol_error,
+                  "the library stopped with " + std::to_string(script.host_messages_left()) +
+                      " host message(s) of the capture unsent; the next one is " +
+                      script.next_expected());
+    }
   }
-  error = make_error_code(errc::protocol_error);
+  if (failure) failure_ = failure.detail;
+}
+
+void Replay::finish(std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { finish_into(f); });
 }
 
 void Replay::finish() {
-  std::error_code error;
-  finish(error);
-  if (error) throw Error(error, failure_);
+  detail::or_throw([&](detail::Failure& f) { finish_into(f); });
 }
 
 }  // namespace adbwire

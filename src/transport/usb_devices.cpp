@@ -224,7 +224,7 @@ std::vector<UsbDevice> list_usb_devices(std::error_code& error) {
   auto backend = transport::default_usb_backend(failure);
   auto devices =
       backend ? transport::list_adb_devices(*backend, failure) : std::vector<UsbDevice>{};
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return devices;
 }
 
@@ -317,7 +317,7 @@ UsbWatcher::UsbWatcher(Callback callback, Options options, std::error_code& erro
   auto backend = transport::default_usb_backend(failure);
   if (backend)
     *this = UsbWatcherFactory::make(std::move(backend), std::move(callback), options, failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
 }
 
 UsbWatcher::~UsbWatcher() = default;

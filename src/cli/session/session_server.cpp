@@ -25,15 +25,6 @@ using nlohmann::json;
 
 constexpr int kRequestTimeoutMs = 10000;
 
-// The detail of an Error, without the ": <category message>" std::system_error appends.
-std::string detail_of(const Error& e) {
-  std::string what = e.what();
-  const std::string suffix = ": " + e.code().message();
-  if (what.size() > suffix.size() && what.ends_with(suffix))
-    what.resize(what.size() - suffix.size());
-  return what;
-}
-
 std::uint32_t ref_arg(const json& args) {
   const json& ref = args.at("ref");
   if (!ref.is_number_unsigned())
@@ -176,7 +167,7 @@ int serve_session(const std::string& target, std::chrono::seconds idle, PageOpti
     options.on_warning = [&warning](std::string_view message) { warning = message; };
     server.emplace(Page::connect(target, options, connect));
   } catch (const Error& e) {
-    report(ready_fd, "error " + std::to_string(e.code().value()) + " " + detail_of(e));
+    report(ready_fd, "error " + std::to_string(e.code().value()) + " " + e.detail());
     return 1;
   }
   sockaddr_un address{};
@@ -217,7 +208,7 @@ int serve_session(const std::string& target, std::chrono::seconds idle, PageOpti
       try {
         reply = {{"ok", true}, {"out", server->handle(request, done)}};
       } catch (const Error& e) {
-        reply = {{"ok", false}, {"code", e.code().value()}, {"message", detail_of(e)}};
+        reply = {{"ok", false}, {"code", e.code().value()}, {"message", e.detail()}};
       } catch (const json::exception& e) {
         reply = {{"ok", false},
                  {"code", static_cast<int>(errc::invalid_argument)},
