@@ -27,8 +27,7 @@ Deadline Device::resolve(Deadline deadline) const noexcept {
   return deadline == kDefaultDeadline ? deadline_after(command_timeout_) : deadline;
 }
 
-Stream Device::open_stream(std::string_view service, Deadline deadline,
-                           detail::Failure& failure) {
+Stream Device::open_stream(std::string_view service, Deadline deadline, detail::Failure& failure) {
   if (!opener_) {
     failure = detail::moved_from_device();
     return Stream();
@@ -43,7 +42,8 @@ Stream Device::open(std::string_view service, Deadline deadline) {
 }
 
 Stream Device::open(std::string_view service, Deadline deadline, std::error_code& error) {
-  return detail::or_code(error, [&](detail::Failure& f) { return open_stream(service, deadline, f); });
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return open_stream(service, deadline, f); });
 }
 
 const protocol::Banner& Device::banner() const noexcept {

@@ -16,7 +16,6 @@ namespace {
 using detail::Failure;
 using server::ServerSocket;
 
-
 // A connection with `request` sent and its first OKAY read.
 std::unique_ptr<ServerSocket> ask(const ServerAddress& address, const std::string& request,
                                   Deadline deadline, Failure& failure) {
@@ -294,7 +293,8 @@ int AdbServer::version(Deadline deadline) const {
   return detail::or_throw([&](Failure& f) { return version_of(address_, resolve(deadline), f); });
 }
 int AdbServer::version(Deadline deadline, std::error_code& error) const {
-  return detail::or_code(error, [&](Failure& f) { return version_of(address_, resolve(deadline), f); });
+  return detail::or_code(error,
+                         [&](Failure& f) { return version_of(address_, resolve(deadline), f); });
 }
 
 std::vector<protocol::DeviceEntry> AdbServer::devices(bool long_format, Deadline deadline) const {
@@ -321,12 +321,13 @@ void AdbServer::track_devices(const DeviceTrackHandler& on_update, std::stop_tok
 }
 
 std::vector<std::string> AdbServer::features(std::string_view serial, Deadline deadline) const {
-  return detail::or_throw([&](Failure& f) { return features_of(address_, serial, resolve(deadline), f); });
+  return detail::or_throw(
+      [&](Failure& f) { return features_of(address_, serial, resolve(deadline), f); });
 }
 std::vector<std::string> AdbServer::features(std::string_view serial, Deadline deadline,
                                              std::error_code& error) const {
-  return detail::or_code(error,
-                   [&](Failure& f) { return features_of(address_, serial, resolve(deadline), f); });
+  return detail::or_code(
+      error, [&](Failure& f) { return features_of(address_, serial, resolve(deadline), f); });
 }
 
 std::string AdbServer::connect(std::string_view host, std::uint16_t port, Deadline deadline) const {
@@ -375,12 +376,13 @@ std::uint16_t AdbServer::forward(std::string_view serial, std::string_view local
 
 void AdbServer::kill_forward(std::string_view serial, std::string_view local,
                              Deadline deadline) const {
-  detail::or_throw([&](Failure& f) { kill_forward_on(address_, serial, local, resolve(deadline), f); });
+  detail::or_throw(
+      [&](Failure& f) { kill_forward_on(address_, serial, local, resolve(deadline), f); });
 }
 void AdbServer::kill_forward(std::string_view serial, std::string_view local, Deadline deadline,
                              std::error_code& error) const {
-  detail::or_code(error,
-            [&](Failure& f) { kill_forward_on(address_, serial, local, resolve(deadline), f); });
+  detail::or_code(
+      error, [&](Failure& f) { kill_forward_on(address_, serial, local, resolve(deadline), f); });
 }
 
 std::vector<protocol::ForwardEntry> AdbServer::list_forward(Deadline deadline) const {
@@ -413,12 +415,13 @@ std::uint16_t AdbServer::reverse(std::string_view serial, std::string_view remot
 
 void AdbServer::kill_reverse(std::string_view serial, std::string_view remote,
                              Deadline deadline) const {
-  detail::or_throw([&](Failure& f) { kill_reverse_on(address_, serial, remote, resolve(deadline), f); });
+  detail::or_throw(
+      [&](Failure& f) { kill_reverse_on(address_, serial, remote, resolve(deadline), f); });
 }
 void AdbServer::kill_reverse(std::string_view serial, std::string_view remote, Deadline deadline,
                              std::error_code& error) const {
-  detail::or_code(error,
-            [&](Failure& f) { kill_reverse_on(address_, serial, remote, resolve(deadline), f); });
+  detail::or_code(
+      error, [&](Failure& f) { kill_reverse_on(address_, serial, remote, resolve(deadline), f); });
 }
 
 std::vector<protocol::ForwardEntry> AdbServer::list_reverse(std::string_view serial,
@@ -435,12 +438,14 @@ std::vector<protocol::ForwardEntry> AdbServer::list_reverse(std::string_view ser
 
 void AdbServer::wait_for(std::string_view serial, WaitState state, WaitTransport transport,
                          Deadline deadline) const {
-  detail::or_throw([&](Failure& f) { wait_on(address_, serial, state, transport, resolve(deadline), f); });
+  detail::or_throw(
+      [&](Failure& f) { wait_on(address_, serial, state, transport, resolve(deadline), f); });
 }
 void AdbServer::wait_for(std::string_view serial, WaitState state, WaitTransport transport,
                          Deadline deadline, std::error_code& error) const {
-  detail::or_code(error,
-            [&](Failure& f) { wait_on(address_, serial, state, transport, resolve(deadline), f); });
+  detail::or_code(error, [&](Failure& f) {
+    wait_on(address_, serial, state, transport, resolve(deadline), f);
+  });
 }
 
 }  // namespace adbwire

@@ -349,14 +349,12 @@ void screencap_png_into(Device& device, const OutputHandler& on_chunk,
   }
 }
 
-EncodedImage encode_raw(const RawImage& image, const ScreenshotOptions& options,
-                        Failure& failure) {
+EncodedImage encode_raw(const RawImage& image, const ScreenshotOptions& options, Failure& failure) {
   const std::size_t bpp = bytes_per_pixel(image.format);
   if (bpp == 0 || image.pixels.size() != std::size_t{image.width} * image.height * bpp ||
       image.width == 0 || image.height == 0) {
     failure.set(errc::invalid_argument, "raw image " + std::to_string(image.width) + "x" +
-                                            std::to_string(image.height) +
-                                            " does not match its " +
+                                            std::to_string(image.height) + " does not match its " +
                                             std::to_string(image.pixels.size()) + " pixel bytes");
     return {};
   }
@@ -461,8 +459,7 @@ EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadli
 
 EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadline deadline,
                         std::error_code& error) {
-  return or_code(error,
-                 [&](Failure& f) { return screenshot_into(device, options, deadline, f); });
+  return or_code(error, [&](Failure& f) { return screenshot_into(device, options, deadline, f); });
 }
 
 }  // namespace adbwire

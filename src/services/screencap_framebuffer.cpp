@@ -5,10 +5,10 @@
 #include <string>
 
 #include "adbwire/error.hpp"
-#include "base/failure.hpp"
 #include "adbwire/protocol/framebuffer.hpp"
 #include "adbwire/screencap.hpp"
 #include "adbwire/stream.hpp"
+#include "base/failure.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
@@ -129,7 +129,8 @@ RawImage framebuffer_into(Device& device, Deadline deadline, detail::Failure& fa
 }  // namespace
 
 RawImage framebuffer(Device& device, Deadline deadline) {
-  return detail::or_throw([&](detail::Failure& f) { return framebuffer_into(device, deadline, f); });
+  return detail::or_throw(
+      [&](detail::Failure& f) { return framebuffer_into(device, deadline, f); });
 }
 
 RawImage framebuffer(Device& device, Deadline deadline, std::error_code& error) {
