@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/mutex.hpp"
 #include "base/private_files.hpp"
 
 namespace adbwire::capture {
@@ -35,14 +36,14 @@ CaptureRecorder::~CaptureRecorder() {
 }
 
 std::error_code CaptureRecorder::error() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return error_;
 }
 
 std::unique_ptr<RecordedConnection> CaptureRecorder::add(CaptureWriterOptions options) {
   options.link = link_;
   std::vector<std::uint8_t> bytes;
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   // Without a known host port, each connection gets its own, so tools tell them apart.
   if (options.host_port == CaptureWriterOptions{}.host_port) options.host_port = next_port_++;
   std::unique_ptr<RecordedConnection> connection(
@@ -61,14 +62,14 @@ std::unique_ptr<RecordedConnection> CaptureRecorder::add(CaptureWriterOptions op
 void CaptureRecorder::write(CaptureEncoder& encoder, CaptureDirection direction,
                             std::span<const std::uint8_t> bytes) {
   std::vector<std::uint8_t> out;
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   encoder.record(direction, bytes, std::chrono::system_clock::now(), out);
   put(out);
 }
 
 void CaptureRecorder::finish(CaptureEncoder& encoder) {
   std::vector<std::uint8_t> out;
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   encoder.end(std::chrono::system_clock::now(), out);
   put(out);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "adbwire/capture_writer.hpp"
+#include "base/mutex.hpp"
 
 namespace adbwire::capture {
 
@@ -45,15 +46,15 @@ class CaptureRecorder : public std::enable_shared_from_this<CaptureRecorder> {
   void write(CaptureEncoder& encoder, CaptureDirection direction,
              std::span<const std::uint8_t> bytes);
   void finish(CaptureEncoder& encoder);
-  void put(const std::vector<std::uint8_t>& bytes);  // under mutex_
+  void put(const std::vector<std::uint8_t>& bytes) ADBWIRE_REQUIRES(mutex_);
 
   const std::filesystem::path path_;
   const CaptureLink link_;
-  mutable std::mutex mutex_;
-  std::FILE* file_;                  // guarded by mutex_
-  bool header_written_ = false;      // guarded by mutex_
-  std::error_code error_;            // guarded by mutex_
-  std::uint16_t next_port_ = 50000;  // guarded by mutex_
+  mutable detail::Mutex mutex_;
+  std::FILE* file_ ADBWIRE_GUARDED_BY(mutex_);                  // guarded by mutex_
+  bool header_written_ ADBWIRE_GUARDED_BY(mutex_) = false;      // guarded by mutex_
+  std::error_code error_ ADBWIRE_GUARDED_BY(mutex_);            // guarded by mutex_
+  std::uint16_t next_port_ ADBWIRE_GUARDED_BY(mutex_) = 50000;  // guarded by mutex_
 };
 
 // One recorded connection. Not thread safe by itself: record from one thread at a time (the

@@ -6,17 +6,18 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/mutex.hpp"
 
 namespace adbwire::mcp {
 
 bool CancelToken::cancelled() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return cancelled_;
 }
 
 void CancelToken::cancel() {
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     cancelled_ = true;
   }
   changed_.notify_all();
@@ -27,8 +28,9 @@ void CancelToken::check() const {
 }
 
 void CancelToken::sleep(std::chrono::milliseconds pause) const {
-  std::unique_lock lock(mutex_);
-  if (changed_.wait_for(lock, pause, [this] { return cancelled_; })) {
+  detail::MutexLock lock(mutex_);
+  if (changed_.wait_for(lock.native(), pause,
+                        [this]() ADBWIRE_REQUIRES(mutex_) { return cancelled_; })) {
     throw Error(errc::cancelled, "the client cancelled the call");
   }
 }
@@ -52,7 +54,7 @@ Server::~Server() {
 
 void Server::finish() {
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     finishing_ = true;
   }
   wake_.notify_all();
@@ -64,7 +66,7 @@ void Server::handle_line(std::string_view line) {
     line.remove_suffix(1);
   if (line.find_first_not_of(" \t") == std::string_view::npos) return;
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     if (finishing_) return;
   }
   std::variant<Message, Json> parsed = parse_message(line);
@@ -136,7 +138,7 @@ void Server::enqueue(const Message& message) {
             arguments != params.end() && arguments->is_object() ? *arguments : Json::object(),
             std::make_shared<CancelToken>()};
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     active_[message.id.dump()] = call.cancel;
     queue_.push_back(std::move(call));
   }
@@ -145,7 +147,7 @@ void Server::enqueue(const Message& message) {
 
 void Server::cancel(const Json& params) {
   if (!params.is_object() || !params.contains("requestId")) return;
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   // An unknown or finished id is no error: the call may have ended while the notice travelled.
   if (const auto it = active_.find(params["requestId"].dump()); it != active_.end())
     it->second->cancel();
@@ -155,8 +157,9 @@ void Server::work() {
   for (;;) {
     Call call;
     {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return finishing_ || !queue_.empty(); });
+      detail::MutexLock lock(mutex_);
+      wake_.wait(lock.native(),
+                 [this]() ADBWIRE_REQUIRES(mutex_) { return finishing_ || !queue_.empty(); });
       if (queue_.empty()) return;
       call = std::move(queue_.front());
       queue_.pop_front();
@@ -172,7 +175,7 @@ void Server::work() {
       }
     }
     {
-      std::lock_guard lock(mutex_);
+      detail::MutexLock lock(mutex_);
       active_.erase(call.id.dump());
     }
     // A cancelled call's reply is dropped, as the MCP cancellation rules ask.
@@ -182,7 +185,7 @@ void Server::work() {
 
 void Server::write(const Json& message) {
   const std::string line = to_line(message);
-  std::lock_guard lock(write_mutex_);
+  detail::MutexLock lock(write_mutex_);
   writer_(line);
 }
 

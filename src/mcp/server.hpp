@@ -15,6 +15,7 @@
 #include <string_view>
 #include <thread>
 
+#include "base/mutex.hpp"
 #include "mcp/json_rpc.hpp"
 
 namespace adbwire::mcp {
@@ -30,9 +31,9 @@ class CancelToken {
   void sleep(std::chrono::milliseconds pause) const;
 
  private:
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   mutable std::condition_variable changed_;
-  bool cancelled_ = false;  // guarded by mutex_
+  bool cancelled_ ADBWIRE_GUARDED_BY(mutex_) = false;  // guarded by mutex_
 };
 
 // The tools a server offers. Calls come one at a time from the server's worker thread.
@@ -103,13 +104,13 @@ class Server {
   Toolset& tools_;
   ServerInfo info_;
   Writer writer_;
-  std::mutex write_mutex_;
+  detail::Mutex write_mutex_;
 
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Call> queue_;                                      // guarded by mutex_
+  std::deque<Call> queue_ ADBWIRE_GUARDED_BY(mutex_);           // guarded by mutex_
   std::map<std::string, std::shared_ptr<CancelToken>> active_;  // by id's JSON text; mutex_
-  bool finishing_ = false;                                      // guarded by mutex_
+  bool finishing_ ADBWIRE_GUARDED_BY(mutex_) = false;           // guarded by mutex_
   std::thread worker_;
 };
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "adbwire/protocol/banner.hpp"
+#include "base/mutex.hpp"
 #include "server/server_detail.hpp"
 #include "server/server_socket.hpp"
 
@@ -107,7 +108,7 @@ class ServerOpener final : public detail::StreamOpener {
   }
 
   void close() noexcept override {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     closed_ = true;
     for (auto& [raw, weak] : live_) {
       if (auto socket = weak.lock()) socket->shutdown();
@@ -117,7 +118,7 @@ class ServerOpener final : public detail::StreamOpener {
 
  private:
   void track(const std::shared_ptr<ServerSocket>& socket) {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     std::erase_if(live_, [](const auto& entry) { return entry.second.expired(); });
     if (closed_) socket->shutdown();
     live_.emplace(socket.get(), socket);
@@ -130,10 +131,11 @@ class ServerOpener final : public detail::StreamOpener {
   const std::string target_;
   const std::vector<std::string> our_features_;
 
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   std::atomic<bool> closed_{false};
   // Every stream socket, so close() can wake their callers.
-  std::unordered_map<const ServerSocket*, std::weak_ptr<ServerSocket>> live_;  // guarded by mutex_
+  std::unordered_map<const ServerSocket*, std::weak_ptr<ServerSocket>> live_
+      ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
 };
 
 // "a,b,c" → {a, b, c}.

@@ -8,6 +8,7 @@
 
 #include "adbwire/error.hpp"
 #include "base/failure.hpp"
+#include "base/mutex.hpp"
 #include "connection/device_access.hpp"
 #include "connection/wait.hpp"
 
@@ -182,17 +183,17 @@ struct Logcat::State {
   std::size_t capacity = 0;
   std::thread reader;
 
-  std::mutex mutex;
+  detail::Mutex mutex;
   std::condition_variable ended_changed;
-  std::deque<LogRecord> ring;  // guarded by mutex
-  std::uint64_t received = 0;  // guarded by mutex
-  bool ended = false;          // guarded by mutex
-  bool stopping = false;       // guarded by mutex
-  std::error_code error;       // guarded by mutex
+  std::deque<LogRecord> ring ADBWIRE_GUARDED_BY(mutex);  // guarded by mutex
+  std::uint64_t received ADBWIRE_GUARDED_BY(mutex) = 0;  // guarded by mutex
+  bool ended ADBWIRE_GUARDED_BY(mutex) = false;          // guarded by mutex
+  bool stopping ADBWIRE_GUARDED_BY(mutex) = false;       // guarded by mutex
+  std::error_code error ADBWIRE_GUARDED_BY(mutex);       // guarded by mutex
 
   void finish(std::error_code why) {
     {
-      std::lock_guard lock(mutex);
+      detail::MutexLock lock(mutex);
       if (!stopping) error = why;
       ended = true;
     }
@@ -216,7 +217,7 @@ struct Logcat::State {
         if (!filter.passes(record)) continue;
         bool stop_now = false;
         {
-          std::lock_guard lock(mutex);
+          detail::MutexLock lock(mutex);
           stop_now = stopping;
           if (!stop_now) {
             ++received;
@@ -325,39 +326,39 @@ Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHand
 
 std::vector<LogRecord> Logcat::recent() const {
   if (!state_) return {};
-  std::lock_guard lock(state_->mutex);
+  detail::MutexLock lock(state_->mutex);
   return {state_->ring.begin(), state_->ring.end()};
 }
 
 std::uint64_t Logcat::received() const {
   if (!state_) return 0;
-  std::lock_guard lock(state_->mutex);
+  detail::MutexLock lock(state_->mutex);
   return state_->received;
 }
 
 bool Logcat::running() const {
   if (!state_) return false;
-  std::lock_guard lock(state_->mutex);
+  detail::MutexLock lock(state_->mutex);
   return !state_->ended && !state_->stopping;
 }
 
 bool Logcat::wait(Deadline deadline) const {
   if (!state_) return true;
-  std::unique_lock lock(state_->mutex);
-  return connection::wait_until(state_->ended_changed, lock, deadline,
-                                [&] { return state_->ended; });
+  detail::MutexLock lock(state_->mutex);
+  return detail::wait_until(state_->ended_changed, lock, deadline,
+                            [&]() ADBWIRE_REQUIRES(state_->mutex) { return state_->ended; });
 }
 
 std::error_code Logcat::error() const {
   if (!state_) return {};
-  std::lock_guard lock(state_->mutex);
+  detail::MutexLock lock(state_->mutex);
   return state_->error;
 }
 
 void Logcat::stop() noexcept {
   if (!state_) return;
   {
-    std::lock_guard lock(state_->mutex);
+    detail::MutexLock lock(state_->mutex);
     state_->stopping = true;
   }
   state_->stream.close();

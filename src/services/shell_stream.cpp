@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "adbwire/protocol/shell_v2.hpp"
+#include "base/mutex.hpp"
 #include "connection/device_access.hpp"
 #include "services/shell_channel.hpp"
 
@@ -86,8 +87,8 @@ int read_shell_output(ShellChannel& channel, const OutputHandler& on_stdout,
 struct ShellStream::Impl {
   detail::ShellChannel channel;
   std::chrono::milliseconds default_timeout{0};
-  std::mutex write_mutex;
-  std::vector<std::uint8_t> packet;  // guarded by write_mutex
+  detail::Mutex write_mutex;
+  std::vector<std::uint8_t> packet ADBWIRE_GUARDED_BY(write_mutex);  // guarded by write_mutex
 
   Deadline resolve(Deadline deadline) const {
     return deadline == kDefaultDeadline ? deadline_after(default_timeout) : deadline;
@@ -96,7 +97,7 @@ struct ShellStream::Impl {
   // One whole packet (v2) or the raw bytes (v1), never interleaved with another writer's.
   void send(protocol::ShellPacketId id, std::span<const std::uint8_t> data, Deadline deadline,
             detail::Failure& failure) {
-    std::lock_guard lock(write_mutex);
+    detail::MutexLock lock(write_mutex);
     if (!channel.v2) {
       channel.stream->write(data, resolve(deadline), failure);
       return;

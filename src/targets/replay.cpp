@@ -9,6 +9,7 @@
 
 #include "adbwire/capture.hpp"
 #include "adbwire/error.hpp"
+#include "base/mutex.hpp"
 #include "capture/replay_script.hpp"
 #include "connection/connection.hpp"
 #include "transport/replay_transport.hpp"
@@ -71,7 +72,7 @@ Replay Replay::start_into(const std::filesystem::path& capture, const ReplayOpti
   Replay replay(state, Device(std::move(opener), connect.command_timeout));
   if (failure) {
     // A host message the capture did not expect is the reason the handshake broke off.
-    std::lock_guard lock(state->mutex);
+    detail::MutexLock lock(state->mutex);
     if (!state->script.mismatch().empty())
       failure.set(errc::protocol_error, state->script.mismatch());
     replay.failure_ = failure.detail;
@@ -91,13 +92,13 @@ Replay Replay::start(const std::filesystem::path& capture, const ReplayOptions& 
 
 std::string Replay::mismatch() const {
   if (!state_) return {};
-  std::lock_guard lock(state_->mutex);
+  detail::MutexLock lock(state_->mutex);
   return state_->script.mismatch();
 }
 
 std::size_t Replay::host_messages_left() const {
   if (!state_) return 0;
-  std::lock_guard lock(state_->mutex);
+  detail::MutexLock lock(state_->mutex);
   return state_->script.host_messages_left();
 }
 
@@ -106,15 +107,15 @@ void Replay::finish_into(detail::Failure& failure) {
   if (!state_) {
     failure.set(errc::closed, "this replay was never started");
   } else {
-    std::lock_guard lock(state_->mutex);
-    const capture_detail::ReplayScript& script = state_->script;
-    if (!script.mismatch().empty()) {
-      failure.set(errc::protocol_error, script.mismatch());
-    } else if (script.host_messages_left() != 0) {
+    detail::MutexLock lock(state_->mutex);
+    if (!state_->script.mismatch().empty()) {
+      failure.set(errc::protocol_error, state_->script.mismatch());
+    } else if (state_->script.host_messages_left() != 0) {
       failure.set(errc::protocol_error,
-                  "the library stopped with " + std::to_string(script.host_messages_left()) +
+                  "the library stopped with " +
+                      std::to_string(state_->script.host_messages_left()) +
                       " host message(s) of the capture unsent; the next one is " +
-                      script.next_expected());
+                      state_->script.next_expected());
     }
   }
   if (failure) failure_ = failure.detail;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "base/mutex.hpp"
 
 namespace adbwire::transport {
 namespace {
@@ -28,7 +29,7 @@ class ReplayTransport final : public Transport {
   void async_write(std::span<const std::uint8_t> data, Handler handler) override {
     bool matched = false;
     if (!closed_) {
-      std::lock_guard lock(state_->mutex);
+      detail::MutexLock lock(state_->mutex);
       matched = state_->script.host_sent(data);
     }
     const std::error_code error = closed_   ? make_error_code(errc::closed)
@@ -57,7 +58,7 @@ class ReplayTransport final : public Transport {
     if (outbox_used_ == outbox_.size()) {
       outbox_.clear();
       outbox_used_ = 0;
-      std::lock_guard lock(state_->mutex);
+      detail::MutexLock lock(state_->mutex);
       state_->script.take_device_output(outbox_);
     }
     // With nothing due the read waits, as on an idle device, until the host sends or closes.

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "base/mutex.hpp"
 #include "capture/replay_script.hpp"
 #include "transport/transport.hpp"
 
@@ -19,8 +20,8 @@ namespace adbwire::detail {
 // A replay's script, shared by its transport (on the I/O thread) and its Replay (the caller).
 struct ReplayState {
   explicit ReplayState(capture_detail::ReplayScript s) : script(std::move(s)) {}
-  mutable std::mutex mutex;
-  capture_detail::ReplayScript script;  // guarded by mutex
+  mutable Mutex mutex;
+  capture_detail::ReplayScript script ADBWIRE_GUARDED_BY(mutex);  // guarded by mutex
 };
 
 }  // namespace adbwire::detail

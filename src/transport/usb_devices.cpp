@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include "base/mutex.hpp"
+
 namespace adbwire::transport {
 namespace {
 
@@ -234,7 +236,7 @@ struct UsbWatcher::Impl {
 
   ~Impl() {
     {
-      std::lock_guard lock(mutex);
+      detail::MutexLock lock(mutex);
       stopping = true;
     }
     wake.notify_all();
@@ -244,9 +246,10 @@ struct UsbWatcher::Impl {
 
   void run(std::vector<UsbDevice> initial) {
     for (const UsbDevice& device : initial) callback(Change::arrived, device);
-    std::unique_lock lock(mutex);
+    detail::MutexLock lock(mutex);
     for (;;) {
-      wake.wait_for(lock, options.poll_interval, [&] { return stopping || changed; });
+      wake.wait_for(lock.native(), options.poll_interval,
+                    [&]() ADBWIRE_REQUIRES(mutex) { return stopping || changed; });
       if (stopping) return;
       changed = false;
       const std::vector<UsbDevice> known = devices;
@@ -271,11 +274,11 @@ struct UsbWatcher::Impl {
   std::shared_ptr<void> token;  // hotplug registration; nullptr when polling
   std::thread thread;
 
-  mutable std::mutex mutex;
+  mutable detail::Mutex mutex;
   std::condition_variable wake;
-  bool stopping = false;           // guarded by mutex
-  bool changed = false;            // guarded by mutex
-  std::vector<UsbDevice> devices;  // guarded by mutex
+  bool stopping ADBWIRE_GUARDED_BY(mutex) = false;           // guarded by mutex
+  bool changed ADBWIRE_GUARDED_BY(mutex) = false;            // guarded by mutex
+  std::vector<UsbDevice> devices ADBWIRE_GUARDED_BY(mutex);  // guarded by mutex
 };
 
 UsbWatcher UsbWatcherFactory::make(std::shared_ptr<transport::UsbBackend> backend,
@@ -286,7 +289,7 @@ UsbWatcher UsbWatcherFactory::make(std::shared_ptr<transport::UsbBackend> backen
   // Registered before the first reading, so a phone arriving in between is not missed.
   raw->token = raw->backend->watch([raw] {
     {
-      std::lock_guard lock(raw->mutex);
+      detail::MutexLock lock(raw->mutex);
       raw->changed = true;
     }
     raw->wake.notify_all();
@@ -294,7 +297,7 @@ UsbWatcher UsbWatcherFactory::make(std::shared_ptr<transport::UsbBackend> backen
   std::vector<UsbDevice> initial = transport::list_adb_devices(*raw->backend, failure);
   if (failure) return UsbWatcher(std::unique_ptr<UsbWatcher::Impl>());
   {
-    std::lock_guard lock(raw->mutex);
+    detail::MutexLock lock(raw->mutex);
     raw->devices = initial;
   }
   raw->thread =
@@ -326,7 +329,7 @@ UsbWatcher& UsbWatcher::operator=(UsbWatcher&&) noexcept = default;
 
 std::vector<UsbDevice> UsbWatcher::devices() const {
   if (!impl_) return {};
-  std::lock_guard lock(impl_->mutex);
+  detail::MutexLock lock(impl_->mutex);
   return impl_->devices;
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "transport/usb_devices.hpp"
 #include "transport/usb_framing.hpp"
 
@@ -35,7 +36,7 @@ class UsbTransport final : public Transport {
   }
 
   void async_read_some(std::span<std::uint8_t> buffer, Handler handler) override {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     read_buffer_ = buffer;
     read_handler_ = std::move(handler);
     try_complete_read();
@@ -43,7 +44,7 @@ class UsbTransport final : public Transport {
 
   void async_write(std::span<const std::uint8_t> data, Handler handler) override {
     {
-      std::lock_guard lock(mutex_);
+      detail::MutexLock lock(mutex_);
       if (!stop_.load()) {
         write_data_ = data;
         write_handler_ = std::move(handler);
@@ -55,7 +56,7 @@ class UsbTransport final : public Transport {
   }
 
   void close() noexcept override {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     stop_.store(true);
     try_complete_read();
     changed_.notify_all();
@@ -64,8 +65,7 @@ class UsbTransport final : public Transport {
   std::string description() const override { return link_.description(); }
 
  private:
-  // Caller holds mutex_.
-  void try_complete_read() {
+  void try_complete_read() ADBWIRE_REQUIRES(mutex_) {
     if (!read_handler_) return;
     std::error_code error;
     std::size_t n = 0;
@@ -93,14 +93,15 @@ class UsbTransport final : public Transport {
     std::vector<std::uint8_t> chunk;
     for (;;) {
       {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock,
-                      [&] { return stop_.load() || unread_.size() - unread_offset_ < kMaxUnread; });
+        detail::MutexLock lock(mutex_);
+        changed_.wait(lock.native(), [&]() ADBWIRE_REQUIRES(mutex_) {
+          return stop_.load() || unread_.size() - unread_offset_ < kMaxUnread;
+        });
         if (stop_.load()) return;
       }
       chunk.clear();
       const std::error_code error = link_.read(chunk, stop_);
-      std::lock_guard lock(mutex_);
+      detail::MutexLock lock(mutex_);
       unread_.insert(unread_.end(), chunk.begin(), chunk.end());
       if (error) read_error_ = error;
       try_complete_read();
@@ -113,8 +114,10 @@ class UsbTransport final : public Transport {
       std::span<const std::uint8_t> data;
       Handler handler;
       {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_.load() || write_handler_ != nullptr; });
+        detail::MutexLock lock(mutex_);
+        changed_.wait(lock.native(), [&]() ADBWIRE_REQUIRES(mutex_) {
+          return stop_.load() || write_handler_ != nullptr;
+        });
         if (!write_handler_) return;
         data = write_data_;
         handler = std::move(write_handler_);
@@ -135,15 +138,15 @@ class UsbTransport final : public Transport {
   std::thread writer_;
 
   std::atomic<bool> stop_{false};
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   std::condition_variable changed_;
-  std::vector<std::uint8_t> unread_;          // guarded by mutex_
-  std::size_t unread_offset_ = 0;             // guarded by mutex_
-  std::error_code read_error_;                // guarded by mutex_
-  std::span<std::uint8_t> read_buffer_;       // guarded by mutex_
-  Handler read_handler_;                      // guarded by mutex_
-  std::span<const std::uint8_t> write_data_;  // guarded by mutex_
-  Handler write_handler_;                     // guarded by mutex_
+  std::vector<std::uint8_t> unread_ ADBWIRE_GUARDED_BY(mutex_);          // guarded by mutex_
+  std::size_t unread_offset_ ADBWIRE_GUARDED_BY(mutex_) = 0;             // guarded by mutex_
+  std::error_code read_error_ ADBWIRE_GUARDED_BY(mutex_);                // guarded by mutex_
+  std::span<std::uint8_t> read_buffer_ ADBWIRE_GUARDED_BY(mutex_);       // guarded by mutex_
+  Handler read_handler_ ADBWIRE_GUARDED_BY(mutex_);                      // guarded by mutex_
+  std::span<const std::uint8_t> write_data_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
+  Handler write_handler_ ADBWIRE_GUARDED_BY(mutex_);                     // guarded by mutex_
 };
 
 std::string list_serials(const std::vector<std::string>& serials) {

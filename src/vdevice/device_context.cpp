@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/mutex.hpp"
 #include "vdevice/sample_screen.hpp"
 #include "vdevice/screen_graph.hpp"
 
@@ -78,33 +79,33 @@ void DeviceContext::log_event(std::string line) {
   // What a host made the device do shows in its logcat too, as ActivityManager would log it.
   state_.append_log({.tag = "adbwire", .message = line});
   if (on_event_) on_event_(line);
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   events_.push_back(std::move(line));
 }
 
 std::vector<std::string> DeviceContext::events() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return events_;
 }
 
 void DeviceContext::add_process(const std::string& name) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   processes_.insert(name);
 }
 
 void DeviceContext::remove_process(const std::string& name) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (const auto it = processes_.find(name); it != processes_.end()) processes_.erase(it);
 }
 
 std::size_t DeviceContext::kill_processes(std::string_view literal) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return std::erase_if(
       processes_, [&](const std::string& name) { return name.find(literal) != std::string::npos; });
 }
 
 bool DeviceContext::ui_automation_held() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return !processes_.empty();
 }
 
@@ -126,7 +127,7 @@ DeviceContext::~DeviceContext() = default;
 
 std::optional<std::string> DeviceContext::setting(const std::string& space,
                                                   const std::string& key) const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   auto it = settings_.find(space + "/" + key);
   if (it == settings_.end()) return std::nullopt;
   return it->second;
@@ -134,7 +135,7 @@ std::optional<std::string> DeviceContext::setting(const std::string& space,
 
 void DeviceContext::put_setting(const std::string& space, const std::string& key,
                                 std::string value) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   settings_[space + "/" + key] = std::move(value);
 }
 

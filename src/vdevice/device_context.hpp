@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "adbwire/testing/vdevice.hpp"
+#include "base/mutex.hpp"
 #include "vdevice/device_state_store.hpp"
 
 namespace adbwire::vdevice {
@@ -131,12 +132,13 @@ class DeviceContext {
  private:
   std::filesystem::path root_;
   std::map<std::string, std::string, std::less<>> properties_;
-  mutable std::mutex mutex_;
-  std::vector<std::string> events_;  // guarded by mutex_
+  mutable detail::Mutex mutex_;
+  std::vector<std::string> events_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
   std::function<void(std::string_view)> on_event_;
-  std::multiset<std::string> processes_;  // guarded by mutex_
+  std::multiset<std::string> processes_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
   std::vector<DevtoolsSocket> devtools_;
-  std::map<std::string, std::string, std::less<>> settings_;  // "space/key", guarded by mutex_
+  std::map<std::string, std::string, std::less<>> settings_
+      ADBWIRE_GUARDED_BY(mutex_);  // "space/key", guarded by mutex_
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;
   std::uint32_t sync_compression_flags_ = 0;

@@ -3,32 +3,34 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/mutex.hpp"
+
 namespace adbwire::vdevice {
 
 bool DeviceStateStore::root() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return root_;
 }
 
 void DeviceStateStore::set_root(bool root) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   root_ = root;
 }
 
 void DeviceStateStore::add_package(std::string name, std::uint64_t version_code) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   packages_[std::move(name)] = version_code;
 }
 
 std::optional<std::uint64_t> DeviceStateStore::package_version(std::string_view name) const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const auto it = packages_.find(name);
   if (it == packages_.end()) return std::nullopt;
   return it->second;
 }
 
 bool DeviceStateStore::remove_package(std::string_view name) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const auto it = packages_.find(name);
   if (it == packages_.end()) return false;
   packages_.erase(it);
@@ -36,14 +38,14 @@ bool DeviceStateStore::remove_package(std::string_view name) {
 }
 
 std::vector<std::string> DeviceStateStore::packages() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   std::vector<std::string> names;
   for (const auto& [name, version] : packages_) names.push_back(name);
   return names;
 }
 
 std::uint32_t DeviceStateStore::create_session(bool allow_downgrade) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const std::uint32_t id = next_session_++;
   sessions_[id] = {};
   sessions_[id].allow_downgrade = allow_downgrade;
@@ -52,7 +54,7 @@ std::uint32_t DeviceStateStore::create_session(bool allow_downgrade) {
 
 bool DeviceStateStore::write_session(std::uint32_t id, std::string apk, std::uint64_t bytes,
                                      const std::string& package, std::uint64_t version_code) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const auto it = sessions_.find(id);
   if (it == sessions_.end()) return false;
   it->second.apks.push_back(std::move(apk));
@@ -65,7 +67,7 @@ bool DeviceStateStore::write_session(std::uint32_t id, std::string apk, std::uin
 }
 
 std::optional<InstallSession> DeviceStateStore::take_session(std::uint32_t id) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const auto it = sessions_.find(id);
   if (it == sessions_.end()) return std::nullopt;
   InstallSession session = std::move(it->second);
@@ -81,7 +83,7 @@ void DeviceStateStore::append_log(LogRecord record) {
     record.nsec = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - seconds).count());
   }
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   logs_.push_back(std::move(record));
   if (logs_.size() > kLogCapacity) {
     logs_.pop_front();
@@ -91,7 +93,7 @@ void DeviceStateStore::append_log(LogRecord record) {
 
 std::vector<LogRecord> DeviceStateStore::logs_from(std::uint64_t from, std::size_t max,
                                                    std::uint64_t& next) const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   std::vector<LogRecord> out;
   std::uint64_t at = std::max(from, first_log_);
   while (at < first_log_ + logs_.size() && out.size() < max) {
@@ -103,39 +105,39 @@ std::vector<LogRecord> DeviceStateStore::logs_from(std::uint64_t from, std::size
 }
 
 std::uint64_t DeviceStateStore::log_end() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return first_log_ + logs_.size();
 }
 
 void DeviceStateStore::clear_logs() {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   first_log_ += logs_.size();
   logs_.clear();
 }
 
 void DeviceStateStore::set_reverse_port(const std::string& device_local, std::uint16_t port) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   reverse_ports_[device_local] = port;
 }
 
 void DeviceStateStore::erase_reverse_port(const std::string& device_local) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   reverse_ports_.erase(device_local);
 }
 
 std::uint16_t DeviceStateStore::reverse_port(std::string_view device_local) const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const auto it = reverse_ports_.find(device_local);
   return it == reverse_ports_.end() ? 0 : it->second;
 }
 
 void DeviceStateStore::count_reverse_refused() {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   ++reverse_refused_;
 }
 
 std::uint64_t DeviceStateStore::reverse_refused() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return reverse_refused_;
 }
 

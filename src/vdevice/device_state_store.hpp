@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/mutex.hpp"
+
 namespace adbwire::vdevice {
 
 // One logcat record as the device stores it (liblog's fields).
@@ -75,15 +77,19 @@ class DeviceStateStore {
   std::uint64_t reverse_refused() const;
 
  private:
-  mutable std::mutex mutex_;
-  bool root_ = false;                                           // guarded by mutex_
-  std::map<std::string, std::uint64_t, std::less<>> packages_;  // guarded by mutex_
-  std::map<std::uint32_t, InstallSession> sessions_;            // guarded by mutex_
-  std::uint32_t next_session_ = 1000;                           // guarded by mutex_
-  std::deque<LogRecord> logs_;                                  // guarded by mutex_
-  std::uint64_t first_log_ = 0;  // sequence number of logs_.front(); guarded by mutex_
-  std::map<std::string, std::uint16_t, std::less<>> reverse_ports_;  // guarded by mutex_
-  std::uint64_t reverse_refused_ = 0;                                // guarded by mutex_
+  mutable detail::Mutex mutex_;
+  bool root_ ADBWIRE_GUARDED_BY(mutex_) = false;  // guarded by mutex_
+  std::map<std::string, std::uint64_t, std::less<>> packages_
+      ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
+  std::map<std::uint32_t, InstallSession> sessions_
+      ADBWIRE_GUARDED_BY(mutex_);                                 // guarded by mutex_
+  std::uint32_t next_session_ ADBWIRE_GUARDED_BY(mutex_) = 1000;  // guarded by mutex_
+  std::deque<LogRecord> logs_ ADBWIRE_GUARDED_BY(mutex_);         // guarded by mutex_
+  std::uint64_t first_log_ ADBWIRE_GUARDED_BY(mutex_) =
+      0;  // sequence number of logs_.front(); guarded by mutex_
+  std::map<std::string, std::uint16_t, std::less<>> reverse_ports_
+      ADBWIRE_GUARDED_BY(mutex_);                                 // guarded by mutex_
+  std::uint64_t reverse_refused_ ADBWIRE_GUARDED_BY(mutex_) = 0;  // guarded by mutex_
 };
 
 }  // namespace adbwire::vdevice

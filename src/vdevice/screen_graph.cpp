@@ -7,6 +7,8 @@
 #include <sstream>
 #include <utility>
 
+#include "base/mutex.hpp"
+
 namespace adbwire::vdevice {
 namespace {
 
@@ -253,7 +255,7 @@ ScreenGraph::Screen& ScreenGraph::current() { return *screens_[current_]; }
 const ScreenGraph::Screen& ScreenGraph::current() const { return *screens_[current_]; }
 
 std::string ScreenGraph::dump() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (!current().edited) return current().text;
   std::ostringstream out;
   out << kDeclaration;
@@ -263,24 +265,24 @@ std::string ScreenGraph::dump() const {
 
 std::shared_ptr<const SampleScreen> ScreenGraph::picture() const {
   std::string xml = dump();
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const Screen& screen = current();
   if (!screen.picture) screen.picture = std::make_shared<SampleScreen>(layout_from_dump(xml));
   return screen.picture;
 }
 
 std::optional<fs::path> ScreenGraph::png_file() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return current().png;
 }
 
 std::string ScreenGraph::activity() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return current().activity;
 }
 
 std::string ScreenGraph::screen_name() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return current().name;
 }
 
@@ -291,7 +293,7 @@ void ScreenGraph::go_to(std::size_t index) {
 
 void ScreenGraph::input(const std::vector<std::string>& args) {
   if (args.empty()) return;
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   Screen& screen = current();
   const std::string& command = args[0];
   if (command == "tap" && args.size() == 3) {
@@ -356,23 +358,23 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
 }
 
 void ScreenGraph::set_clipboard(std::string text) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   clipboard_ = std::move(text);
 }
 
 std::string ScreenGraph::clipboard() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return clipboard_;
 }
 
 void ScreenGraph::set_fault(UiDumpFault fault, std::uint32_t times) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   fault_ = fault;
   fault_times_ = times;
 }
 
 UiDumpFault ScreenGraph::take_fault() {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (fault_times_ == 0) return UiDumpFault::none;
   if (--fault_times_ == 0) {
     UiDumpFault fault = fault_;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "adbwire/testing/vdevice.hpp"
+#include "base/mutex.hpp"
 #include "vdevice/sample_screen.hpp"
 
 namespace adbwire::vdevice {
@@ -70,12 +71,12 @@ class ScreenGraph {
   Screen& current();              // requires mutex_
   const Screen& current() const;  // requires mutex_
 
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   std::vector<std::unique_ptr<Screen>> screens_;
   std::size_t current_ = 0;
   std::vector<std::size_t> history_;
   UiDumpFault fault_ = UiDumpFault::none;
-  std::string clipboard_;  // guarded by mutex_
+  std::string clipboard_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
   std::uint32_t fault_times_ = 0;
 };
 
