@@ -51,10 +51,10 @@ class CaptureRecorder : public std::enable_shared_from_this<CaptureRecorder> {
   const std::filesystem::path path_;
   const CaptureLink link_;
   mutable detail::Mutex mutex_;
-  std::FILE* file_ ADBWIRE_GUARDED_BY(mutex_);                  // guarded by mutex_
-  bool header_written_ ADBWIRE_GUARDED_BY(mutex_) = false;      // guarded by mutex_
-  std::error_code error_ ADBWIRE_GUARDED_BY(mutex_);            // guarded by mutex_
-  std::uint16_t next_port_ ADBWIRE_GUARDED_BY(mutex_) = 50000;  // guarded by mutex_
+  std::FILE* file_ ADBWIRE_GUARDED_BY(mutex_);
+  bool header_written_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  std::error_code error_ ADBWIRE_GUARDED_BY(mutex_);
+  std::uint16_t next_port_ ADBWIRE_GUARDED_BY(mutex_) = 50000;
 };
 
 // One recorded connection. Not thread safe by itself: record from one thread at a time (the

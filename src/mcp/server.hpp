@@ -33,7 +33,7 @@ class CancelToken {
  private:
   mutable detail::Mutex mutex_;
   mutable std::condition_variable changed_;
-  bool cancelled_ ADBWIRE_GUARDED_BY(mutex_) = false;  // guarded by mutex_
+  bool cancelled_ ADBWIRE_GUARDED_BY(mutex_) = false;
 };
 
 // The tools a server offers. Calls come one at a time from the server's worker thread.
@@ -108,9 +108,9 @@ class Server {
 
   detail::Mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Call> queue_ ADBWIRE_GUARDED_BY(mutex_);           // guarded by mutex_
+  std::deque<Call> queue_ ADBWIRE_GUARDED_BY(mutex_);
   std::map<std::string, std::shared_ptr<CancelToken>> active_;  // by id's JSON text; mutex_
-  bool finishing_ ADBWIRE_GUARDED_BY(mutex_) = false;           // guarded by mutex_
+  bool finishing_ ADBWIRE_GUARDED_BY(mutex_) = false;
   std::thread worker_;
 };
 

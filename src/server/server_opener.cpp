@@ -135,7 +135,7 @@ class ServerOpener final : public detail::StreamOpener {
   std::atomic<bool> closed_{false};
   // Every stream socket, so close() can wake their callers.
   std::unordered_map<const ServerSocket*, std::weak_ptr<ServerSocket>> live_
-      ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
+      ADBWIRE_GUARDED_BY(mutex_);
 };
 
 // "a,b,c" → {a, b, c}.

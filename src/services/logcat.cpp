@@ -185,11 +185,11 @@ struct Logcat::State {
 
   detail::Mutex mutex;
   std::condition_variable ended_changed;
-  std::deque<LogRecord> ring ADBWIRE_GUARDED_BY(mutex);  // guarded by mutex
-  std::uint64_t received ADBWIRE_GUARDED_BY(mutex) = 0;  // guarded by mutex
-  bool ended ADBWIRE_GUARDED_BY(mutex) = false;          // guarded by mutex
-  bool stopping ADBWIRE_GUARDED_BY(mutex) = false;       // guarded by mutex
-  std::error_code error ADBWIRE_GUARDED_BY(mutex);       // guarded by mutex
+  std::deque<LogRecord> ring ADBWIRE_GUARDED_BY(mutex);
+  std::uint64_t received ADBWIRE_GUARDED_BY(mutex) = 0;
+  bool ended ADBWIRE_GUARDED_BY(mutex) = false;
+  bool stopping ADBWIRE_GUARDED_BY(mutex) = false;
+  std::error_code error ADBWIRE_GUARDED_BY(mutex);
 
   void finish(std::error_code why) {
     {

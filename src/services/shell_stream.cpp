@@ -88,7 +88,7 @@ struct ShellStream::Impl {
   detail::ShellChannel channel;
   std::chrono::milliseconds default_timeout{0};
   detail::Mutex write_mutex;
-  std::vector<std::uint8_t> packet ADBWIRE_GUARDED_BY(write_mutex);  // guarded by write_mutex
+  std::vector<std::uint8_t> packet ADBWIRE_GUARDED_BY(write_mutex);
 
   Deadline resolve(Deadline deadline) const {
     return deadline == kDefaultDeadline ? deadline_after(default_timeout) : deadline;

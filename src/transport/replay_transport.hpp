@@ -21,7 +21,7 @@ namespace adbwire::detail {
 struct ReplayState {
   explicit ReplayState(capture_detail::ReplayScript s) : script(std::move(s)) {}
   mutable Mutex mutex;
-  capture_detail::ReplayScript script ADBWIRE_GUARDED_BY(mutex);  // guarded by mutex
+  capture_detail::ReplayScript script ADBWIRE_GUARDED_BY(mutex);
 };
 
 }  // namespace adbwire::detail

@@ -276,9 +276,9 @@ struct UsbWatcher::Impl {
 
   mutable detail::Mutex mutex;
   std::condition_variable wake;
-  bool stopping ADBWIRE_GUARDED_BY(mutex) = false;           // guarded by mutex
-  bool changed ADBWIRE_GUARDED_BY(mutex) = false;            // guarded by mutex
-  std::vector<UsbDevice> devices ADBWIRE_GUARDED_BY(mutex);  // guarded by mutex
+  bool stopping ADBWIRE_GUARDED_BY(mutex) = false;
+  bool changed ADBWIRE_GUARDED_BY(mutex) = false;
+  std::vector<UsbDevice> devices ADBWIRE_GUARDED_BY(mutex);
 };
 
 UsbWatcher UsbWatcherFactory::make(std::shared_ptr<transport::UsbBackend> backend,

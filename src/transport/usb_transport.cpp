@@ -140,13 +140,13 @@ class UsbTransport final : public Transport {
   std::atomic<bool> stop_{false};
   detail::Mutex mutex_;
   std::condition_variable changed_;
-  std::vector<std::uint8_t> unread_ ADBWIRE_GUARDED_BY(mutex_);          // guarded by mutex_
-  std::size_t unread_offset_ ADBWIRE_GUARDED_BY(mutex_) = 0;             // guarded by mutex_
-  std::error_code read_error_ ADBWIRE_GUARDED_BY(mutex_);                // guarded by mutex_
-  std::span<std::uint8_t> read_buffer_ ADBWIRE_GUARDED_BY(mutex_);       // guarded by mutex_
-  Handler read_handler_ ADBWIRE_GUARDED_BY(mutex_);                      // guarded by mutex_
-  std::span<const std::uint8_t> write_data_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
-  Handler write_handler_ ADBWIRE_GUARDED_BY(mutex_);                     // guarded by mutex_
+  std::vector<std::uint8_t> unread_ ADBWIRE_GUARDED_BY(mutex_);
+  std::size_t unread_offset_ ADBWIRE_GUARDED_BY(mutex_) = 0;
+  std::error_code read_error_ ADBWIRE_GUARDED_BY(mutex_);
+  std::span<std::uint8_t> read_buffer_ ADBWIRE_GUARDED_BY(mutex_);
+  Handler read_handler_ ADBWIRE_GUARDED_BY(mutex_);
+  std::span<const std::uint8_t> write_data_ ADBWIRE_GUARDED_BY(mutex_);
+  Handler write_handler_ ADBWIRE_GUARDED_BY(mutex_);
 };
 
 std::string list_serials(const std::vector<std::string>& serials) {

@@ -133,12 +133,12 @@ class DeviceContext {
   std::filesystem::path root_;
   std::map<std::string, std::string, std::less<>> properties_;
   mutable detail::Mutex mutex_;
-  std::vector<std::string> events_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
+  std::vector<std::string> events_ ADBWIRE_GUARDED_BY(mutex_);
   std::function<void(std::string_view)> on_event_;
-  std::multiset<std::string> processes_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
+  std::multiset<std::string> processes_ ADBWIRE_GUARDED_BY(mutex_);
   std::vector<DevtoolsSocket> devtools_;
   std::map<std::string, std::string, std::less<>> settings_
-      ADBWIRE_GUARDED_BY(mutex_);  // "space/key", guarded by mutex_
+      ADBWIRE_GUARDED_BY(mutex_);  // "space/key"
   std::unique_ptr<ScreenGraph> screens_;
   std::uint64_t drop_after_bytes_ = 0;
   std::uint32_t sync_compression_flags_ = 0;

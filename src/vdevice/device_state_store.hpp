@@ -78,18 +78,15 @@ class DeviceStateStore {
 
  private:
   mutable detail::Mutex mutex_;
-  bool root_ ADBWIRE_GUARDED_BY(mutex_) = false;  // guarded by mutex_
-  std::map<std::string, std::uint64_t, std::less<>> packages_
-      ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
-  std::map<std::uint32_t, InstallSession> sessions_
-      ADBWIRE_GUARDED_BY(mutex_);                                 // guarded by mutex_
-  std::uint32_t next_session_ ADBWIRE_GUARDED_BY(mutex_) = 1000;  // guarded by mutex_
-  std::deque<LogRecord> logs_ ADBWIRE_GUARDED_BY(mutex_);         // guarded by mutex_
+  bool root_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  std::map<std::string, std::uint64_t, std::less<>> packages_ ADBWIRE_GUARDED_BY(mutex_);
+  std::map<std::uint32_t, InstallSession> sessions_ ADBWIRE_GUARDED_BY(mutex_);
+  std::uint32_t next_session_ ADBWIRE_GUARDED_BY(mutex_) = 1000;
+  std::deque<LogRecord> logs_ ADBWIRE_GUARDED_BY(mutex_);
   std::uint64_t first_log_ ADBWIRE_GUARDED_BY(mutex_) =
       0;  // sequence number of logs_.front(); guarded by mutex_
-  std::map<std::string, std::uint16_t, std::less<>> reverse_ports_
-      ADBWIRE_GUARDED_BY(mutex_);                                 // guarded by mutex_
-  std::uint64_t reverse_refused_ ADBWIRE_GUARDED_BY(mutex_) = 0;  // guarded by mutex_
+  std::map<std::string, std::uint16_t, std::less<>> reverse_ports_ ADBWIRE_GUARDED_BY(mutex_);
+  std::uint64_t reverse_refused_ ADBWIRE_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace adbwire::vdevice

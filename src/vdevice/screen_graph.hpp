@@ -76,7 +76,7 @@ class ScreenGraph {
   std::size_t current_ = 0;
   std::vector<std::size_t> history_;
   UiDumpFault fault_ = UiDumpFault::none;
-  std::string clipboard_ ADBWIRE_GUARDED_BY(mutex_);  // guarded by mutex_
+  std::string clipboard_ ADBWIRE_GUARDED_BY(mutex_);
   std::uint32_t fault_times_ = 0;
 };
 
