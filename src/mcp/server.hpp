@@ -103,13 +103,15 @@ class Server {
 
   Toolset& tools_;
   ServerInfo info_;
-  Writer writer_;
   detail::Mutex write_mutex_;
+  // Replies and notifications come from the reader and the worker: one line at a time.
+  Writer writer_ ADBWIRE_GUARDED_BY(write_mutex_);
 
   detail::Mutex mutex_;
   std::condition_variable wake_;
   std::deque<Call> queue_ ADBWIRE_GUARDED_BY(mutex_);
-  std::map<std::string, std::shared_ptr<CancelToken>> active_;  // by id's JSON text; mutex_
+  // The calls running or queued, by their id's JSON text.
+  std::map<std::string, std::shared_ptr<CancelToken>> active_ ADBWIRE_GUARDED_BY(mutex_);
   bool finishing_ ADBWIRE_GUARDED_BY(mutex_) = false;
   std::thread worker_;
 };
