@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "adbwire/protocol/bytes.hpp"
+
 namespace adbwire::auth {
 namespace {
 
@@ -13,16 +15,6 @@ constexpr std::size_t kModulusOffset = 8;
 constexpr std::size_t kRrOffset = kModulusOffset + kModulusBytes;
 constexpr std::size_t kExponentOffset = kRrOffset + kModulusBytes;
 constexpr int kModulusBits = static_cast<int>(kModulusBytes * 8);
-
-void put_le32(std::vector<std::uint8_t>& out, std::size_t offset, std::uint32_t value) {
-  for (std::size_t i = 0; i < 4; ++i) out[offset + i] = static_cast<std::uint8_t>(value >> (8 * i));
-}
-
-std::uint32_t get_le32(std::span<const std::uint8_t> in, std::size_t offset) {
-  std::uint32_t value = 0;
-  for (std::size_t i = 0; i < 4; ++i) value |= std::uint32_t{in[offset + i]} << (8 * i);
-  return value;
-}
 
 constexpr std::string_view kBase64Alphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -54,13 +46,14 @@ std::vector<std::uint8_t> encode_android_public_key(const BIGNUM& n, const BIGNU
   }
 
   std::vector<std::uint8_t> out(kAndroidPublicKeySize);
-  put_le32(out, kWordsOffset, kModulusWords);
-  put_le32(out, kN0invOffset, static_cast<std::uint32_t>(BN_get_word(n0inv.get())));
+  protocol::store_le32(out.data() + kWordsOffset, kModulusWords);
+  protocol::store_le32(out.data() + kN0invOffset,
+                       static_cast<std::uint32_t>(BN_get_word(n0inv.get())));
   if (BN_bn2lebinpad(&n, out.data() + kModulusOffset, kModulusBytes) < 0 ||
       BN_bn2lebinpad(rr.get(), out.data() + kRrOffset, kModulusBytes) < 0) {
     return {};
   }
-  put_le32(out, kExponentOffset, static_cast<std::uint32_t>(BN_get_word(&e)));
+  protocol::store_le32(out.data() + kExponentOffset, static_cast<std::uint32_t>(BN_get_word(&e)));
   return out;
 }
 
@@ -86,7 +79,7 @@ std::optional<RsaPublicNumbers> decode_android_public_key(std::span<const std::u
           std::to_string(kAndroidPublicKeySize);
     return std::nullopt;
   }
-  const std::uint32_t words = get_le32(bytes, kWordsOffset);
+  const std::uint32_t words = protocol::load_le32(bytes.data() + kWordsOffset);
   if (words != kModulusWords) {
     why = "the modulus is " + std::to_string(words) + " words long, expected " +
           std::to_string(kModulusWords) + " (a 2048-bit key)";
@@ -102,7 +95,7 @@ std::optional<RsaPublicNumbers> decode_android_public_key(std::span<const std::u
     why = "the modulus is not an odd 2048-bit number";
     return std::nullopt;
   }
-  const std::uint32_t e = get_le32(bytes, kExponentOffset);
+  const std::uint32_t e = protocol::load_le32(bytes.data() + kExponentOffset);
   if (e < 3 || e % 2 == 0) {
     why = "the public exponent " + std::to_string(e) + " is not an odd number >= 3";
     return std::nullopt;

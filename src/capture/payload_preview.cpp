@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "capture/byte_order.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire::capture_detail {
+
+using protocol::load_le32;
+using protocol::load_le64;
+
 namespace {
 
 constexpr std::uint32_t sync_id(const char (&name)[5]) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire {
 namespace {
@@ -28,11 +29,6 @@ T no_throw(std::error_code& error, const std::function<T()>& body) {
     error = e.code();
     return T{};
   }
-}
-
-std::uint32_t load_le32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
 }
 
 std::string screencap_command(bool png, std::optional<std::uint64_t> display_id) {
@@ -85,7 +81,7 @@ Pixels to_rgba(const RawImage& image) {
         in += 3;
         break;
       case PixelFormat::rgb_565: {
-        const unsigned v = in[0] | in[1] << 8;
+        const unsigned v = protocol::load_le16(in);
         o[0] = static_cast<std::uint8_t>((v >> 11 & 0x1f) * 255 / 31);
         o[1] = static_cast<std::uint8_t>((v >> 5 & 0x3f) * 255 / 63);
         o[2] = static_cast<std::uint8_t>((v & 0x1f) * 255 / 31);
@@ -241,15 +237,15 @@ std::optional<RawImage> raw_at(std::span<const std::uint8_t> bytes, std::size_t 
   if (bytes.size() - at < 12) return std::nullopt;
   const std::uint8_t* p = bytes.data() + at;
   RawImage image;
-  image.width = load_le32(p);
-  image.height = load_le32(p + 4);
-  image.format = static_cast<PixelFormat>(load_le32(p + 8));
+  image.width = protocol::load_le32(p);
+  image.height = protocol::load_le32(p + 4);
+  image.format = static_cast<PixelFormat>(protocol::load_le32(p + 8));
   const std::uint64_t pixels =
       std::uint64_t{image.width} * image.height * bytes_per_pixel(image.format);
   if (pixels == 0) return std::nullopt;
   for (const std::size_t header : {std::size_t{16}, std::size_t{12}}) {
     if (bytes.size() - at >= header && bytes.size() - at - header == pixels) {
-      if (header == 16) image.dataspace = load_le32(p + 12);
+      if (header == 16) image.dataspace = protocol::load_le32(p + 12);
       image.pixels.assign(p + header, bytes.data() + bytes.size());
       return image;
     }
@@ -388,12 +384,8 @@ EncodedImage screenshot(Device& device, const ScreenshotOptions& options, Deadli
   // The device's PNG unchanged: read its size from the IHDR chunk.
   EncodedImage image{ImageFormat::png, 0, 0, std::move(png)};
   if (image.bytes.size() >= 24) {
-    image.width = static_cast<std::uint32_t>(image.bytes[16]) << 24 |
-                  static_cast<std::uint32_t>(image.bytes[17]) << 16 |
-                  static_cast<std::uint32_t>(image.bytes[18]) << 8 | image.bytes[19];
-    image.height = static_cast<std::uint32_t>(image.bytes[20]) << 24 |
-                   static_cast<std::uint32_t>(image.bytes[21]) << 16 |
-                   static_cast<std::uint32_t>(image.bytes[22]) << 8 | image.bytes[23];
+    image.width = protocol::load_be32(image.bytes.data() + 16);
+    image.height = protocol::load_be32(image.bytes.data() + 20);
   }
   return image;
 }

@@ -10,6 +10,7 @@
 #include <random>
 #include <utility>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "vdevice/reverse_rules.hpp"
 
 namespace adbwire::vdevice {
@@ -307,10 +308,7 @@ Connection::AfterWrite Connection::apply_output_fault() {
         if (message_left_ == 0) {
           if (at + protocol::kHeaderSize > write_buffer_.size()) break;
           const std::uint8_t* header = write_buffer_.data() + at;
-          const std::uint32_t length = static_cast<std::uint32_t>(header[12]) |
-                                       static_cast<std::uint32_t>(header[13]) << 8 |
-                                       static_cast<std::uint32_t>(header[14]) << 16 |
-                                       static_cast<std::uint32_t>(header[15]) << 24;
+          const std::uint32_t length = protocol::load_le32(header + 12);
           if (messages_sent_ == fault_.after_messages) {
             for (std::size_t i = 20; i < 24; ++i) write_buffer_[at + i] ^= 0xff;
           }

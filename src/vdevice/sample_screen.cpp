@@ -5,6 +5,7 @@
 #include <pugixml.hpp>
 #include <utility>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "vdevice/png.hpp"
 
 namespace adbwire::vdevice {
@@ -132,10 +133,6 @@ void put_pixel_run(std::span<std::uint8_t> row, std::uint32_t from, std::uint32_
   }
 }
 
-void put_u32_le(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 class PngByteStream final : public ByteStream {
  public:
   explicit PngByteStream(const SampleScreen& screen)
@@ -158,10 +155,10 @@ class RawByteStream final : public ByteStream {
     if (!header_sent_) {
       constexpr std::uint32_t kFormatRgba8888 = 1;
       constexpr std::uint32_t kColorSpaceSrgb = 1;
-      put_u32_le(out, SampleScreen::kWidth);
-      put_u32_le(out, SampleScreen::kHeight);
-      put_u32_le(out, kFormatRgba8888);
-      put_u32_le(out, kColorSpaceSrgb);
+      protocol::append_le32(out, SampleScreen::kWidth);
+      protocol::append_le32(out, SampleScreen::kHeight);
+      protocol::append_le32(out, kFormatRgba8888);
+      protocol::append_le32(out, kColorSpaceSrgb);
       header_sent_ = true;
       return true;
     }

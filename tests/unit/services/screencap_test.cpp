@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "integration/image_decode.hpp"
 
 namespace adbwire {
@@ -28,19 +29,15 @@ using test::decode_jpeg;
 using test::decode_png;
 using test::Decoded;
 
-void put_le32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
-}
-
 // What `screencap` writes: the header (16 bytes when dataspace is set) and the pixels.
 std::vector<std::uint8_t> raw_output(std::uint32_t w, std::uint32_t h, std::uint32_t format,
                                      std::optional<std::uint32_t> dataspace,
                                      const std::vector<std::uint8_t>& pixels) {
   std::vector<std::uint8_t> out;
-  put_le32(out, w);
-  put_le32(out, h);
-  put_le32(out, format);
-  if (dataspace) put_le32(out, *dataspace);
+  protocol::append_le32(out, w);
+  protocol::append_le32(out, h);
+  protocol::append_le32(out, format);
+  if (dataspace) protocol::append_le32(out, *dataspace);
   out.insert(out.end(), pixels.begin(), pixels.end());
   return out;
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "vdevice/sample_screen.hpp"
 
 namespace adbwire::vdevice {
@@ -355,10 +356,7 @@ TEST_F(ShellTest, ScreencapStreamsThePngAndTheRawImage) {
   EXPECT_EQ(run("screencap", raw), 0);
   ASSERT_EQ(raw.out.size(), 16u + 1080u * 2400u * 4u);
   auto u32 = [&](std::size_t at) {
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i)
-      v = (v << 8) | static_cast<std::uint8_t>(raw.out[at + static_cast<std::size_t>(i)]);
-    return v;
+    return protocol::load_le32(reinterpret_cast<const std::uint8_t*>(raw.out.data()) + at);
   };
   EXPECT_EQ(u32(0), 1080u);
   EXPECT_EQ(u32(4), 2400u);
