@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "base/port.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
@@ -29,12 +30,7 @@ constexpr std::size_t kPipeBuffer = 64 * 1024;
 
 std::optional<std::uint16_t> tcp_port(std::string_view spec) {
   if (!spec.starts_with("tcp:")) return std::nullopt;
-  const std::string_view text = spec.substr(4);
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || port > 65535)
-    return std::nullopt;
-  return static_cast<std::uint16_t>(port);
+  return detail::parse_listen_port(spec.substr(4));
 }
 
 template <typename T, typename Body>

@@ -8,6 +8,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/bytes.hpp"
+#include "base/shell_quote.hpp"
 #include "connection/device_access.hpp"
 #include "connection/wait.hpp"
 
@@ -271,7 +272,7 @@ Logcat Logcat::start(Device& device, const LogcatOptions& options, LogRecordHand
                   "the logcat filter tag in '" + spec +
                       "' cannot be passed on a command line (letters, digits and ._-/@ only)");
     }
-    command += " '" + spec + "'";
+    command += " " + detail::shell_quote(spec);
   }
   if (options.clear) {
     const ShellResult cleared = device.shell("logcat -c", deadline);
