@@ -1,11 +1,11 @@
 #include "vdevice/sample_screen.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <pugixml.hpp>
 #include <utility>
 
 #include "adbwire/protocol/bytes.hpp"
+#include "ui/bounds.hpp"
 #include "vdevice/png.hpp"
 
 namespace adbwire::vdevice {
@@ -32,14 +32,15 @@ struct Box {
   std::uint32_t height() const { return bottom - top; }
 };
 
-bool parse_bounds(const char* text, Box& box) {
-  int l = 0, t = 0, r = 0, b = 0;
-  if (std::sscanf(text, "[%d,%d][%d,%d]", &l, &t, &r, &b) != 4) return false;
+// A node's bounds clipped to the screen; false when unreadable or nothing of it is on screen.
+bool parse_box(const char* text, Box& box) {
+  const std::optional<ui::Bounds> bounds = ui::parse_bounds(text);
+  if (!bounds) return false;
   auto clip = [](int v, std::uint32_t max) {
     return static_cast<std::uint32_t>(std::clamp(v, 0, static_cast<int>(max)));
   };
-  box = {clip(l, SampleScreen::kWidth), clip(t, SampleScreen::kHeight),
-         clip(r, SampleScreen::kWidth), clip(b, SampleScreen::kHeight)};
+  box = {clip(bounds->left, SampleScreen::kWidth), clip(bounds->top, SampleScreen::kHeight),
+         clip(bounds->right, SampleScreen::kWidth), clip(bounds->bottom, SampleScreen::kHeight)};
   return box.right > box.left && box.bottom > box.top;
 }
 
@@ -75,7 +76,7 @@ class Painter {
 
 void paint_node(const pugi::xml_node& node, Painter& paint) {
   Box b;
-  if (!parse_bounds(node.attribute("bounds").value(), b)) return;
+  if (!parse_box(node.attribute("bounds").value(), b)) return;
   std::string_view cls = node.attribute("class").value();
   cls = cls.substr(cls.rfind('.') == std::string_view::npos ? 0 : cls.rfind('.') + 1);
   std::string_view id = node.attribute("resource-id").value();
