@@ -207,14 +207,8 @@ void FakeDevice::answer_open(std::uint32_t stream, const std::string& service) {
 }
 
 void FakeDevice::flush() {
-  if (writing_ || !transport_) return;
-  const auto pending = session_.pending_output();
-  if (pending.empty()) return;
-  write_buffer_.assign(pending.begin(), pending.end());
-  session_.consume_output(pending.size());
-  writing_ = true;
-  transport_->async_write(write_buffer_, [this](const std::error_code& error, std::size_t) {
-    writing_ = false;
+  if (!transport_) return;
+  pump_.flush(session_, *transport_, [this](const std::error_code& error) {
     if (!error) flush();
   });
 }
