@@ -14,6 +14,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/bytes.hpp"
+#include "adbwire/protocol/printable.hpp"
 
 namespace adbwire {
 namespace {
@@ -37,10 +38,9 @@ std::string screencap_command(bool png, std::optional<std::uint64_t> display_id)
   return command;
 }
 
-std::string quote_start(const std::string& bytes) {
-  std::string shown;
-  for (char c : bytes.substr(0, 60)) shown += (c >= 32 && c < 127) ? c : '.';
-  return "\"" + shown + "\"";
+// The first bytes of what the device printed, escaped for a message.
+std::string quote_start(std::string_view bytes) {
+  return "\"" + protocol::printable(bytes, 60) + "\"";
 }
 
 // Tightly packed 8-bit RGB (JPEG) or RGBA (PNG) pixels.
@@ -266,11 +266,11 @@ RawImage parse_raw(std::span<const std::uint8_t> bytes) {
     if (newline == limit) break;
     at = static_cast<std::size_t>(newline - begin) + 1;
   }
-  const std::string start(begin, limit);
   throw Error(errc::parse_error,
               "raw screencap output (" + std::to_string(bytes.size()) +
                   " bytes) is not a 12- or 16-byte header and its pixels; it starts " +
-                  quote_start(start));
+                  quote_start({reinterpret_cast<const char*>(begin),
+                               static_cast<std::size_t>(limit - begin)}));
 }
 
 }  // namespace
@@ -325,15 +325,17 @@ void screencap_png(Device& device, const OutputHandler& on_chunk,
               std::span<const std::uint8_t>(&*at, static_cast<std::size_t>(prefix.end() - at)));
           prefix.clear();
         } else if (prefix.size() > 64 * 1024) {
-          throw Error(errc::parse_error,
-                      "screencap -p printed 64 KiB without a PNG signature; it starts " +
-                          quote_start(std::string(prefix.begin(), prefix.end())));
+          throw Error(
+              errc::parse_error,
+              "screencap -p printed 64 KiB without a PNG signature; it starts " +
+                  quote_start({reinterpret_cast<const char*>(prefix.data()), prefix.size()}));
         }
       },
       deadline);
   if (!started) {
-    throw Error(errc::parse_error, "screencap -p gave no PNG; it printed " +
-                                       quote_start(std::string(prefix.begin(), prefix.end())));
+    throw Error(errc::parse_error,
+                "screencap -p gave no PNG; it printed " +
+                    quote_start({reinterpret_cast<const char*>(prefix.data()), prefix.size()}));
   }
 }
 

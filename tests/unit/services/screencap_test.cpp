@@ -107,6 +107,20 @@ TEST(ParseRawScreencap, OutputThatIsNoImageIsAParseErrorQuotingIt) {
   }
 }
 
+TEST(ParseRawScreencap, TheQuotedStartIsEscapedAndCut) {
+  // A device's text reaches the message through protocol::printable: no terminal control.
+  const std::string text = "\x1b]0;pwned\x07\x1b[2J" + std::string(200, 'x') + "\n";
+  try {
+    parse_raw_screencap({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    FAIL() << "text was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("starts \"\\x1b]0;pwned\\x07\\x1b[2Jxxx"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;
+    EXPECT_EQ(what.find(std::string(61, 'x')), std::string::npos) << "not cut: " << what;
+  }
+}
+
 TEST(ScreencapEncode, ConvertsEachRawFormatToTheSameColours) {
   // One red, one green, one blue, one white pixel in each of Android's formats.
   const std::vector<std::uint8_t> expected = {255, 0, 0,   255, 0,   255, 0,   255,
