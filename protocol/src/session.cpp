@@ -23,10 +23,6 @@ std::vector<std::uint8_t> le32_bytes(std::uint32_t value) {
   return bytes;
 }
 
-std::span<const std::uint8_t> as_bytes(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-}
-
 std::string_view strip_trailing_nuls(std::string_view text) {
   while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
   return text;
@@ -150,7 +146,7 @@ struct Session::Impl {
     }
     // The device answers with the negotiated payload size, the host offers its own (AOSP).
     const std::uint32_t offered = options.role == Role::host ? options.max_payload : max_payload;
-    send(kCommandCnxn, options.version, offered, as_bytes(banner_text));
+    send(kCommandCnxn, options.version, offered, bytes_of(banner_text));
   }
 
   void send_auth(std::uint32_t type, std::span<const std::uint8_t> data, const char* what) {

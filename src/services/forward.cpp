@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "adbwire/protocol/smart_socket.hpp"
 #include "base/port.hpp"
@@ -28,10 +29,6 @@ namespace adbwire {
 namespace {
 
 constexpr std::size_t kPipeBuffer = 64 * 1024;
-
-std::span<const std::uint8_t> as_bytes(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-}
 
 std::optional<std::uint16_t> tcp_port(std::string_view spec) {
   if (!spec.starts_with("tcp:")) return std::nullopt;
@@ -246,7 +243,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     if (command == "list-forward" && !answer.starts_with("OKAY") && !answer.starts_with("FAIL"))
       return answer;
     protocol::SmartReplyReader reader;
-    reader.feed(as_bytes(answer));
+    reader.feed(protocol::bytes_of(answer));
     protocol::SmartStatus status;
     if (reader.read_status(status) != protocol::SmartReplyReader::Result::ready) {
       throw Error(errc::protocol_error,
@@ -267,7 +264,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
   static std::string length_prefixed(const std::string& text) {
     if (text.size() < 4) return {};
     protocol::SmartReplyReader reader;
-    reader.feed(as_bytes(text));
+    reader.feed(protocol::bytes_of(text));
     std::string string;
     if (reader.read_string(string) != protocol::SmartReplyReader::Result::ready) {
       throw Error(errc::parse_error, "a reverse answer's length prefix is malformed: '" +

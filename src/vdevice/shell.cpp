@@ -5,14 +5,12 @@
 #include <cstring>
 #include <utility>
 
+#include "adbwire/protocol/bytes.hpp"
+
 namespace adbwire::vdevice {
 namespace {
 
 constexpr std::string_view kShellName = "/system/bin/sh: ";
-
-std::span<const std::uint8_t> bytes_of(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-}
 
 }  // namespace
 
@@ -164,7 +162,7 @@ bool ShellScript::start_command(ShellOutput& output) {
     std::string failure = io->apply(redirect);
     if (!failure.empty()) {
       std::string line = std::string(kShellName) + failure + "\n";
-      output.write_stderr(bytes_of(line));
+      output.write_stderr(protocol::bytes_of(line));
       exit_code_ = 1;
       return false;
     }
@@ -211,7 +209,7 @@ ShellScript::State ShellScript::run(ShellOutput& output, int max_steps) {
     if (!job_) {
       if (!syntax_error_.empty()) {
         std::string line = std::string(kShellName) + syntax_error_ + "\n";
-        output.write_stderr(bytes_of(line));
+        output.write_stderr(protocol::bytes_of(line));
         syntax_error_.clear();
         exit_code_ = 2;
         finished_ = true;

@@ -1,11 +1,14 @@
 // protocol/bytes.hpp against byte strings written out by hand: every width both ways, the
-// run-time order of pcap files, stores that touch exactly their width, and round trips.
+// run-time order of pcap files, stores that touch exactly their width, round trips, and text
+// viewed as bytes.
 #include "adbwire/protocol/bytes.hpp"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdint>
+#include <span>
+#include <string_view>
 #include <vector>
 
 namespace adbwire::protocol {
@@ -87,6 +90,17 @@ TEST(Bytes, RoundTripsExtremes) {
     store_be16(buffer.data(), static_cast<std::uint16_t>(v));
     EXPECT_EQ(load_be16(buffer.data()), static_cast<std::uint16_t>(v));
   }
+}
+
+TEST(Bytes, TextViewedAsBytes) {
+  const std::string_view text("a\0\xff", 3);
+  const std::span<const std::uint8_t> bytes = bytes_of(text);
+  ASSERT_EQ(bytes.size(), 3u);
+  EXPECT_EQ(static_cast<const void*>(bytes.data()), static_cast<const void*>(text.data()));
+  EXPECT_EQ(bytes[0], 'a');
+  EXPECT_EQ(bytes[1], 0);
+  EXPECT_EQ(bytes[2], 0xff);
+  EXPECT_TRUE(bytes_of("").empty());
 }
 
 // Usable where a constant is needed: a header field checked at compile time.

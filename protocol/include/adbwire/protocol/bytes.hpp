@@ -1,7 +1,8 @@
-// Explicit byte order: fixed-width integers read from and written to byte buffers, little- or
-// big-endian, one byte at a time (no packed-struct casts, no alignment or host-order
-// assumptions). The one place every layer takes its loads and stores from: ADB messages, sync
-// and shell v2 packets, framebuffer headers, pcap files, logcat entries, key blobs, PNG chunks.
+// Bytes in buffers: text viewed as bytes, and explicit byte order, fixed-width integers read
+// from and written to byte buffers, little- or big-endian, one byte at a time (no packed-struct
+// casts, no alignment or host-order assumptions). The one place every layer takes these from:
+// ADB messages, sync and shell v2 packets, framebuffer headers, pcap files, logcat entries, key
+// blobs, PNG chunks.
 //
 // A load reads exactly its width from `p`, a store writes exactly its width to `p`: the caller
 // makes sure that many bytes are there. An append grows the vector by the width. None of them
@@ -10,9 +11,16 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 #include <vector>
 
 namespace adbwire::protocol {
+
+// The bytes of text, as the codecs take them: a view, valid as long as text's characters are.
+inline std::span<const std::uint8_t> bytes_of(std::string_view text) noexcept {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
 
 // ---- loads: p[0] is the lowest byte (le) or the highest (be).
 constexpr std::uint16_t load_le16(const std::uint8_t* p) noexcept {
