@@ -1,16 +1,11 @@
 #include "base/port.hpp"
 
-#include <charconv>
-#include <system_error>
+#include "base/number.hpp"
 
 namespace adbwire::detail {
 
 std::optional<std::uint16_t> parse_listen_port(std::string_view text) noexcept {
-  unsigned value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value > 65535)
-    return std::nullopt;
-  return static_cast<std::uint16_t>(value);
+  return parse_number<std::uint16_t>(text);
 }
 
 std::optional<std::uint16_t> parse_port(std::string_view text) noexcept {

@@ -1,11 +1,11 @@
 // uiautomator XML → flat node tree. pugixml parses the caller's buffer in place; the tree is
 // walked iteratively so depth is bounded by memory, not by the stack.
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/number.hpp"
 #include "ui/bounds.hpp"
 #include "ui/snapshot_impl.hpp"
 
@@ -24,9 +24,7 @@ std::string_view trim(std::string_view s) noexcept {
 }
 
 std::int32_t to_int(std::string_view s, std::int32_t fallback) noexcept {
-  std::int32_t value = 0;
-  const auto [next, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  return ec == std::errc{} && next == s.data() + s.size() ? value : fallback;
+  return adbwire::detail::parse_number<std::int32_t>(s).value_or(fallback);
 }
 
 bool to_bool(std::string_view s) noexcept { return s == "true"; }

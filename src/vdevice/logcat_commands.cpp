@@ -1,12 +1,12 @@
 #include "vdevice/logcat_commands.hpp"
 
-#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <map>
 #include <optional>
 
 #include "adbwire/protocol/bytes.hpp"
+#include "base/number.hpp"
 #include "vdevice/device_state_store.hpp"
 
 namespace adbwire::vdevice {
@@ -170,14 +170,13 @@ std::unique_ptr<Job> make_logcat(Argv argv) {
     } else if ((arg == "-v" || arg == "-b") && i + 1 < argv.size()) {
       ++i;  // one format (threadtime) and one buffer (main) are all the virtual device has
     } else if ((arg == "-t" || arg == "-T") && i + 1 < argv.size()) {
-      std::size_t count = 0;
       const std::string& value = argv[++i];
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-      if (ec != std::errc() || end != value.data() + value.size()) {
+      const std::optional<std::size_t> count = detail::parse_number<std::size_t>(value);
+      if (!count) {
         return error_job(
             "logcat: -t/-T takes a line count on the virtual device, not '" + value + "'\n", 1);
       }
-      tail = count;
+      tail = *count;
       if (arg == "-t") dump = true;
     } else if (!arg.starts_with('-')) {
       const std::size_t colon = arg.rfind(':');

@@ -1,11 +1,11 @@
 #include "vdevice/screen_graph.hpp"
 
-#include <charconv>
 #include <fstream>
 #include <pugixml.hpp>
 #include <sstream>
 #include <utility>
 
+#include "base/number.hpp"
 #include "ui/bounds.hpp"
 
 namespace adbwire::vdevice {
@@ -20,20 +20,13 @@ constexpr int kKeySpace = 62;
 constexpr int kKeyDelete = 67;
 constexpr int kKeyPaste = 279;
 
-std::optional<int> parse_int(std::string_view text) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // The key names hosts commonly send instead of numbers.
 std::optional<int> key_code(std::string_view word) {
   static constexpr std::pair<std::string_view, int> kNames[] = {
       {"KEYCODE_HOME", 3},          {"KEYCODE_BACK", kKeyBack},  {"KEYCODE_ENTER", 66},
       {"KEYCODE_SPACE", kKeySpace}, {"KEYCODE_DEL", kKeyDelete}, {"KEYCODE_MOVE_END", 123},
       {"KEYCODE_PASTE", kKeyPaste}};
-  if (auto number = parse_int(word)) return number;
+  if (auto number = detail::parse_number<int>(word)) return number;
   for (const auto& [name, code] : kNames) {
     if (name == word) return code;
   }
@@ -287,8 +280,8 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
   Screen& screen = current();
   const std::string& command = args[0];
   if (command == "tap" && args.size() == 3) {
-    auto x = parse_int(args[1]);
-    auto y = parse_int(args[2]);
+    auto x = detail::parse_number<int>(args[1]);
+    auto y = detail::parse_number<int>(args[2]);
     if (!x || !y) return;
     for (const Screen::Tap& tap : screen.taps) {
       const std::optional<ui::Bounds> rect = screen.region(tap);

@@ -1,11 +1,11 @@
 #include "vdevice/shell.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <utility>
 
 #include "adbwire/protocol/bytes.hpp"
+#include "base/number.hpp"
 
 namespace adbwire::vdevice {
 namespace {
@@ -174,14 +174,10 @@ bool ShellScript::start_command(ShellOutput& output) {
   const std::string& name = command.argv[0];
   if (name == "exit") {
     if (command.argv.size() > 1) {
-      int code = 0;
       const std::string& arg = command.argv[1];
-      auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), code);
-      if (ec != std::errc() || end != arg.data() + arg.size()) {
-        io->err(std::string(kShellName) + "exit: " + arg + ": bad number\n");
-        code = 2;
-      }
-      exit_code_ = code & 0xff;
+      const std::optional<int> code = detail::parse_number<int>(arg);
+      if (!code) io->err(std::string(kShellName) + "exit: " + arg + ": bad number\n");
+      exit_code_ = code.value_or(2) & 0xff;
     }
     exit_requested_ = true;
     return false;
