@@ -1,18 +1,11 @@
 #include "adbwire/protocol/framebuffer.hpp"
 
+#include "adbwire/protocol/bytes.hpp"
+
 namespace adbwire::protocol {
 namespace {
 
 constexpr std::uint32_t kLargestSide = 16384;
-
-std::uint32_t load_le32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
-void store_le32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
-}
 
 bool channel_fits(const FramebufferChannel& c, std::uint32_t bpp) {
   return c.length <= 8 && c.offset <= bpp && c.length <= bpp - c.offset;
@@ -103,19 +96,19 @@ FramebufferParse parse_framebuffer_header(std::span<const std::uint8_t> bytes,
 std::vector<std::uint8_t> encode_framebuffer_header(const FramebufferHeader& h) {
   std::vector<std::uint8_t> out;
   out.reserve(framebuffer_header_size(h.version));
-  store_le32(out, h.version);
+  append_le32(out, h.version);
   if (h.version == 16) {
-    store_le32(out, h.size);
-    store_le32(out, h.width);
-    store_le32(out, h.height);
+    append_le32(out, h.size);
+    append_le32(out, h.width);
+    append_le32(out, h.height);
     return out;
   }
-  store_le32(out, h.bpp);
-  if (h.version == 2) store_le32(out, h.color_space);
+  append_le32(out, h.bpp);
+  if (h.version == 2) append_le32(out, h.color_space);
   for (std::uint32_t v :
        {h.size, h.width, h.height, h.red.offset, h.red.length, h.blue.offset, h.blue.length,
         h.green.offset, h.green.length, h.alpha.offset, h.alpha.length})
-    store_le32(out, v);
+    append_le32(out, v);
   return out;
 }
 

@@ -5,21 +5,10 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire::protocol {
 namespace {
-
-void put_le32(std::uint8_t* out, std::uint32_t value) noexcept {
-  out[0] = static_cast<std::uint8_t>(value);
-  out[1] = static_cast<std::uint8_t>(value >> 8);
-  out[2] = static_cast<std::uint8_t>(value >> 16);
-  out[3] = static_cast<std::uint8_t>(value >> 24);
-}
-
-std::uint32_t get_le32(const std::uint8_t* in) noexcept {
-  return static_cast<std::uint32_t>(in[0]) | static_cast<std::uint32_t>(in[1]) << 8 |
-         static_cast<std::uint32_t>(in[2]) << 16 | static_cast<std::uint32_t>(in[3]) << 24;
-}
 
 bool known_command(std::uint32_t command) noexcept { return command_name(command) != "????"; }
 
@@ -43,22 +32,22 @@ std::uint32_t payload_checksum(std::span<const std::uint8_t> payload) noexcept {
 }
 
 void encode_header(const Header& header, std::span<std::uint8_t, kHeaderSize> out) noexcept {
-  put_le32(out.data(), header.command);
-  put_le32(out.data() + 4, header.arg0);
-  put_le32(out.data() + 8, header.arg1);
-  put_le32(out.data() + 12, header.data_length);
-  put_le32(out.data() + 16, header.data_check);
-  put_le32(out.data() + 20, header.magic);
+  store_le32(out.data(), header.command);
+  store_le32(out.data() + 4, header.arg0);
+  store_le32(out.data() + 8, header.arg1);
+  store_le32(out.data() + 12, header.data_length);
+  store_le32(out.data() + 16, header.data_check);
+  store_le32(out.data() + 20, header.magic);
 }
 
 Header decode_header(std::span<const std::uint8_t, kHeaderSize> in) noexcept {
   Header header;
-  header.command = get_le32(in.data());
-  header.arg0 = get_le32(in.data() + 4);
-  header.arg1 = get_le32(in.data() + 8);
-  header.data_length = get_le32(in.data() + 12);
-  header.data_check = get_le32(in.data() + 16);
-  header.magic = get_le32(in.data() + 20);
+  header.command = load_le32(in.data());
+  header.arg0 = load_le32(in.data() + 4);
+  header.arg1 = load_le32(in.data() + 8);
+  header.data_length = load_le32(in.data() + 12);
+  header.data_check = load_le32(in.data() + 16);
+  header.magic = load_le32(in.data() + 20);
   return header;
 }
 
@@ -117,8 +106,8 @@ std::size_t MessageReader::feed_one(std::span<const std::uint8_t> bytes, std::ve
       used += take;
       // The command word alone already tells garbage apart; failing on it does not wait for
       // 20 more bytes that may never come.
-      if (header_filled_ >= 4 && !known_command(get_le32(header_bytes_))) {
-        header_.command = get_le32(header_bytes_);
+      if (header_filled_ >= 4 && !known_command(load_le32(header_bytes_))) {
+        header_.command = load_le32(header_bytes_);
         error = check_header();
         return used;
       }

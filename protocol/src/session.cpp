@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire::protocol {
 namespace {
@@ -17,19 +18,9 @@ constexpr std::uint32_t kMaxDelayedAckWindow = 1u << 30;
 constexpr std::string_view kDelayedAckFeature = "delayed_ack";
 
 std::vector<std::uint8_t> le32_bytes(std::uint32_t value) {
-  return {static_cast<std::uint8_t>(value), static_cast<std::uint8_t>(value >> 8),
-          static_cast<std::uint8_t>(value >> 16), static_cast<std::uint8_t>(value >> 24)};
-}
-
-std::int32_t le32_int(const std::vector<std::uint8_t>& bytes) {
-  const std::uint32_t value =
-      static_cast<std::uint32_t>(bytes[0]) | static_cast<std::uint32_t>(bytes[1]) << 8 |
-      static_cast<std::uint32_t>(bytes[2]) << 16 | static_cast<std::uint32_t>(bytes[3]) << 24;
-  return static_cast<std::int32_t>(value);
-}
-
-std::span<const std::uint8_t> as_bytes(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+  std::vector<std::uint8_t> bytes;
+  append_le32(bytes, value);
+  return bytes;
 }
 
 std::string_view strip_trailing_nuls(std::string_view text) {
@@ -155,7 +146,7 @@ struct Session::Impl {
     }
     // The device answers with the negotiated payload size, the host offers its own (AOSP).
     const std::uint32_t offered = options.role == Role::host ? options.max_payload : max_payload;
-    send(kCommandCnxn, options.version, offered, as_bytes(banner_text));
+    send(kCommandCnxn, options.version, offered, bytes_of(banner_text));
   }
 
   void send_auth(std::uint32_t type, std::span<const std::uint8_t> data, const char* what) {
@@ -426,7 +417,8 @@ struct Session::Impl {
                      " payload bytes; it must carry nothing or a 4-byte credit");
       return;
     }
-    const std::int64_t credit = m.payload.size() == 4 ? le32_int(m.payload) : 0;
+    const std::int64_t credit =
+        m.payload.size() == 4 ? static_cast<std::int32_t>(load_le32(m.payload.data())) : 0;
     switch (s->state) {
       case StreamState::pending_accept:
         protocol_error("OKAY for stream " + std::to_string(s->local) +

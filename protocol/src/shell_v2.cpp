@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire::protocol {
 
@@ -66,10 +67,7 @@ void append_shell_packet(std::vector<std::uint8_t>& out, ShellPacketId id,
                          std::span<const std::uint8_t> data) {
   const auto length = static_cast<std::uint32_t>(data.size());
   out.push_back(static_cast<std::uint8_t>(id));
-  out.push_back(static_cast<std::uint8_t>(length));
-  out.push_back(static_cast<std::uint8_t>(length >> 8));
-  out.push_back(static_cast<std::uint8_t>(length >> 16));
-  out.push_back(static_cast<std::uint8_t>(length >> 24));
+  append_le32(out, length);
   out.insert(out.end(), data.begin(), data.end());
 }
 
@@ -98,10 +96,7 @@ std::error_code ShellReader::feed(std::span<const std::uint8_t> bytes,
                     " (the stream is not shell v2 or is corrupt)");
       }
       control_.id = static_cast<ShellPacketId>(header_[0]);
-      remaining_ = static_cast<std::uint32_t>(header_[1]) |
-                   static_cast<std::uint32_t>(header_[2]) << 8 |
-                   static_cast<std::uint32_t>(header_[3]) << 16 |
-                   static_cast<std::uint32_t>(header_[4]) << 24;
+      remaining_ = load_le32(header_ + 1);
       if (!is_data(control_.id) && remaining_ > kMaxControlPacket) {
         return fail("shell control packet id " + std::to_string(header_[0]) + " declares " +
                     std::to_string(remaining_) + " bytes, more than the " +

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "adbwire/protocol/bytes.hpp"
+
 namespace adbwire::protocol {
 namespace {
 
@@ -240,8 +242,7 @@ SmartReplyReader::Result SmartReplyReader::read_transport_id(std::uint64_t& out)
   if (failed_) return Result::failed;
   const auto bytes = unread();
   if (bytes.size() < kTransportIdSize) return Result::need_more;
-  out = 0;
-  for (std::size_t i = kTransportIdSize; i-- > 0;) out = out << 8 | bytes[i];
+  out = load_le64(bytes.data());
   consume(kTransportIdSize);
   return Result::ready;
 }

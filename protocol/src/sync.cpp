@@ -6,75 +6,57 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire::protocol {
 namespace {
 
-void put32(std::vector<std::uint8_t>& out, std::uint32_t value) {
-  for (int shift = 0; shift < 32; shift += 8)
-    out.push_back(static_cast<std::uint8_t>(value >> shift));
-}
-
-void put64(std::vector<std::uint8_t>& out, std::uint64_t value) {
-  for (int shift = 0; shift < 64; shift += 8)
-    out.push_back(static_cast<std::uint8_t>(value >> shift));
-}
-
 void put_id(std::vector<std::uint8_t>& out, SyncId id) {
-  put32(out, static_cast<std::uint32_t>(id));
+  append_le32(out, static_cast<std::uint32_t>(id));
 }
 
 void put_bytes(std::vector<std::uint8_t>& out, std::string_view text) {
   out.insert(out.end(), text.begin(), text.end());
 }
 
-std::uint32_t get32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
-std::uint64_t get64(const std::uint8_t* p) {
-  return static_cast<std::uint64_t>(get32(p)) | static_cast<std::uint64_t>(get32(p + 4)) << 32;
-}
-
 // A v2 stat record after its id, laid out as AOSP's syncmsg::stat_v2 (68 bytes).
 void put_stat_v2_body(std::vector<std::uint8_t>& out, const SyncStat& s) {
-  put32(out, s.error);
-  put64(out, s.dev);
-  put64(out, s.ino);
-  put32(out, s.mode);
-  put32(out, s.nlink);
-  put32(out, s.uid);
-  put32(out, s.gid);
-  put64(out, s.size);
-  put64(out, static_cast<std::uint64_t>(s.atime));
-  put64(out, static_cast<std::uint64_t>(s.mtime));
-  put64(out, static_cast<std::uint64_t>(s.ctime));
+  append_le32(out, s.error);
+  append_le64(out, s.dev);
+  append_le64(out, s.ino);
+  append_le32(out, s.mode);
+  append_le32(out, s.nlink);
+  append_le32(out, s.uid);
+  append_le32(out, s.gid);
+  append_le64(out, s.size);
+  append_le64(out, static_cast<std::uint64_t>(s.atime));
+  append_le64(out, static_cast<std::uint64_t>(s.mtime));
+  append_le64(out, static_cast<std::uint64_t>(s.ctime));
 }
 
 // Reads the fields put_stat_v2_body wrote; p points just after the id.
 SyncStat get_stat_v2_body(const std::uint8_t* p) {
   SyncStat s;
-  s.error = get32(p);
-  s.dev = get64(p + 4);
-  s.ino = get64(p + 12);
-  s.mode = get32(p + 20);
-  s.nlink = get32(p + 24);
-  s.uid = get32(p + 28);
-  s.gid = get32(p + 32);
-  s.size = get64(p + 36);
-  s.atime = static_cast<std::int64_t>(get64(p + 44));
-  s.mtime = static_cast<std::int64_t>(get64(p + 52));
-  s.ctime = static_cast<std::int64_t>(get64(p + 60));
+  s.error = load_le32(p);
+  s.dev = load_le64(p + 4);
+  s.ino = load_le64(p + 12);
+  s.mode = load_le32(p + 20);
+  s.nlink = load_le32(p + 24);
+  s.uid = load_le32(p + 28);
+  s.gid = load_le32(p + 32);
+  s.size = load_le64(p + 36);
+  s.atime = static_cast<std::int64_t>(load_le64(p + 44));
+  s.mtime = static_cast<std::int64_t>(load_le64(p + 52));
+  s.ctime = static_cast<std::int64_t>(load_le64(p + 60));
   return s;
 }
 
 // A v1 stat or DENT record: {mode, size, mtime} after the id.
 SyncStat get_stat_v1_body(const std::uint8_t* p) {
   SyncStat s;
-  s.mode = get32(p);
-  s.size = get32(p + 4);
-  s.mtime = get32(p + 8);
+  s.mode = load_le32(p);
+  s.size = load_le32(p + 4);
+  s.mtime = load_le32(p + 8);
   return s;
 }
 
@@ -183,7 +165,7 @@ std::error_code append_sync_request(std::vector<std::uint8_t>& out, SyncId id,
                                     std::string_view path) {
   if (path.size() > kSyncPathMax) return make_error_code(errc::invalid_argument);
   put_id(out, id);
-  put32(out, static_cast<std::uint32_t>(path.size()));
+  append_le32(out, static_cast<std::uint32_t>(path.size()));
   put_bytes(out, path);
   return {};
 }
@@ -200,8 +182,8 @@ std::error_code append_sync_send_v2(std::vector<std::uint8_t>& out, std::string_
                                     std::uint32_t mode, std::uint32_t flags) {
   if (auto error = append_sync_request(out, SyncId::snd2, path)) return error;
   put_id(out, SyncId::snd2);
-  put32(out, mode);
-  put32(out, flags);
+  append_le32(out, mode);
+  append_le32(out, flags);
   return {};
 }
 
@@ -209,7 +191,7 @@ std::error_code append_sync_recv_v2(std::vector<std::uint8_t>& out, std::string_
                                     std::uint32_t flags) {
   if (auto error = append_sync_request(out, SyncId::rcv2, path)) return error;
   put_id(out, SyncId::rcv2);
-  put32(out, flags);
+  append_le32(out, flags);
   return {};
 }
 
@@ -217,7 +199,7 @@ std::error_code append_sync_data(std::vector<std::uint8_t>& out,
                                  std::span<const std::uint8_t> data) {
   if (data.size() > kSyncDataMax) return make_error_code(errc::invalid_argument);
   put_id(out, SyncId::data);
-  put32(out, static_cast<std::uint32_t>(data.size()));
+  append_le32(out, static_cast<std::uint32_t>(data.size()));
   out.insert(out.end(), data.begin(), data.end());
   return {};
 }
@@ -233,14 +215,14 @@ void write_sync_header(std::span<std::uint8_t, kSyncHeaderSize> header, SyncId i
 
 void append_sync_done(std::vector<std::uint8_t>& out, std::uint32_t value) {
   put_id(out, SyncId::done);
-  put32(out, value);
+  append_le32(out, value);
 }
 
 void append_sync_stat_v1(std::vector<std::uint8_t>& out, const SyncStat& stat) {
   put_id(out, SyncId::stat);
-  put32(out, stat.mode);
-  put32(out, static_cast<std::uint32_t>(stat.size));
-  put32(out, static_cast<std::uint32_t>(stat.mtime));
+  append_le32(out, stat.mode);
+  append_le32(out, static_cast<std::uint32_t>(stat.size));
+  append_le32(out, static_cast<std::uint32_t>(stat.mtime));
 }
 
 void append_sync_stat_v2(std::vector<std::uint8_t>& out, SyncId id, const SyncStat& stat) {
@@ -256,11 +238,11 @@ std::error_code append_sync_dent(std::vector<std::uint8_t>& out, bool v2, std::s
     put_stat_v2_body(out, stat);
   } else {
     put_id(out, SyncId::dent);
-    put32(out, stat.mode);
-    put32(out, static_cast<std::uint32_t>(stat.size));
-    put32(out, static_cast<std::uint32_t>(stat.mtime));
+    append_le32(out, stat.mode);
+    append_le32(out, static_cast<std::uint32_t>(stat.size));
+    append_le32(out, static_cast<std::uint32_t>(stat.mtime));
   }
-  put32(out, static_cast<std::uint32_t>(name.size()));
+  append_le32(out, static_cast<std::uint32_t>(name.size()));
   put_bytes(out, name);
   return {};
 }
@@ -272,13 +254,13 @@ void append_sync_list_done(std::vector<std::uint8_t>& out, bool v2) {
 
 void append_sync_okay(std::vector<std::uint8_t>& out) {
   put_id(out, SyncId::okay);
-  put32(out, 0);
+  append_le32(out, 0);
 }
 
 void append_sync_fail(std::vector<std::uint8_t>& out, std::string_view message) {
   message = message.substr(0, kSyncFailMax);
   put_id(out, SyncId::fail);
-  put32(out, static_cast<std::uint32_t>(message.size()));
+  append_le32(out, static_cast<std::uint32_t>(message.size()));
   put_bytes(out, message);
 }
 
@@ -320,8 +302,8 @@ void SyncReplyReader::reset() {
 }
 
 SyncParse SyncReplyReader::finish_header(SyncReply& out) {
-  const std::uint32_t id = get32(buffer_);
-  const std::uint32_t length = get32(buffer_ + 4);
+  const std::uint32_t id = load_le32(buffer_);
+  const std::uint32_t length = load_le32(buffer_ + 4);
   if (expected_.empty()) {
     return fail("the device sent " + id_text(id) + " in a sync stream with no request outstanding");
   }
@@ -417,7 +399,7 @@ SyncParse SyncReplyReader::parse(std::span<const std::uint8_t>& input, SyncReply
       }
       case State::record: {
         if (!fill(input, buffer_, filled_, want_)) return SyncParse::need_more;
-        const std::uint32_t id = get32(buffer_);
+        const std::uint32_t id = load_le32(buffer_);
         const SyncId request = expected_.front();
         out = SyncReply{};
         if (id == static_cast<std::uint32_t>(SyncId::done)) {
@@ -441,7 +423,7 @@ SyncParse SyncReplyReader::parse(std::span<const std::uint8_t>& input, SyncReply
         pending_ = SyncReply{};
         pending_.type = SyncReply::Type::entry;
         pending_.stat = v2 ? get_stat_v2_body(buffer_ + 4) : get_stat_v1_body(buffer_ + 4);
-        remaining_ = get32(buffer_ + (v2 ? 72 : 16));
+        remaining_ = load_le32(buffer_ + (v2 ? 72 : 16));
         if (remaining_ > kSyncPathMax) {
           return fail("the device sent a directory entry name of " + std::to_string(remaining_) +
                       " bytes, more than the " + std::to_string(kSyncPathMax) + " allowed");
@@ -517,8 +499,8 @@ SyncParse SyncRequestReader::parse(std::span<const std::uint8_t>& input, SyncReq
       case State::header: {
         if (!fill(input, buffer_, filled_, want_)) return SyncParse::need_more;
         filled_ = 0;
-        const std::uint32_t id = get32(buffer_);
-        const std::uint32_t length = get32(buffer_ + 4);
+        const std::uint32_t id = load_le32(buffer_);
+        const std::uint32_t length = load_le32(buffer_ + 4);
         if (in_push_) {
           if (id == static_cast<std::uint32_t>(SyncId::done)) {
             in_push_ = false;
@@ -561,17 +543,17 @@ SyncParse SyncRequestReader::parse(std::span<const std::uint8_t>& input, SyncReq
         filled_ = 0;
         want_ = kSyncHeaderSize;
         state_ = State::header;
-        const std::uint32_t id = get32(buffer_);
+        const std::uint32_t id = load_le32(buffer_);
         if (id != static_cast<std::uint32_t>(pending_.id)) {
           return fail("invalid " + id_text(static_cast<std::uint32_t>(pending_.id)) +
                       " setup packet: got " + id_text(id));
         }
         if (pending_.id == SyncId::snd2) {
-          pending_.mode = get32(buffer_ + 4);
-          pending_.flags = get32(buffer_ + 8);
+          pending_.mode = load_le32(buffer_ + 4);
+          pending_.flags = load_le32(buffer_ + 8);
           in_push_ = true;
         } else {
-          pending_.flags = get32(buffer_ + 4);
+          pending_.flags = load_le32(buffer_ + 4);
         }
         out = std::move(pending_);
         return SyncParse::ready;

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "adbwire/protocol/bytes.hpp"
+
 namespace adbwire::auth {
 namespace {
 
@@ -13,24 +15,6 @@ constexpr std::size_t kModulusOffset = 8;
 constexpr std::size_t kRrOffset = kModulusOffset + kModulusBytes;
 constexpr std::size_t kExponentOffset = kRrOffset + kModulusBytes;
 constexpr int kModulusBits = static_cast<int>(kModulusBytes * 8);
-
-void put_le32(std::vector<std::uint8_t>& out, std::size_t offset, std::uint32_t value) {
-  for (std::size_t i = 0; i < 4; ++i) out[offset + i] = static_cast<std::uint8_t>(value >> (8 * i));
-}
-
-std::uint32_t get_le32(std::span<const std::uint8_t> in, std::size_t offset) {
-  std::uint32_t value = 0;
-  for (std::size_t i = 0; i < 4; ++i) value |= std::uint32_t{in[offset + i]} << (8 * i);
-  return value;
-}
-
-constexpr std::string_view kBase64Alphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int base64_value(char c) {
-  const auto pos = kBase64Alphabet.find(c);
-  return pos == std::string_view::npos ? -1 : static_cast<int>(pos);
-}
 
 }  // namespace
 
@@ -54,13 +38,14 @@ std::vector<std::uint8_t> encode_android_public_key(const BIGNUM& n, const BIGNU
   }
 
   std::vector<std::uint8_t> out(kAndroidPublicKeySize);
-  put_le32(out, kWordsOffset, kModulusWords);
-  put_le32(out, kN0invOffset, static_cast<std::uint32_t>(BN_get_word(n0inv.get())));
+  protocol::store_le32(out.data() + kWordsOffset, kModulusWords);
+  protocol::store_le32(out.data() + kN0invOffset,
+                       static_cast<std::uint32_t>(BN_get_word(n0inv.get())));
   if (BN_bn2lebinpad(&n, out.data() + kModulusOffset, kModulusBytes) < 0 ||
       BN_bn2lebinpad(rr.get(), out.data() + kRrOffset, kModulusBytes) < 0) {
     return {};
   }
-  put_le32(out, kExponentOffset, static_cast<std::uint32_t>(BN_get_word(&e)));
+  protocol::store_le32(out.data() + kExponentOffset, static_cast<std::uint32_t>(BN_get_word(&e)));
   return out;
 }
 
@@ -86,7 +71,7 @@ std::optional<RsaPublicNumbers> decode_android_public_key(std::span<const std::u
           std::to_string(kAndroidPublicKeySize);
     return std::nullopt;
   }
-  const std::uint32_t words = get_le32(bytes, kWordsOffset);
+  const std::uint32_t words = protocol::load_le32(bytes.data() + kWordsOffset);
   if (words != kModulusWords) {
     why = "the modulus is " + std::to_string(words) + " words long, expected " +
           std::to_string(kModulusWords) + " (a 2048-bit key)";
@@ -102,7 +87,7 @@ std::optional<RsaPublicNumbers> decode_android_public_key(std::span<const std::u
     why = "the modulus is not an odd 2048-bit number";
     return std::nullopt;
   }
-  const std::uint32_t e = get_le32(bytes, kExponentOffset);
+  const std::uint32_t e = protocol::load_le32(bytes.data() + kExponentOffset);
   if (e < 3 || e % 2 == 0) {
     why = "the public exponent " + std::to_string(e) + " is not an odd number >= 3";
     return std::nullopt;
@@ -112,44 +97,6 @@ std::optional<RsaPublicNumbers> decode_android_public_key(std::span<const std::u
     return std::nullopt;
   }
   return numbers;
-}
-
-std::string base64_encode(std::span<const std::uint8_t> bytes) {
-  // EVP_EncodeBlock writes 4 characters per 3 bytes plus a terminating NUL.
-  std::string text(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(text.data()), bytes.data(),
-                                      static_cast<int>(bytes.size()));
-  text.resize(static_cast<std::size_t>(written));
-  return text;
-}
-
-std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::size_t padding = 0;
-  if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
-
-  std::vector<std::uint8_t> out;
-  out.reserve(text.size() / 4 * 3);
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    const std::size_t data_chars = last ? 4 - padding : 4;
-    std::uint32_t group = 0;
-    for (std::size_t j = 0; j < 4; ++j) {
-      int value = 0;
-      if (j < data_chars) {
-        value = base64_value(text[i + j]);
-        if (value < 0) return std::nullopt;
-      }
-      group = (group << 6) | static_cast<std::uint32_t>(value);
-    }
-    // Bits below the last data byte must be zero, or two texts would decode to one key.
-    if (data_chars == 2 && (group & 0xffff) != 0) return std::nullopt;
-    if (data_chars == 3 && (group & 0xff) != 0) return std::nullopt;
-    out.push_back(static_cast<std::uint8_t>(group >> 16));
-    if (data_chars >= 3) out.push_back(static_cast<std::uint8_t>(group >> 8));
-    if (data_chars == 4) out.push_back(static_cast<std::uint8_t>(group));
-  }
-  return out;
 }
 
 std::string android_fingerprint(std::span<const std::uint8_t> android_public_key) {

@@ -1,4 +1,5 @@
-// Android's RSAPublicKey struct (the binary payload of adbkey.pub) and its base64 text.
+// Android's RSAPublicKey struct (the binary payload of adbkey.pub; its base64 text is
+// base/base64.hpp's).
 //
 // Layout, all little-endian (AOSP libcrypto_utils android_pubkey): modulus size in 32-bit
 // words (64), n0inv = -1/n mod 2^32, n (256 bytes), rr = (2^2048)^2 mod n (256 bytes), e.
@@ -40,13 +41,6 @@ struct RsaPublicNumbers {
 };
 std::optional<RsaPublicNumbers> decode_android_public_key(std::span<const std::uint8_t> bytes,
                                                           std::string& why);
-
-// Standard base64 with padding and no line breaks, as adb writes adbkey.pub.
-std::string base64_encode(std::span<const std::uint8_t> bytes);
-
-// Strict base64: standard alphabet, length a multiple of 4, '=' only as final padding, no
-// whitespace. nullopt on anything else, so a damaged key is reported, not half-read.
-std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view text);
 
 // MD5 of the struct as colon-separated upper-case hex, as the "Allow USB debugging?"
 // dialog shows it (AdbDebuggingManager.getFingerprints). Empty if MD5 is unavailable.

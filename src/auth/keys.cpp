@@ -10,6 +10,7 @@
 #include "auth/android_pubkey.hpp"
 #include "auth/key_factory.hpp"
 #include "auth/openssl_util.hpp"
+#include "base/base64.hpp"
 
 namespace adbwire {
 
@@ -177,7 +178,7 @@ std::optional<PublicKey> KeyFactory::parse(std::string_view line, Status& status
     fail(status, errc::parse_error, "public key line is empty: expected \"<base64> user@host\"");
     return std::nullopt;
   }
-  const auto bytes = base64_decode(encoded);
+  const auto bytes = detail::base64_decode(encoded);
   if (!bytes) {
     fail(status, errc::parse_error,
          "public key is not valid base64 (" + std::to_string(encoded.size()) +
@@ -290,7 +291,7 @@ std::vector<std::uint8_t> PrivateKey::sign_token(std::span<const std::uint8_t> t
 }
 
 std::string PrivateKey::public_key_line(std::string_view comment) const {
-  std::string line = auth::base64_encode(auth::require(impl_, "PrivateKey").android_key);
+  std::string line = detail::base64_encode(auth::require(impl_, "PrivateKey").android_key);
   line += ' ';
   line += comment;
   return line;

@@ -8,18 +8,19 @@
 #include <string>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/message.hpp"
 #include "base/private_files.hpp"
-#include "capture/byte_order.hpp"
 #include "capture/link_layer.hpp"
 
 namespace adbwire {
 
-using capture_detail::append_be16;
-using capture_detail::append_be32;
-using capture_detail::append_le16;
-using capture_detail::append_le32;
-using capture_detail::append_le64;
+using protocol::append_be16;
+using protocol::append_be32;
+using protocol::append_le16;
+using protocol::append_le32;
+using protocol::append_le64;
+using protocol::store_be16;
 
 namespace {
 
@@ -202,8 +203,7 @@ void CaptureEncoder::tcp_frame(bool from_host, std::uint8_t flags,
   append_be16(frame, 0);       // checksum, filled below
   frame.insert(frame.end(), source.begin(), source.end());
   frame.insert(frame.end(), destination.begin(), destination.end());
-  capture_detail::store_be16(frame.data() + ip + 10,
-                             fold(sum16(std::span(frame).subspan(ip, 20), 0)));
+  store_be16(frame.data() + ip + 10, fold(sum16(std::span(frame).subspan(ip, 20), 0)));
 
   const std::size_t tcp = frame.size();
   append_be16(frame, from_host ? options_.host_port : options_.device_port);
@@ -223,7 +223,7 @@ void CaptureEncoder::tcp_frame(bool from_host, std::uint8_t flags,
   pseudo.push_back(6);
   append_be16(pseudo, static_cast<std::uint16_t>(20 + payload.size()));
   const std::uint32_t sum = sum16(std::span(frame).subspan(tcp), sum16(pseudo, 0));
-  capture_detail::store_be16(frame.data() + tcp + 16, fold(sum));
+  store_be16(frame.data() + tcp + 16, fold(sum));
   packet_block(frame, time, out);
 }
 

@@ -3,9 +3,17 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "capture/byte_order.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire::capture_detail {
+
+using protocol::load_be16;
+using protocol::load_be32;
+using protocol::load_le16;
+using protocol::load_le32;
+using protocol::load_u16;
+using protocol::load_u32;
+
 namespace {
 
 constexpr std::uint16_t kEtherIpv4 = 0x0800;

@@ -3,40 +3,37 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "capture/byte_order.hpp"
+#include "adbwire/protocol/bytes.hpp"
+#include "adbwire/protocol/sync.hpp"
 
 namespace adbwire::capture_detail {
+
+using protocol::load_le32;
+using protocol::load_le64;
+
 namespace {
 
-constexpr std::uint32_t sync_id(const char (&name)[5]) {
-  return std::uint32_t{static_cast<std::uint8_t>(name[0])} |
-         std::uint32_t{static_cast<std::uint8_t>(name[1])} << 8 |
-         std::uint32_t{static_cast<std::uint8_t>(name[2])} << 16 |
-         std::uint32_t{static_cast<std::uint8_t>(name[3])} << 24;
-}
-
-constexpr std::uint32_t kStat = sync_id("STAT");
-constexpr std::uint32_t kSta2 = sync_id("STA2");
-constexpr std::uint32_t kLst2 = sync_id("LST2");
-constexpr std::uint32_t kList = sync_id("LIST");
-constexpr std::uint32_t kLis2 = sync_id("LIS2");
-constexpr std::uint32_t kDent = sync_id("DENT");
-constexpr std::uint32_t kDnt2 = sync_id("DNT2");
-constexpr std::uint32_t kSend = sync_id("SEND");
-constexpr std::uint32_t kSnd2 = sync_id("SND2");
-constexpr std::uint32_t kRecv = sync_id("RECV");
-constexpr std::uint32_t kRcv2 = sync_id("RCV2");
-constexpr std::uint32_t kData = sync_id("DATA");
-constexpr std::uint32_t kDone = sync_id("DONE");
-constexpr std::uint32_t kOkay = sync_id("OKAY");
-constexpr std::uint32_t kFail = sync_id("FAIL");
-constexpr std::uint32_t kQuit = sync_id("QUIT");
-
-// Fixed sizes of the replies (AOSP file_sync_protocol.h): stat v1, stat v2, dent v1, dent v2.
-constexpr std::size_t kStatV1Size = 16;
-constexpr std::size_t kStatV2Size = 72;
-constexpr std::size_t kDentV1Size = 20;
-constexpr std::size_t kDentV2Size = 76;
+// The sync protocol's ids and record sizes, from protocol/sync.hpp, under short names.
+constexpr std::uint32_t kStat = static_cast<std::uint32_t>(protocol::SyncId::stat);
+constexpr std::uint32_t kSta2 = static_cast<std::uint32_t>(protocol::SyncId::sta2);
+constexpr std::uint32_t kLst2 = static_cast<std::uint32_t>(protocol::SyncId::lst2);
+constexpr std::uint32_t kList = static_cast<std::uint32_t>(protocol::SyncId::list);
+constexpr std::uint32_t kLis2 = static_cast<std::uint32_t>(protocol::SyncId::lis2);
+constexpr std::uint32_t kDent = static_cast<std::uint32_t>(protocol::SyncId::dent);
+constexpr std::uint32_t kDnt2 = static_cast<std::uint32_t>(protocol::SyncId::dnt2);
+constexpr std::uint32_t kSend = static_cast<std::uint32_t>(protocol::SyncId::send);
+constexpr std::uint32_t kSnd2 = static_cast<std::uint32_t>(protocol::SyncId::snd2);
+constexpr std::uint32_t kRecv = static_cast<std::uint32_t>(protocol::SyncId::recv);
+constexpr std::uint32_t kRcv2 = static_cast<std::uint32_t>(protocol::SyncId::rcv2);
+constexpr std::uint32_t kData = static_cast<std::uint32_t>(protocol::SyncId::data);
+constexpr std::uint32_t kDone = static_cast<std::uint32_t>(protocol::SyncId::done);
+constexpr std::uint32_t kOkay = static_cast<std::uint32_t>(protocol::SyncId::okay);
+constexpr std::uint32_t kFail = static_cast<std::uint32_t>(protocol::SyncId::fail);
+constexpr std::uint32_t kQuit = static_cast<std::uint32_t>(protocol::SyncId::quit);
+constexpr std::size_t kStatV1Size = protocol::kSyncStatV1Size;
+constexpr std::size_t kStatV2Size = protocol::kSyncStatV2Size;
+constexpr std::size_t kDentV1Size = protocol::kSyncDentV1Size;
+constexpr std::size_t kDentV2Size = protocol::kSyncDentV2Size;
 constexpr std::size_t kMaxItems = 4;
 constexpr std::size_t kMaxText = 64;
 

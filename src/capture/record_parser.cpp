@@ -4,9 +4,16 @@
 #include <cstdio>
 
 #include "adbwire/error.hpp"
-#include "capture/byte_order.hpp"
+#include "adbwire/protocol/bytes.hpp"
 
 namespace adbwire::capture_detail {
+
+using protocol::load_be32;
+using protocol::load_le32;
+using protocol::load_u16;
+using protocol::load_u32;
+using protocol::load_u64;
+
 namespace {
 
 constexpr std::uint32_t kPcapMagicMicro = 0xa1b2c3d4;

@@ -592,14 +592,8 @@ void Connection::start_tls() {
 }
 
 void Connection::flush() {
-  if (writing_ || stopped_) return;
-  const std::span<const std::uint8_t> pending = session_.pending_output();
-  if (pending.empty()) return;
-  write_buffer_.assign(pending.begin(), pending.end());
-  session_.consume_output(pending.size());
-  writing_ = true;
-  transport_->async_write(write_buffer_, [this](const std::error_code& error, std::size_t) {
-    writing_ = false;
+  if (stopped_) return;
+  pump_.flush(session_, *transport_, [this](const std::error_code& error) {
     if (error) {
       fail(make_error_code(errc::device_offline),
            "lost the connection to " + target_ + " while sending (" + error.message() + ")");

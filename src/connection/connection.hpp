@@ -22,6 +22,7 @@
 #include "adbwire/keys.hpp"
 #include "adbwire/protocol/session.hpp"
 #include "connection/stream_opener.hpp"
+#include "transport/output_pump.hpp"
 #include "transport/tls_transport.hpp"
 #include "transport/transport.hpp"
 
@@ -101,8 +102,7 @@ class Connection final : public detail::StreamOpener,
   transport::TlsTransport* tls_ = nullptr;  // transport_ itself once the device asked for STLS
   protocol::Session session_;
   std::vector<std::uint8_t> read_buffer_;
-  std::vector<std::uint8_t> write_buffer_;
-  bool writing_ = false;
+  transport::OutputPump pump_;
   bool stopped_ = false;  // fail() ran: no more reads or writes
   std::unordered_map<std::uint32_t, std::shared_ptr<StreamState>> streams_by_id_;
   std::vector<PrivateKey> keys_;

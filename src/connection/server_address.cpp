@@ -1,26 +1,18 @@
 #include "adbwire/server_address.hpp"
 
-#include <charconv>
 #include <cstdlib>
 #include <optional>
 #include <string_view>
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/constants.hpp"
+#include "base/port.hpp"
 #include "connection/server_address_detail.hpp"
 
 namespace adbwire {
 namespace {
 
 constexpr const char* kDefaultHost = "127.0.0.1";
-
-std::optional<std::uint16_t> parse_port(std::string_view text) {
-  unsigned value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value == 0 || value > 65535)
-    return std::nullopt;
-  return static_cast<std::uint16_t>(value);
-}
 
 std::string_view environment(const char* name) {
   const char* value = std::getenv(name);
@@ -42,7 +34,7 @@ std::optional<ServerAddress> parse_server_socket(std::string_view text) {
     address.host = std::string(host);
     port_text = text.substr(colon + 1);
   }
-  const auto port = parse_port(port_text);
+  const auto port = detail::parse_port(port_text);
   if (!port) return std::nullopt;
   address.port = *port;
   return address;
@@ -66,7 +58,7 @@ ServerAddress server::resolve_address(const ServerAddress& given, detail::Failur
   }
   if (address.port == 0) {
     if (const std::string_view port = environment("ANDROID_ADB_SERVER_PORT"); !port.empty()) {
-      const auto parsed = parse_port(port);
+      const auto parsed = detail::parse_port(port);
       if (!parsed) {
         failure.set(errc::invalid_argument, "ANDROID_ADB_SERVER_PORT='" + std::string(port) +
                                                 "' is not a port 1..65535; fix or unset it");

@@ -1,11 +1,11 @@
 #include "adbwire/target.hpp"
 
-#include <charconv>
 #include <cstdlib>
 #include <optional>
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/constants.hpp"
+#include "base/port.hpp"
 #include "connection/target_detail.hpp"
 
 namespace adbwire {
@@ -13,14 +13,6 @@ namespace {
 
 constexpr const char* kForms =
     "use tcp:HOST[:PORT], HOST:PORT, usb:[SERIAL], server:[HOST:PORT/]SERIAL or a bare serial";
-
-std::optional<std::uint16_t> parse_port(std::string_view text) {
-  unsigned value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value == 0 || value > 65535)
-    return std::nullopt;
-  return static_cast<std::uint16_t>(value);
-}
 
 struct HostPort {
   std::string host;
@@ -55,7 +47,7 @@ std::optional<HostPort> split_host_port(std::string_view text) {
   }
   if (result.host.empty()) return std::nullopt;
   if (has_port) {
-    result.port = parse_port(port_text);
+    result.port = detail::parse_port(port_text);
     result.port_invalid = !result.port;
   }
   return result;

@@ -17,8 +17,8 @@
 #include "adbwire/screencap.hpp"
 #include "adbwire/ui.hpp"
 #include "adbwire/webview.hpp"
+#include "base/base64.hpp"
 #include "base/private_files.hpp"
-#include "mcp/base64.hpp"
 #include "mcp/tool_catalog.hpp"
 
 namespace adbwire::mcp {
@@ -443,7 +443,7 @@ class DeviceTools::Call {
     const EncodedImage image = adbwire::screenshot(page().device(), options);
     Json content = Json::array();
     content.push_back({{"type", "image"},
-                       {"data", base64_encode(image.bytes)},
+                       {"data", detail::base64_encode(image.bytes)},
                        {"mimeType", std::string(image.mime_type())}});
     content.push_back(text_block("Screenshot " + std::to_string(image.width) + "x" +
                                  std::to_string(image.height) + " " +

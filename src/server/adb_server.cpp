@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/port.hpp"
 #include "server/server_detail.hpp"
 #include "server/server_socket.hpp"
 
@@ -42,14 +43,13 @@ std::string host_prefix(std::string_view serial) {
 }
 
 std::uint16_t parse_port_reply(std::string_view text, std::string_view what, Failure& failure) {
-  unsigned value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value == 0 || value > 65535) {
+  const auto port = detail::parse_port(text);
+  if (!port) {
     failure.set(errc::protocol_error,
                 std::string(what) + ": the bound port '" + std::string(text) + "' is not a port");
     return 0;
   }
-  return static_cast<std::uint16_t>(value);
+  return *port;
 }
 
 // The second status of forward/reverse, then the bound port when tcp:0 was asked for.

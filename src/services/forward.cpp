@@ -12,7 +12,6 @@
 #include <asio/post.hpp>
 #include <asio/write.hpp>
 #include <atomic>
-#include <charconv>
 #include <future>
 #include <map>
 #include <mutex>
@@ -20,6 +19,10 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
+#include "adbwire/protocol/printable.hpp"
+#include "adbwire/protocol/smart_socket.hpp"
+#include "base/port.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
@@ -29,12 +32,7 @@ constexpr std::size_t kPipeBuffer = 64 * 1024;
 
 std::optional<std::uint16_t> tcp_port(std::string_view spec) {
   if (!spec.starts_with("tcp:")) return std::nullopt;
-  const std::string_view text = spec.substr(4);
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || port > 65535)
-    return std::nullopt;
-  return static_cast<std::uint16_t>(port);
+  return detail::parse_listen_port(spec.substr(4));
 }
 
 template <typename T, typename Body>
@@ -241,28 +239,38 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     failure.throw_if_failed();
     Stream stream(std::move(backend), timeout);
     const std::string answer = stream.read_all(deadline);
-    if (answer.starts_with("OKAY")) return answer.substr(4);
     // adbd answers list-forward with the hex4-length listing alone.
-    if (command == "list-forward" && !answer.starts_with("FAIL")) return answer;
-    if (answer.starts_with("FAIL")) {
-      const std::string text = answer.size() >= 8 ? answer.substr(8) : answer.substr(4);
-      throw Error(errc::command_failed,
-                  "reverse " + command + " on " + serial + " failed: " + text);
+    if (command == "list-forward" && !answer.starts_with("OKAY") && !answer.starts_with("FAIL"))
+      return answer;
+    protocol::SmartReplyReader reader;
+    reader.feed(protocol::bytes_of(answer));
+    protocol::SmartStatus status;
+    if (reader.read_status(status) != protocol::SmartReplyReader::Result::ready) {
+      throw Error(errc::protocol_error,
+                  "reverse " + command + " on " + serial + " answered '" +
+                      protocol::printable(answer, 40) +
+                      (answer.starts_with("FAIL") ? "', a FAIL without its length-prefixed reason"
+                                                  : "', neither OKAY nor FAIL"));
     }
-    throw Error(errc::protocol_error, "reverse " + command + " on " + serial + " answered '" +
-                                          answer.substr(0, 40) + "', neither OKAY nor FAIL");
+    if (!status.okay) {
+      throw Error(errc::command_failed, "reverse " + command + " on " + serial +
+                                            " failed: " + protocol::printable(status.message));
+    }
+    const std::vector<std::uint8_t> rest = reader.take_remaining();
+    return {rest.begin(), rest.end()};
   }
 
   // The hex4-length-prefixed string of an answer ("" when there is none).
   static std::string length_prefixed(const std::string& text) {
     if (text.size() < 4) return {};
-    unsigned length = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + 4, length, 16);
-    if (ec != std::errc() || end != text.data() + 4 || text.size() < 4 + length) {
-      throw Error(errc::parse_error,
-                  "a reverse answer's length prefix is malformed: '" + text.substr(0, 40) + "'");
+    protocol::SmartReplyReader reader;
+    reader.feed(protocol::bytes_of(text));
+    std::string string;
+    if (reader.read_string(string) != protocol::SmartReplyReader::Result::ready) {
+      throw Error(errc::parse_error, "a reverse answer's length prefix is malformed: '" +
+                                         protocol::printable(text, 40) + "'");
     }
-    return text.substr(4, length);
+    return string;
   }
 
   // Routes the device's OPENs to the Forwarder: only registered reverse host sides pass.
@@ -455,23 +463,14 @@ std::string Forwarder::reverse(std::string_view device_side, std::string_view ho
 
 std::vector<ForwardRule> Forwarder::reverse_list(Deadline deadline) {
   const std::string listing = Impl::length_prefixed(impl_->ask_reverse("list-forward", deadline));
+  // "TRANSPORT DEVICE_SIDE HOST_SIDE" lines, as host:list-forward writes them.
+  std::vector<protocol::ForwardEntry> entries;
+  std::string detail;
+  if (protocol::parse_forward_list(listing, entries, detail))
+    throw Error(errc::parse_error, "reverse --list: " + protocol::printable(detail));
   std::vector<ForwardRule> rules;
-  std::size_t at = 0;
-  while (at < listing.size()) {
-    std::size_t end = listing.find('\n', at);
-    if (end == std::string::npos) end = listing.size();
-    const std::string line = listing.substr(at, end - at);
-    at = end + 1;
-    if (line.empty()) continue;
-    // "TRANSPORT DEVICE_SIDE HOST_SIDE"
-    const std::size_t first = line.find(' ');
-    const std::size_t second = first == std::string::npos ? first : line.find(' ', first + 1);
-    if (second == std::string::npos) {
-      throw Error(errc::parse_error,
-                  "reverse --list line '" + line + "' is not 'TRANSPORT LOCAL REMOTE'");
-    }
-    rules.push_back({line.substr(first + 1, second - first - 1), line.substr(second + 1)});
-  }
+  for (protocol::ForwardEntry& entry : entries)
+    rules.push_back({std::move(entry.local), std::move(entry.remote)});
   return rules;
 }
 

@@ -7,8 +7,10 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "base/failure.hpp"
 #include "base/mutex.hpp"
+#include "base/shell_quote.hpp"
 #include "connection/device_access.hpp"
 #include "connection/wait.hpp"
 
@@ -25,12 +27,6 @@ constexpr std::uint32_t kEventsBuffer = 2;
 constexpr std::uint32_t kStatsBuffer = 5;
 constexpr std::uint32_t kSecurityBuffer = 6;
 constexpr std::size_t kReadSize = 64 * 1024;
-
-std::uint16_t le16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | p[1] << 8); }
-std::uint32_t le32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
 
 bool tag_fits_command_line(std::string_view tag) {
   return !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) {
@@ -140,26 +136,28 @@ void LogcatDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<LogRec
   std::size_t at = 0;
   while (pending_.size() - at >= 4) {
     const std::uint8_t* p = pending_.data() + at;
-    const std::size_t length = le16(p);
-    const std::size_t header = le16(p + 2) == 0 ? kHeaderV1 : le16(p + 2);
+    const std::size_t length = protocol::load_le16(p);
+    const std::size_t header =
+        protocol::load_le16(p + 2) == 0 ? kHeaderV1 : protocol::load_le16(p + 2);
     if (header < kHeaderV1 || header > kMaxHeader || length > kMaxPayload) {
       failed_ = true;
       error = make_error_code(errc::parse_error);
       return;
     }
     if (pending_.size() - at < header + length) break;
-    const std::uint32_t buffer = header >= 24 ? le32(p + 20) : 0;
+    const std::uint32_t buffer = header >= 24 ? protocol::load_le32(p + 20) : 0;
     const bool binary = header >= 28 && (buffer == kEventsBuffer || buffer == kStatsBuffer ||
                                          buffer == kSecurityBuffer);
     if (!binary && length > 0) {
       LogRecord record;
-      record.pid = static_cast<std::int32_t>(le32(p + 4));
-      record.tid = le32(p + 8);
+      record.pid = static_cast<std::int32_t>(protocol::load_le32(p + 4));
+      record.tid = protocol::load_le32(p + 8);
       record.time = std::chrono::system_clock::time_point(
           std::chrono::duration_cast<std::chrono::system_clock::duration>(
-              std::chrono::seconds(le32(p + 12)) + std::chrono::nanoseconds(le32(p + 16))));
+              std::chrono::seconds(protocol::load_le32(p + 12)) +
+              std::chrono::nanoseconds(protocol::load_le32(p + 16))));
       record.buffer = buffer;
-      record.uid = header >= 28 ? le32(p + 24) : 0;
+      record.uid = header >= 28 ? protocol::load_le32(p + 24) : 0;
       const auto* payload = reinterpret_cast<const char*>(p + header);
       record.level = static_cast<LogLevel>(static_cast<std::uint8_t>(payload[0]));
       const std::string_view rest(payload + 1, length - 1);
@@ -278,7 +276,7 @@ std::shared_ptr<Logcat::State> Logcat::start_state(Device& device, const LogcatO
                       "' cannot be passed on a command line (letters, digits and ._-/@ only)");
       return nullptr;
     }
-    command += " '" + spec + "'";
+    command += " " + detail::shell_quote(spec);
   }
   std::error_code error;
   if (options.clear) {

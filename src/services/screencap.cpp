@@ -13,6 +13,8 @@
 #include <string>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
+#include "adbwire/protocol/printable.hpp"
 #include "base/failure.hpp"
 
 namespace adbwire {
@@ -24,21 +26,15 @@ using detail::or_throw;
 
 constexpr std::array<std::uint8_t, 8> kPngSignature = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
-std::uint32_t load_le32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
 std::string screencap_command(bool png, std::optional<std::uint64_t> display_id) {
   std::string command = png ? "screencap -p" : "screencap";
   if (display_id) command += " -d " + std::to_string(*display_id);
   return command;
 }
 
-std::string quote_start(const std::string& bytes) {
-  std::string shown;
-  for (char c : bytes.substr(0, 60)) shown += (c >= 32 && c < 127) ? c : '.';
-  return "\"" + shown + "\"";
+// The first bytes of what the device printed, escaped for a message.
+std::string quote_start(std::string_view bytes) {
+  return "\"" + protocol::printable(bytes, 60) + "\"";
 }
 
 // Tightly packed 8-bit RGB (JPEG) or RGBA (PNG) pixels.
@@ -79,7 +75,7 @@ Pixels to_rgba(const RawImage& image) {
         in += 3;
         break;
       case PixelFormat::rgb_565: {
-        const unsigned v = in[0] | in[1] << 8;
+        const unsigned v = protocol::load_le16(in);
         o[0] = static_cast<std::uint8_t>((v >> 11 & 0x1f) * 255 / 31);
         o[1] = static_cast<std::uint8_t>((v >> 5 & 0x3f) * 255 / 63);
         o[2] = static_cast<std::uint8_t>((v & 0x1f) * 255 / 31);
@@ -259,15 +255,15 @@ std::optional<RawImage> raw_at(std::span<const std::uint8_t> bytes, std::size_t 
   if (bytes.size() - at < 12) return std::nullopt;
   const std::uint8_t* p = bytes.data() + at;
   RawImage image;
-  image.width = load_le32(p);
-  image.height = load_le32(p + 4);
-  image.format = static_cast<PixelFormat>(load_le32(p + 8));
+  image.width = protocol::load_le32(p);
+  image.height = protocol::load_le32(p + 4);
+  image.format = static_cast<PixelFormat>(protocol::load_le32(p + 8));
   const std::uint64_t pixels =
       std::uint64_t{image.width} * image.height * bytes_per_pixel(image.format);
   if (pixels == 0) return std::nullopt;
   for (const std::size_t header : {std::size_t{16}, std::size_t{12}}) {
     if (bytes.size() - at >= header && bytes.size() - at - header == pixels) {
-      if (header == 16) image.dataspace = load_le32(p + 12);
+      if (header == 16) image.dataspace = protocol::load_le32(p + 12);
       image.pixels.assign(p + header, bytes.data() + bytes.size());
       return image;
     }
@@ -384,12 +380,8 @@ EncodedImage screenshot_into(Device& device, const ScreenshotOptions& options, D
   // The device's PNG unchanged: read its size from the IHDR chunk.
   EncodedImage image{ImageFormat::png, 0, 0, std::move(png)};
   if (image.bytes.size() >= 24) {
-    image.width = static_cast<std::uint32_t>(image.bytes[16]) << 24 |
-                  static_cast<std::uint32_t>(image.bytes[17]) << 16 |
-                  static_cast<std::uint32_t>(image.bytes[18]) << 8 | image.bytes[19];
-    image.height = static_cast<std::uint32_t>(image.bytes[20]) << 24 |
-                   static_cast<std::uint32_t>(image.bytes[21]) << 16 |
-                   static_cast<std::uint32_t>(image.bytes[22]) << 8 | image.bytes[23];
+    image.width = protocol::load_be32(image.bytes.data() + 16);
+    image.height = protocol::load_be32(image.bytes.data() + 20);
   }
   return image;
 }

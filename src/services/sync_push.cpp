@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "adbwire/error.hpp"
+#include "base/shell_quote.hpp"
 #include "services/sync_transfer.hpp"
 
 namespace adbwire::detail {
@@ -24,19 +25,6 @@ constexpr std::size_t kMaxDeferred = 128;
 constexpr std::size_t kReadBufferSize = 256 * 1024;
 
 std::string errno_text(int error) { return std::strerror(error); }
-
-// Single quotes for the device's sh: ' becomes '\''.
-std::string shell_quote(std::string_view text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
 
 struct PushItem {
   fs::path local;
@@ -309,7 +297,7 @@ class Pusher {
     }
     if (!failure && !empty_folders.empty()) {
       std::string command = "mkdir -p";
-      for (const std::string& folder : empty_folders) command += " " + shell_quote(folder);
+      for (const std::string& folder : empty_folders) command += " " + detail::shell_quote(folder);
       std::error_code error;
       const ShellResult result = channel_.device().shell(command, options.deadline, error);
       if (error) {

@@ -1,11 +1,12 @@
 // uiautomator XML → flat node tree. pugixml parses the caller's buffer in place; the tree is
 // walked iteratively so depth is bounded by memory, not by the stack.
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "base/number.hpp"
+#include "ui/bounds.hpp"
 #include "ui/snapshot_impl.hpp"
 
 namespace adbwire::ui {
@@ -22,33 +23,8 @@ std::string_view trim(std::string_view s) noexcept {
   return s;
 }
 
-bool parse_int(const char*& p, const char* end, std::int32_t& value) noexcept {
-  const auto [next, ec] = std::from_chars(p, end, value);
-  if (ec != std::errc{}) return false;
-  p = next;
-  return true;
-}
-
-bool expect(const char*& p, const char* end, char c) noexcept {
-  if (p == end || *p != c) return false;
-  ++p;
-  return true;
-}
-
-// "[left,top][right,bottom]"; anything else leaves has_bounds false.
-bool parse_bounds(std::string_view s, Bounds& b) noexcept {
-  const char* p = s.data();
-  const char* end = p + s.size();
-  return expect(p, end, '[') && parse_int(p, end, b.left) && expect(p, end, ',') &&
-         parse_int(p, end, b.top) && expect(p, end, ']') && expect(p, end, '[') &&
-         parse_int(p, end, b.right) && expect(p, end, ',') && parse_int(p, end, b.bottom) &&
-         expect(p, end, ']') && p == end;
-}
-
 std::int32_t to_int(std::string_view s, std::int32_t fallback) noexcept {
-  std::int32_t value = 0;
-  const auto [next, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  return ec == std::errc{} && next == s.data() + s.size() ? value : fallback;
+  return adbwire::detail::parse_number<std::int32_t>(s).value_or(fallback);
 }
 
 bool to_bool(std::string_view s) noexcept { return s == "true"; }
@@ -66,7 +42,13 @@ void set_attribute(Node& node, std::string_view name, std::string_view value,
       if (name == "index") return void(node.index = to_int(value, 0));
       break;
     case 6:
-      if (name == "bounds") return void(node.has_bounds = parse_bounds(value, node.bounds));
+      if (name == "bounds") {
+        // Unreadable bounds leave has_bounds false and the rectangle empty.
+        const std::optional<Bounds> bounds = parse_bounds(value);
+        node.has_bounds = bounds.has_value();
+        node.bounds = bounds.value_or(Bounds{});
+        return;
+      }
       break;
     case 7:
       if (name == "package") return void(node.package = value);

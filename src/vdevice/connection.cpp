@@ -10,6 +10,7 @@
 #include <random>
 #include <utility>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "vdevice/reverse_rules.hpp"
 
 namespace adbwire::vdevice {
@@ -25,6 +26,14 @@ std::array<std::uint8_t, protocol::kAuthTokenSize> random_token() {
   }
   return token;
 }
+
+// The session's output through the TLS link, as the pump takes it on a TLS-only port.
+struct TlsOutput {
+  TlsLink& link;
+  protocol::Session& session;
+  std::span<const std::uint8_t> pending_output() { return link.outbound(session); }
+  void consume_output(std::size_t n) noexcept { link.consume(n); }
+};
 
 }  // namespace
 
@@ -242,25 +251,21 @@ void Connection::handle(protocol::Event& event) {
 }
 
 void Connection::flush() {
-  if (writing_ || closed_ || stalled_) return;
-  const std::span<const std::uint8_t> pending =
-      tls_ ? tls_->outbound(session_) : session_.pending_output();
-  if (pending.empty()) return;
-  write_buffer_.assign(pending.begin(), pending.end());
+  if (closed_ || stalled_) return;
   if (tls_) {
-    tls_->consume(pending.size());
-  } else {
-    session_.consume_output(pending.size());
+    TlsOutput output{*tls_, session_};
+    if (!pump_.take(output)) return;
+  } else if (!pump_.take(session_)) {
+    return;
   }
   after_write_ = apply_output_fault();
   // Recorded when issued, before the host can answer, so a recording's order stays causal.
-  if (recording_) recording_->record(CaptureDirection::device_to_host, write_buffer_);
-  writing_ = true;
+  if (recording_) recording_->record(CaptureDirection::device_to_host, pump_.buffer());
   if (fault_.kind == ConnectionFault::slow) {
     slow_timer_.expires_after(fault_.delay);
     slow_timer_.async_wait([self = shared_from_this()](std::error_code) {
       if (self->closed_) {
-        self->writing_ = false;
+        self->pump_.written();
         return;
       }
       self->write_pending();
@@ -271,9 +276,9 @@ void Connection::flush() {
 }
 
 void Connection::write_pending() {
-  asio::async_write(socket_, asio::buffer(write_buffer_),
+  asio::async_write(socket_, asio::buffer(pump_.buffer()),
                     [self = shared_from_this()](std::error_code error, std::size_t) {
-                      self->writing_ = false;
+                      self->pump_.written();
                       if (self->closed_) return;
                       if (error || self->after_write_ == AfterWrite::close) {
                         self->close();
@@ -288,14 +293,15 @@ void Connection::write_pending() {
 }
 
 Connection::AfterWrite Connection::apply_output_fault() {
+  std::vector<std::uint8_t>& bytes = pump_.buffer();
   AfterWrite after = AfterWrite::carry_on;
   switch (fault_.kind) {
     case ConnectionFault::drop:
     case ConnectionFault::stall: {
       const std::uint64_t budget =
           fault_.after_bytes > bytes_sent_ ? fault_.after_bytes - bytes_sent_ : 0;
-      if (write_buffer_.size() >= budget) {
-        write_buffer_.resize(budget);
+      if (bytes.size() >= budget) {
+        bytes.resize(budget);
         after = fault_.kind == ConnectionFault::drop ? AfterWrite::close : AfterWrite::stall;
       }
       break;
@@ -303,22 +309,18 @@ Connection::AfterWrite Connection::apply_output_fault() {
     case ConnectionFault::corrupt_header: {
       // The session queues whole messages, so a header never straddles two writes.
       std::size_t at = 0;
-      while (at < write_buffer_.size()) {
+      while (at < bytes.size()) {
         if (message_left_ == 0) {
-          if (at + protocol::kHeaderSize > write_buffer_.size()) break;
-          const std::uint8_t* header = write_buffer_.data() + at;
-          const std::uint32_t length = static_cast<std::uint32_t>(header[12]) |
-                                       static_cast<std::uint32_t>(header[13]) << 8 |
-                                       static_cast<std::uint32_t>(header[14]) << 16 |
-                                       static_cast<std::uint32_t>(header[15]) << 24;
+          if (at + protocol::kHeaderSize > bytes.size()) break;
+          const std::uint8_t* header = bytes.data() + at;
+          const std::uint32_t length = protocol::load_le32(header + 12);
           if (messages_sent_ == fault_.after_messages) {
-            for (std::size_t i = 20; i < 24; ++i) write_buffer_[at + i] ^= 0xff;
+            for (std::size_t i = 20; i < 24; ++i) bytes[at + i] ^= 0xff;
           }
           ++messages_sent_;
           message_left_ = protocol::kHeaderSize + std::uint64_t{length};
         }
-        const std::uint64_t step =
-            std::min<std::uint64_t>(message_left_, write_buffer_.size() - at);
+        const std::uint64_t step = std::min<std::uint64_t>(message_left_, bytes.size() - at);
         at += static_cast<std::size_t>(step);
         message_left_ -= step;
       }
@@ -330,7 +332,7 @@ Connection::AfterWrite Connection::apply_output_fault() {
     case ConnectionFault::close_streams:
       break;
   }
-  bytes_sent_ += write_buffer_.size();
+  bytes_sent_ += bytes.size();
   return after;
 }
 

@@ -13,6 +13,7 @@
 #include "adbwire/protocol/session.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "capture/capture_recorder.hpp"
+#include "transport/output_pump.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/service.hpp"
@@ -60,7 +61,7 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   // VirtualDeviceOptions::auth_delay when set.
   void answer_auth(bool accepted, bool offered_key);
   void write_pending();
-  // Applies the drop/stall/corrupt faults to write_buffer_ and says what follows the write.
+  // Applies the drop/stall/corrupt faults to the pump's buffer and says what follows the write.
   enum class AfterWrite { carry_on, close, stall };
   AfterWrite apply_output_fault();
 
@@ -71,8 +72,7 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   const AuthorizedKeys& keys_;
   std::map<std::uint32_t, std::shared_ptr<Service>> services_;
   std::vector<std::uint8_t> read_buffer_;
-  std::vector<std::uint8_t> write_buffer_;
-  bool writing_ = false;
+  transport::OutputPump pump_;
   bool wake_posted_ = false;
   bool closed_ = false;
   std::shared_ptr<ReverseRules> reverse_rules_;  // made on first use

@@ -2,9 +2,9 @@
 // line of text, then (for the ones that restart adbd or the device) the connection drops.
 // Also `id`, whose answer follows root:/unroot:.
 #include <asio/steady_timer.hpp>
-#include <charconv>
 #include <chrono>
 
+#include "base/port.hpp"
 #include "vdevice/device_state_commands.hpp"
 #include "vdevice/service.hpp"
 
@@ -84,12 +84,10 @@ std::shared_ptr<Service> make_device_state_service(std::string_view destination,
   }
   if (destination.starts_with("tcpip:")) {
     const std::string_view text = destination.substr(6);
-    unsigned port = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
-    if (ec != std::errc() || end != text.data() + text.size() || port == 0 || port > 65535) {
-      return reply(host, stream, "invalid port " + std::string(text) + "\n", false);
-    }
-    return reply(host, stream, "restarting in TCP mode port: " + std::to_string(port) + "\n", true);
+    const auto port = detail::parse_port(text);
+    if (!port) return reply(host, stream, "invalid port " + std::string(text) + "\n", false);
+    return reply(host, stream, "restarting in TCP mode port: " + std::to_string(*port) + "\n",
+                 true);
   }
   if (destination == "usb:") return reply(host, stream, "restarting in USB mode\n", true);
   return nullptr;

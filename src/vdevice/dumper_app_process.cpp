@@ -3,6 +3,7 @@
 #include <array>
 #include <filesystem>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/screen_graph.hpp"
 #include "vdevice/shell_parser.hpp"
@@ -27,10 +28,8 @@ constexpr std::string_view kAlreadyRegistered =
     "registered!";
 
 void reply(JobIo& io, std::uint8_t status, std::string_view payload) {
-  const auto n = static_cast<std::uint32_t>(payload.size());
-  const std::array<std::uint8_t, 5> header{
-      status, static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
-      static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
+  std::array<std::uint8_t, 5> header{status};
+  protocol::store_be32(header.data() + 1, static_cast<std::uint32_t>(payload.size()));
   io.out(header);
   io.out(payload);
 }
@@ -100,8 +99,7 @@ class DumperJob final : public Job {
       std::size_t size = op == kDump ? kDumpRequestSize : 1;
       if (op == kSetClip) {
         if (pending_.size() < kClipHeaderSize) break;
-        size = kClipHeaderSize + (std::size_t{pending_[1]} << 24 | std::size_t{pending_[2]} << 16 |
-                                  std::size_t{pending_[3]} << 8 | std::size_t{pending_[4]});
+        size = kClipHeaderSize + std::size_t{protocol::load_be32(pending_.data() + 1)};
       }
       if (pending_.size() < size) break;
       const std::string clip(

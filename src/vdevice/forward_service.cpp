@@ -2,8 +2,8 @@
 // own network is the host's loopback, so it connects to 127.0.0.1:PORT; like adbd it
 // refuses the OPEN when nothing listens there. localabstract:NAME reaches a DevTools socket
 // of VirtualDeviceOptions::devtools the same way, through the loopback port serving it.
-#include <charconv>
 
+#include "base/port.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/forward_bridge.hpp"
 
@@ -38,11 +38,9 @@ std::shared_ptr<Service> make_forward_service(std::string_view destination, Serv
     const std::string_view name = rest.substr(colon + 1);
     if (name != "localhost" && name != "127.0.0.1") return nullptr;
   }
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535)
-    return nullptr;
-  return bridge_to(port, host, stream);
+  const auto port = detail::parse_port(port_text);
+  if (!port) return nullptr;
+  return bridge_to(*port, host, stream);
 }
 
 }  // namespace adbwire::vdevice

@@ -1,9 +1,10 @@
 #include "vdevice/install_commands.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <optional>
+
+#include "base/number.hpp"
 
 namespace adbwire::vdevice {
 namespace {
@@ -13,13 +14,6 @@ using Argv = std::vector<std::string>;
 constexpr std::string_view kDemoPackage = "com.example.adbwire.demo";
 // How much of an APK is searched for the manifest markers.
 constexpr std::size_t kManifestWindow = 64 * 1024;
-
-std::optional<std::uint64_t> parse_number(std::string_view text) {
-  std::uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
 
 bool name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -43,7 +37,8 @@ struct Manifest {
 Manifest read_manifest(std::string_view head) {
   Manifest manifest;
   manifest.package = marker(head, "package=");
-  manifest.version_code = parse_number(marker(head, "versionCode=")).value_or(0);
+  manifest.version_code =
+      detail::parse_number<std::uint64_t>(marker(head, "versionCode=")).value_or(0);
   return manifest;
 }
 
@@ -121,7 +116,7 @@ class StreamedApkJob final : public Job {
 // The value after an option such as -S, or nullopt.
 std::optional<std::uint64_t> option_number(const Argv& args, std::string_view option) {
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == option) return parse_number(args[i + 1]);
+    if (args[i] == option) return detail::parse_number<std::uint64_t>(args[i + 1]);
   }
   return std::nullopt;
 }
@@ -158,7 +153,7 @@ std::unique_ptr<Job> now(Run run) {
 
 std::optional<std::uint32_t> session_id(const Argv& args, std::size_t index) {
   if (index >= args.size()) return std::nullopt;
-  const auto id = parse_number(args[index]);
+  const auto id = detail::parse_number<std::uint64_t>(args[index]);
   if (!id || *id > UINT32_MAX) return std::nullopt;
   return static_cast<std::uint32_t>(*id);
 }

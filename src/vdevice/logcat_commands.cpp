@@ -1,11 +1,12 @@
 #include "vdevice/logcat_commands.hpp"
 
-#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <map>
 #include <optional>
 
+#include "adbwire/protocol/bytes.hpp"
+#include "base/number.hpp"
 #include "vdevice/device_state_store.hpp"
 
 namespace adbwire::vdevice {
@@ -51,15 +52,6 @@ std::optional<std::uint8_t> priority_of(char letter) {
 char letter_of(std::uint8_t priority) {
   static constexpr char kLetters[] = "??VDIWEFS";
   return priority < sizeof kLetters - 1 ? kLetters[priority] : '?';
-}
-
-void put16(std::vector<std::uint8_t>& out, std::uint16_t v) {
-  out.push_back(static_cast<std::uint8_t>(v));
-  out.push_back(static_cast<std::uint8_t>(v >> 8));
-}
-
-void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
 }
 
 class LogcatJob final : public Job {
@@ -110,14 +102,14 @@ class LogcatJob final : public Job {
         message.resize(message.size() - (length - 4068));
         length = 4068;
       }
-      put16(out, static_cast<std::uint16_t>(length));
-      put16(out, kHeaderV4);
-      put32(out, static_cast<std::uint32_t>(record.pid));
-      put32(out, record.tid);
-      put32(out, record.sec);
-      put32(out, record.nsec);
-      put32(out, 0);     // lid: main
-      put32(out, 2000);  // uid: shell
+      protocol::append_le16(out, static_cast<std::uint16_t>(length));
+      protocol::append_le16(out, kHeaderV4);
+      protocol::append_le32(out, static_cast<std::uint32_t>(record.pid));
+      protocol::append_le32(out, record.tid);
+      protocol::append_le32(out, record.sec);
+      protocol::append_le32(out, record.nsec);
+      protocol::append_le32(out, 0);     // lid: main
+      protocol::append_le32(out, 2000);  // uid: shell
       out.push_back(record.priority);
       out.insert(out.end(), record.tag.begin(), record.tag.end());
       out.push_back(0);
@@ -178,14 +170,13 @@ std::unique_ptr<Job> make_logcat(Argv argv) {
     } else if ((arg == "-v" || arg == "-b") && i + 1 < argv.size()) {
       ++i;  // one format (threadtime) and one buffer (main) are all the virtual device has
     } else if ((arg == "-t" || arg == "-T") && i + 1 < argv.size()) {
-      std::size_t count = 0;
       const std::string& value = argv[++i];
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-      if (ec != std::errc() || end != value.data() + value.size()) {
+      const std::optional<std::size_t> count = detail::parse_number<std::size_t>(value);
+      if (!count) {
         return error_job(
             "logcat: -t/-T takes a line count on the virtual device, not '" + value + "'\n", 1);
       }
-      tail = count;
+      tail = *count;
       if (arg == "-t") dump = true;
     } else if (!arg.starts_with('-')) {
       const std::size_t colon = arg.rfind(':');

@@ -1,53 +1,50 @@
-// A streaming PNG writer for RGBA images that needs no zlib: the image data is stored in
-// uncompressed ("stored") deflate blocks, so the file is about width*height*4 bytes but
-// every byte is produced on demand, a piece at a time, in bounded memory.
+// A streaming PNG writer for RGBA images, through libspng's progressive encoder: rows are asked
+// for one at a time and the file comes out a piece at a time, in bounded memory, so a
+// 1080x2400 screenshot never sits whole in memory.
 #pragma once
+
+#include <spng.h>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
 namespace adbwire::vdevice {
 
-// CRC-32 (ISO-HDLC, as PNG chunks use). Pass the previous result to continue a running CRC.
-std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0) noexcept;
-
-// Adler-32 (zlib's trailer). Pass the previous result to continue; start value is 1.
-std::uint32_t adler32(std::span<const std::uint8_t> bytes, std::uint32_t adler = 1) noexcept;
-
 // Writes one RGBA row (width*4 bytes) of image row y into `row`.
 using RowSource = std::function<void(std::uint32_t y, std::span<std::uint8_t> row)>;
 
-// Produces a PNG (8-bit RGBA, no interlace, filter 0 on every row) piece by piece.
-// Not thread safe; rows are asked for once each, top to bottom.
+// Produces a PNG (8-bit RGBA, no interlace, filter 0 on every row, deflate level 0: what the
+// hand-written writer before it sent, at the same size and cost) piece by piece. Not thread
+// safe; rows are asked for once each, top to bottom.
 class PngStream {
  public:
-  // The largest stored deflate block: one block per IDAT chunk.
-  static constexpr std::size_t kBlockSize = 65535;
-
+  // width and height from 1 to 2^31 - 1 (PNG's limits); Error(io_error) when libspng refuses
+  // them or runs out of memory, here or in next().
   PngStream(std::uint32_t width, std::uint32_t height, RowSource rows);
 
-  // Appends the next piece to out: signature + IHDR, then one IDAT chunk per stored block
-  // (at most kBlockSize + 22 bytes each), then IEND. False once everything was produced.
+  // Appends the next piece to out: the signature and header first, then the image data of
+  // about 64 KiB of rows at a time, the last piece ending with IEND. False once everything
+  // was produced.
   bool next(std::vector<std::uint8_t>& out);
 
-  // Exact size of the whole file in bytes.
-  std::uint64_t size() const noexcept;
-
  private:
-  void fill_block(std::vector<std::uint8_t>& block, std::size_t size);
+  struct ContextFree {
+    void operator()(spng_ctx* ctx) const noexcept { spng_ctx_free(ctx); }
+  };
+  // libspng's stream callback: appends what it writes to *out_.
+  static int write(spng_ctx* ctx, void* user, void* data, std::size_t length);
+  void check(int rc, const char* what) const;
 
-  std::uint32_t width_;
   std::uint32_t height_;
   RowSource rows_;
-  std::uint64_t raw_size_;  // filter bytes + pixels: the zlib payload
-  std::uint64_t raw_produced_ = 0;
-  std::uint32_t adler_ = 1;
-  std::vector<std::uint8_t> row_;  // current filtered row (filter byte + pixels)
-  std::size_t row_offset_ = 0;     // bytes of row_ already used
+  std::unique_ptr<spng_ctx, ContextFree> ctx_;
+  std::vector<std::uint8_t> row_;
+  std::vector<std::uint8_t>* out_ = nullptr;  // during next() only
   std::uint32_t next_row_ = 0;
-  enum class Stage { header, data, end, done } stage_ = Stage::header;
+  enum class Stage { header, rows, done } stage_ = Stage::header;
 };
 
 }  // namespace adbwire::vdevice

@@ -3,6 +3,7 @@
 // message; list-forward sends just the hex4-length listing.
 #include <cstdio>
 
+#include "base/shell_quote.hpp"
 #include "vdevice/device_state_commands.hpp"
 #include "vdevice/reverse_rules.hpp"
 
@@ -73,12 +74,8 @@ std::shared_ptr<Service> make_abb_exec_service(std::string_view destination, Ser
   std::string_view args = destination.substr(9);
   while (!args.empty()) {
     const std::size_t nul = args.find('\0');
-    std::string arg(args.substr(0, nul));
+    command += " " + detail::shell_quote(args.substr(0, nul));
     args = nul == std::string_view::npos ? std::string_view() : args.substr(nul + 1);
-    // Single-quoted for the shell: a quote inside becomes '\''.
-    std::string quoted = "'";
-    for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    command += " " + quoted + "'";
   }
   return make_shell_service(command, host, stream);
 }

@@ -1,10 +1,11 @@
 #include "vdevice/sample_screen.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <pugixml.hpp>
 #include <utility>
 
+#include "adbwire/protocol/bytes.hpp"
+#include "ui/bounds.hpp"
 #include "vdevice/png.hpp"
 
 namespace adbwire::vdevice {
@@ -31,14 +32,15 @@ struct Box {
   std::uint32_t height() const { return bottom - top; }
 };
 
-bool parse_bounds(const char* text, Box& box) {
-  int l = 0, t = 0, r = 0, b = 0;
-  if (std::sscanf(text, "[%d,%d][%d,%d]", &l, &t, &r, &b) != 4) return false;
+// A node's bounds clipped to the screen; false when unreadable or nothing of it is on screen.
+bool parse_box(const char* text, Box& box) {
+  const std::optional<ui::Bounds> bounds = ui::parse_bounds(text);
+  if (!bounds) return false;
   auto clip = [](int v, std::uint32_t max) {
     return static_cast<std::uint32_t>(std::clamp(v, 0, static_cast<int>(max)));
   };
-  box = {clip(l, SampleScreen::kWidth), clip(t, SampleScreen::kHeight),
-         clip(r, SampleScreen::kWidth), clip(b, SampleScreen::kHeight)};
+  box = {clip(bounds->left, SampleScreen::kWidth), clip(bounds->top, SampleScreen::kHeight),
+         clip(bounds->right, SampleScreen::kWidth), clip(bounds->bottom, SampleScreen::kHeight)};
   return box.right > box.left && box.bottom > box.top;
 }
 
@@ -74,7 +76,7 @@ class Painter {
 
 void paint_node(const pugi::xml_node& node, Painter& paint) {
   Box b;
-  if (!parse_bounds(node.attribute("bounds").value(), b)) return;
+  if (!parse_box(node.attribute("bounds").value(), b)) return;
   std::string_view cls = node.attribute("class").value();
   cls = cls.substr(cls.rfind('.') == std::string_view::npos ? 0 : cls.rfind('.') + 1);
   std::string_view id = node.attribute("resource-id").value();
@@ -132,10 +134,6 @@ void put_pixel_run(std::span<std::uint8_t> row, std::uint32_t from, std::uint32_
   }
 }
 
-void put_u32_le(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 class PngByteStream final : public ByteStream {
  public:
   explicit PngByteStream(const SampleScreen& screen)
@@ -158,10 +156,10 @@ class RawByteStream final : public ByteStream {
     if (!header_sent_) {
       constexpr std::uint32_t kFormatRgba8888 = 1;
       constexpr std::uint32_t kColorSpaceSrgb = 1;
-      put_u32_le(out, SampleScreen::kWidth);
-      put_u32_le(out, SampleScreen::kHeight);
-      put_u32_le(out, kFormatRgba8888);
-      put_u32_le(out, kColorSpaceSrgb);
+      protocol::append_le32(out, SampleScreen::kWidth);
+      protocol::append_le32(out, SampleScreen::kHeight);
+      protocol::append_le32(out, kFormatRgba8888);
+      protocol::append_le32(out, kColorSpaceSrgb);
       header_sent_ = true;
       return true;
     }

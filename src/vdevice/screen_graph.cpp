@@ -1,13 +1,13 @@
 #include "vdevice/screen_graph.hpp"
 
-#include <charconv>
-#include <cstdio>
 #include <fstream>
 #include <pugixml.hpp>
 #include <sstream>
 #include <utility>
 
 #include "base/mutex.hpp"
+#include "base/number.hpp"
+#include "ui/bounds.hpp"
 
 namespace adbwire::vdevice {
 namespace {
@@ -21,29 +21,13 @@ constexpr int kKeySpace = 62;
 constexpr int kKeyDelete = 67;
 constexpr int kKeyPaste = 279;
 
-struct Rect {
-  int left = 0, top = 0, right = 0, bottom = 0;
-  bool contains(int x, int y) const { return x >= left && x < right && y >= top && y < bottom; }
-};
-
-bool parse_rect(const char* text, Rect& rect) {
-  return std::sscanf(text, "[%d,%d][%d,%d]", &rect.left, &rect.top, &rect.right, &rect.bottom) == 4;
-}
-
-std::optional<int> parse_int(std::string_view text) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // The key names hosts commonly send instead of numbers.
 std::optional<int> key_code(std::string_view word) {
   static constexpr std::pair<std::string_view, int> kNames[] = {
       {"KEYCODE_HOME", 3},          {"KEYCODE_BACK", kKeyBack},  {"KEYCODE_ENTER", 66},
       {"KEYCODE_SPACE", kKeySpace}, {"KEYCODE_DEL", kKeyDelete}, {"KEYCODE_MOVE_END", 123},
       {"KEYCODE_PASTE", kKeyPaste}};
-  if (auto number = parse_int(word)) return number;
+  if (auto number = detail::parse_number<int>(word)) return number;
   for (const auto& [name, code] : kNames) {
     if (name == word) return code;
   }
@@ -100,8 +84,8 @@ template <class Keep>
 pugi::xml_node deepest_at(const pugi::xml_node& parent, int x, int y, const Keep& keep) {
   pugi::xml_node found;
   for (pugi::xml_node child : parent.children("node")) {
-    Rect rect;
-    if (!parse_rect(child.attribute("bounds").value(), rect) || !rect.contains(x, y)) continue;
+    const std::optional<ui::Bounds> rect = ui::parse_bounds(child.attribute("bounds").value());
+    if (!rect || !rect->contains({x, y})) continue;
     if (keep(child)) found = child;
     if (pugi::xml_node deeper = deepest_at(child, x, y, keep)) found = deeper;
   }
@@ -122,7 +106,7 @@ struct ScreenGraph::Screen {
   struct Tap {
     enum class By { id, text, bounds } by = By::bounds;
     std::string value;
-    Rect bounds;
+    ui::Bounds bounds;
     std::size_t target = 0;
   };
   std::string name;
@@ -135,17 +119,15 @@ struct ScreenGraph::Screen {
   std::vector<std::pair<int, std::size_t>> keys;
   mutable std::shared_ptr<const SampleScreen> picture;  // cache, reset by edits
 
-  // The region of tap in the current state of the dump; false when its node is gone.
-  bool region(const Tap& tap, Rect& rect) const {
-    if (tap.by == Tap::By::bounds) {
-      rect = tap.bounds;
-      return true;
-    }
+  // The region of tap in the current state of the dump; nullopt when its node is gone.
+  std::optional<ui::Bounds> region(const Tap& tap) const {
+    if (tap.by == Tap::By::bounds) return tap.bounds;
     const char* attribute = tap.by == Tap::By::id ? "resource-id" : "text";
     pugi::xml_node node = doc.find_node([&](const pugi::xml_node& n) {
       return std::string_view(n.name()) == "node" && tap.value == n.attribute(attribute).value();
     });
-    return node && parse_rect(node.attribute("bounds").value(), rect);
+    if (!node) return std::nullopt;
+    return ui::parse_bounds(node.attribute("bounds").value());
   }
 
   pugi::xml_node focused() const {
@@ -235,7 +217,9 @@ std::unique_ptr<ScreenGraph> ScreenGraph::load(const fs::path& folder, std::stri
       } else if (edge.attribute("text")) {
         tap.by = Screen::Tap::By::text;
         tap.value = edge.attribute("text").value();
-      } else if (!parse_rect(edge.attribute("bounds").value(), tap.bounds)) {
+      } else if (const auto bounds = ui::parse_bounds(edge.attribute("bounds").value())) {
+        tap.bounds = *bounds;
+      } else {
         message = manifest_path.string() + ": a <tap> in screen '" + screen.name +
                   "' needs id=, text= or bounds=";
         return nullptr;
@@ -297,12 +281,12 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
   Screen& screen = current();
   const std::string& command = args[0];
   if (command == "tap" && args.size() == 3) {
-    auto x = parse_int(args[1]);
-    auto y = parse_int(args[2]);
+    auto x = detail::parse_number<int>(args[1]);
+    auto y = detail::parse_number<int>(args[2]);
     if (!x || !y) return;
     for (const Screen::Tap& tap : screen.taps) {
-      Rect rect;
-      if (screen.region(tap, rect) && rect.contains(*x, *y)) {
+      const std::optional<ui::Bounds> rect = screen.region(tap);
+      if (rect && rect->contains({*x, *y})) {
         go_to(tap.target);
         return;
       }

@@ -1,11 +1,11 @@
 // `screencap [-hp] [-d display-id] [FILENAME]` as Android's tool behaves for a host: raw pixels
 // (12-byte header before API 29, 16 bytes from 29 on) or a PNG, on stdout or into a file, and
 // the multiple-displays warning on stderr when a device with two displays gets no -d.
-#include <charconv>
 #include <fstream>
 #include <optional>
 #include <string>
 
+#include "base/number.hpp"
 #include "vdevice/screencap_frames.hpp"
 
 namespace adbwire::vdevice {
@@ -75,12 +75,8 @@ std::unique_ptr<Job> make_screencap(std::vector<std::string> argv) {
       png = true;
     } else if (arg == "-d" && i + 1 < argv.size()) {
       const std::string& text = argv[++i];
-      std::uint64_t id = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-      if (ec != std::errc() || end != text.data() + text.size()) {
-        return error_job("Invalid display ID: " + text + "\n", 1);
-      }
-      display_id = id;
+      display_id = detail::parse_number<std::uint64_t>(text);
+      if (!display_id) return error_job("Invalid display ID: " + text + "\n", 1);
     } else if (arg == "-h") {
       return error_job("usage: screencap [-hp] [-d display-id] [FILENAME]\n", 0);
     } else if (arg.starts_with('-')) {

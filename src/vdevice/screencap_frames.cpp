@@ -10,6 +10,7 @@
 #include <iterator>
 #include <utility>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/framebuffer.hpp"
 #include "vdevice/screen_graph.hpp"
 
@@ -17,10 +18,6 @@ namespace adbwire::vdevice {
 namespace {
 
 constexpr std::size_t kPiece = 64 * 1024;
-
-void put_u32_le(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
-}
 
 // A screen graph PNG decoded to RGBA once per capture (a few MiB), so raw screencap and
 // framebuffer: show the same pixels as `screencap -p`.
@@ -148,10 +145,10 @@ std::unique_ptr<ByteStream> raw_stream(Frame frame, bool with_dataspace) {
   constexpr std::uint32_t kFormatRgba8888 = 1;
   constexpr std::uint32_t kColorSpaceSrgb = 1;
   std::vector<std::uint8_t> header;
-  put_u32_le(header, frame.width);
-  put_u32_le(header, frame.height);
-  put_u32_le(header, kFormatRgba8888);
-  if (with_dataspace) put_u32_le(header, kColorSpaceSrgb);
+  protocol::append_le32(header, frame.width);
+  protocol::append_le32(header, frame.height);
+  protocol::append_le32(header, kFormatRgba8888);
+  if (with_dataspace) protocol::append_le32(header, kColorSpaceSrgb);
   return std::make_unique<RowStream>(std::move(header), std::move(frame));
 }
 

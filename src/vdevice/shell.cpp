@@ -1,18 +1,16 @@
 #include "vdevice/shell.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <utility>
+
+#include "adbwire/protocol/bytes.hpp"
+#include "base/number.hpp"
 
 namespace adbwire::vdevice {
 namespace {
 
 constexpr std::string_view kShellName = "/system/bin/sh: ";
-
-std::span<const std::uint8_t> bytes_of(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-}
 
 }  // namespace
 
@@ -164,7 +162,7 @@ bool ShellScript::start_command(ShellOutput& output) {
     std::string failure = io->apply(redirect);
     if (!failure.empty()) {
       std::string line = std::string(kShellName) + failure + "\n";
-      output.write_stderr(bytes_of(line));
+      output.write_stderr(protocol::bytes_of(line));
       exit_code_ = 1;
       return false;
     }
@@ -176,14 +174,10 @@ bool ShellScript::start_command(ShellOutput& output) {
   const std::string& name = command.argv[0];
   if (name == "exit") {
     if (command.argv.size() > 1) {
-      int code = 0;
       const std::string& arg = command.argv[1];
-      auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), code);
-      if (ec != std::errc() || end != arg.data() + arg.size()) {
-        io->err(std::string(kShellName) + "exit: " + arg + ": bad number\n");
-        code = 2;
-      }
-      exit_code_ = code & 0xff;
+      const std::optional<int> code = detail::parse_number<int>(arg);
+      if (!code) io->err(std::string(kShellName) + "exit: " + arg + ": bad number\n");
+      exit_code_ = code.value_or(2) & 0xff;
     }
     exit_requested_ = true;
     return false;
@@ -211,7 +205,7 @@ ShellScript::State ShellScript::run(ShellOutput& output, int max_steps) {
     if (!job_) {
       if (!syntax_error_.empty()) {
         std::string line = std::string(kShellName) + syntax_error_ + "\n";
-        output.write_stderr(bytes_of(line));
+        output.write_stderr(protocol::bytes_of(line));
         syntax_error_.clear();
         exit_code_ = 2;
         finished_ = true;

@@ -1,7 +1,6 @@
 // File and general commands of the virtual device shell: echo, cat, head, ls, rm, mkdir,
 // true, false, sleep, stty size. Messages follow toybox, Android's /system/bin.
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/number.hpp"
 #include "vdevice/shell_job.hpp"
 
 namespace adbwire::vdevice {
@@ -19,13 +19,6 @@ using Argv = std::vector<std::string>;
 
 // Longest `sleep` the virtual device accepts: tests must never wait long.
 constexpr double kMaxSleepSeconds = 60;
-
-std::optional<std::uint64_t> parse_count(std::string_view text) {
-  std::uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 // Splits leading "-xyz" flag clusters from operands; "--" ends flags. Unknown flags go
 // into `unknown`.
@@ -208,7 +201,7 @@ std::unique_ptr<Job> make_head(Argv argv) {
         if (i + 1 >= argv.size()) return error_job("head: Needs 1 argument\n", 1);
         value = argv[++i];
       }
-      auto parsed = parse_count(value);
+      auto parsed = detail::parse_number<std::uint64_t>(value);
       if (!parsed) return error_job("head: not integer: " + std::string(value) + "\n", 1);
       count = *parsed;
     } else {
@@ -374,12 +367,10 @@ class SleepJob final : public Job {
 
 std::unique_ptr<Job> make_sleep(Argv argv) {
   if (argv.size() != 2) return error_job("sleep: Needs 1 argument\n", 1);
-  double seconds = 0;
   const std::string& arg = argv[1];
-  auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), seconds);
-  if (ec != std::errc() || end != arg.data() + arg.size() || seconds < 0) {
-    return error_job("sleep: invalid number '" + arg + "'\n", 1);
-  }
+  const std::optional<double> parsed = detail::parse_number<double>(arg);
+  if (!parsed || *parsed < 0) return error_job("sleep: invalid number '" + arg + "'\n", 1);
+  const double seconds = *parsed;
   if (seconds > kMaxSleepSeconds) {
     return error_job("sleep: " + arg + ": the adbwire virtual device sleeps at most 60 s\n", 1);
   }

@@ -2,13 +2,13 @@
 // event injectors input, am, monkey, cmd and pm (logged to DeviceContext::log_event so
 // tests can see what a host asked for). Output mimics the real tools where it is cheap.
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/number.hpp"
 #include "vdevice/device_state_commands.hpp"
 #include "vdevice/dumper_app_process.hpp"
 #include "vdevice/install_commands.hpp"
@@ -24,19 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Argv = std::vector<std::string>;
-
-bool is_number(std::string_view text) {
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
-std::optional<std::uint64_t> parse_size(std::string_view text) {
-  std::uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 // Device path as a tool prints it: relative paths are relative to "/", where adbd's shell runs.
 std::string absolute(const std::string& path) { return path.starts_with('/') ? path : "/" + path; }
@@ -154,8 +141,9 @@ int run_input(const Argv& argv, JobIo& io) {
   }
   const std::string& command = argv[at];
   std::vector<std::string> args(argv.begin() + static_cast<std::ptrdiff_t>(at) + 1, argv.end());
-  bool numeric =
-      std::all_of(args.begin(), args.end(), [](const std::string& a) { return is_number(a); });
+  bool numeric = std::all_of(args.begin(), args.end(), [](const std::string& a) {
+    return detail::parse_number<double>(a).has_value();
+  });
   bool ok = false;
   if (command == "tap") {
     ok = args.size() == 2 && numeric;
@@ -198,7 +186,7 @@ int run_am(const Argv& argv, JobIo& io) {
 
 int run_monkey(const Argv& argv, JobIo& io) {
   io.device().log_event(join_argv(argv));
-  if (argv.size() < 2 || !parse_size(argv.back())) {
+  if (argv.size() < 2 || !detail::parse_number<std::uint64_t>(argv.back())) {
     io.err("** Error: Count not specified\n");
     return 1;
   }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/shell_v2.hpp"
 #include "vdevice/device_context.hpp"
 
@@ -34,13 +35,8 @@ class JobIo {
   // The PTY stdin is, for `stty`; nullptr when there is none.
   virtual const protocol::WindowSize* terminal() const { return nullptr; }
 
-  void out(std::string_view text) { out(as_bytes(text)); }
-  void err(std::string_view text) { err(as_bytes(text)); }
-
- private:
-  static std::span<const std::uint8_t> as_bytes(std::string_view text) {
-    return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-  }
+  void out(std::string_view text) { out(protocol::bytes_of(text)); }
+  void err(std::string_view text) { err(protocol::bytes_of(text)); }
 };
 
 // What a step achieved.

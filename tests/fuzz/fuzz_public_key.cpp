@@ -9,6 +9,7 @@
 
 #include "adbwire/keys.hpp"
 #include "auth/android_pubkey.hpp"
+#include "base/base64.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   while (!text.empty() && (text.back() == '\0' || text.back() == '\n' || text.back() == '\r')) {
     text.remove_suffix(1);
   }
-  const auto given = adbwire::auth::base64_decode(text);
+  const auto given = adbwire::detail::base64_decode(text);
   if (!given || given->size() != encoded.size()) std::abort();
   // n at [8, 264) and e at [520, 524) come from the input; n0inv and rr are recomputed.
   for (std::size_t i = 8; i < 264; ++i) {
@@ -32,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if ((*given)[i] != encoded[i]) std::abort();
   }
   const adbwire::PublicKey again =
-      adbwire::PublicKey::parse(adbwire::auth::base64_encode(encoded), error);
+      adbwire::PublicKey::parse(adbwire::detail::base64_encode(encoded), error);
   if (error || again.android_public_key() != encoded) std::abort();
   if (key.fingerprint().size() != 47) std::abort();
   const std::uint8_t token[20] = {};

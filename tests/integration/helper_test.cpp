@@ -15,6 +15,7 @@
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/stream.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "agent/helper_dex.hpp"
@@ -218,10 +219,8 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
                                                "adbwire-dumper 2",
                                                21));
   EXPECT_EQ(replies[21], '\0');  // the dump: ok
-  const std::uint32_t length = (std::uint32_t{static_cast<std::uint8_t>(replies[22])} << 24) |
-                               (std::uint32_t{static_cast<std::uint8_t>(replies[23])} << 16) |
-                               (std::uint32_t{static_cast<std::uint8_t>(replies[24])} << 8) |
-                               std::uint32_t{static_cast<std::uint8_t>(replies[25])};
+  const std::uint32_t length =
+      protocol::load_be32(reinterpret_cast<const std::uint8_t*>(replies.data()) + 22);
   EXPECT_EQ(length, replies.size() - 26);
   EXPECT_EQ(replies.substr(26), xml);
   // An unknown request gets a failure reply, and the process keeps serving.

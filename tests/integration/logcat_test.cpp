@@ -11,20 +11,13 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
 namespace {
 
 using namespace std::chrono_literals;
-
-void put16(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  out.push_back(static_cast<std::uint8_t>(v));
-  out.push_back(static_cast<std::uint8_t>(v >> 8));
-}
-void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
-}
 
 // One entry as liblog lays it out; header_size 20 is v1 (its __pad field is 0).
 std::vector<std::uint8_t> entry(std::uint16_t header_size, std::uint8_t priority,
@@ -36,14 +29,14 @@ std::vector<std::uint8_t> entry(std::uint16_t header_size, std::uint8_t priority
   payload.insert(payload.end(), message.begin(), message.end());
   payload.push_back(0);
   std::vector<std::uint8_t> out;
-  put16(out, static_cast<std::uint32_t>(payload.size()));
-  put16(out, header_size == 20 ? 0 : header_size);
-  put32(out, 4242);        // pid
-  put32(out, 4243);        // tid
-  put32(out, 1700000000);  // sec
-  put32(out, 123456789);   // nsec
-  if (header_size >= 24) put32(out, lid);
-  if (header_size >= 28) put32(out, 10123);  // uid
+  protocol::append_le16(out, static_cast<std::uint16_t>(payload.size()));
+  protocol::append_le16(out, header_size == 20 ? 0 : header_size);
+  protocol::append_le32(out, 4242);        // pid
+  protocol::append_le32(out, 4243);        // tid
+  protocol::append_le32(out, 1700000000);  // sec
+  protocol::append_le32(out, 123456789);   // nsec
+  if (header_size >= 24) protocol::append_le32(out, lid);
+  if (header_size >= 28) protocol::append_le32(out, 10123);  // uid
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
 }

@@ -16,17 +16,14 @@
 #include <vector>
 
 #include "adbwire/testing/vdevice.hpp"
+#include "base/shell_quote.hpp"
 
 namespace adbwire {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using detail::shell_quote;
 
 struct CliResult {
   int exit_code = -1;
@@ -51,14 +48,14 @@ class SessionDir {
 
   // Runs `adbwire args…` in the folder; stdout is returned, stderr appended after it.
   CliResult run(const std::vector<std::string>& args) const {
-    return run_with_env("ADBWIRE_SESSION=" + quote(socket().string()), args);
+    return run_with_env("ADBWIRE_SESSION=" + shell_quote(socket().string()), args);
   }
 
   // The same with env ("NAME=value …" for env(1)) instead of the private socket.
   CliResult run_with_env(const std::string& env, const std::vector<std::string>& args) const {
-    std::string command =
-        "cd " + quote(path_.string()) + " && env " + env + " " + quote(ADBWIRE_CLI_PATH);
-    for (const std::string& arg : args) command += " " + quote(arg);
+    std::string command = "cd " + shell_quote(path_.string()) + " && env " + env + " " +
+                          shell_quote(ADBWIRE_CLI_PATH);
+    for (const std::string& arg : args) command += " " + shell_quote(arg);
     command += " 2>&1";
     CliResult result;
     FILE* pipe = ::popen(command.c_str(), "r");
@@ -255,7 +252,7 @@ TEST(SessionCli, DefaultSocketLivesInAFolderOnlyItsUserCanEnter) {
   SessionDir dir;
   const fs::path runtime = dir.path() / "run";
   fs::create_directories(runtime);
-  const std::string env = "-u ADBWIRE_SESSION XDG_RUNTIME_DIR=" + quote(runtime.string());
+  const std::string env = "-u ADBWIRE_SESSION XDG_RUNTIME_DIR=" + shell_quote(runtime.string());
   const CliResult opened = dir.run_with_env(env, {"open", vd.target()});
   ASSERT_EQ(opened.exit_code, 0) << opened.out;
   const fs::path socket = runtime / "adbwire" / "session.sock";

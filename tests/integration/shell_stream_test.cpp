@@ -9,16 +9,13 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::span<const std::uint8_t> bytes(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-}
 
 OutputHandler append_to(std::string& out) {
   return [&out](std::span<const std::uint8_t> data) { out.append(data.begin(), data.end()); };
@@ -38,8 +35,8 @@ TEST(ShellStream, StdinReachesCatAndCloseStdinEndsItOnV2) {
   options.command = "cat";
   ShellStream shell = ShellStream::open(device, options);
   EXPECT_TRUE(shell.shell_protocol());
-  shell.write_stdin(bytes("abc"));
-  shell.write_stdin(bytes("def\n"));
+  shell.write_stdin(protocol::bytes_of("abc"));
+  shell.write_stdin(protocol::bytes_of("def\n"));
   EXPECT_TRUE(shell.close_stdin());
   std::string out, err;
   EXPECT_EQ(shell.wait(append_to(out), append_to(err), deadline_after(20s)), 0);
@@ -57,8 +54,8 @@ TEST(ShellStream, V1CarriesStdinButCannotEndIt) {
   EXPECT_FALSE(shell.shell_protocol());
   EXPECT_FALSE(shell.close_stdin());
   EXPECT_FALSE(shell.resize({24, 80, 0, 0}));
-  shell.write_stdin(bytes("abc"));
-  shell.write_stdin(bytes("defghi"));
+  shell.write_stdin(protocol::bytes_of("abc"));
+  shell.write_stdin(protocol::bytes_of("defghi"));
   std::string out;
   EXPECT_EQ(shell.wait(append_to(out), {}, deadline_after(20s)), -1);
   EXPECT_EQ(out, "abcdef");
@@ -71,7 +68,7 @@ TEST(ShellStream, V1CatKeepsWaitingForTheEndOfStdinUntilClosed) {
   ShellOptions options;
   options.command = "cat";
   ShellStream shell = ShellStream::open(device, options);
-  shell.write_stdin(bytes("abc"));
+  shell.write_stdin(protocol::bytes_of("abc"));
   std::string out;
   std::error_code error;
   // The output arrives, then nothing ends the command: the deadline does.
@@ -117,7 +114,7 @@ TEST(ShellStream, InteractiveShellPromptsEchoesRunsAndExitsWithItsCode) {
       [&](std::span<const std::uint8_t> data) {
         out.append(data.begin(), data.end());
         if (out.ends_with("vdevice:/ $ ") && typed < std::size(lines))
-          shell.write_stdin(bytes(lines[typed++]));
+          shell.write_stdin(protocol::bytes_of(lines[typed++]));
       },
       {}, deadline_after(20s));
   EXPECT_EQ(status, 3);
@@ -136,9 +133,9 @@ TEST(ShellStream, InteractiveShellTakesCtrlCAsAnInterruptAndCtrlDAsTheEnd) {
   ShellStream shell = ShellStream::open(device, options);
   std::string out;
   std::thread typist([&] {
-    shell.write_stdin(bytes("sleep 30\r"));
-    shell.write_stdin(bytes("\x03"));
-    shell.write_stdin(bytes("\x04"));
+    shell.write_stdin(protocol::bytes_of("sleep 30\r"));
+    shell.write_stdin(protocol::bytes_of("\x03"));
+    shell.write_stdin(protocol::bytes_of("\x04"));
   });
   // sleep 30 would outlast the deadline: Ctrl-C ended it, Ctrl-D the shell (status 130).
   EXPECT_EQ(shell.wait(append_to(out), {}, deadline_after(20s)), 130);
@@ -151,7 +148,7 @@ TEST(ShellStream, ShellWithoutPtyReadsCommandsFromStdin) {
   vd.start();
   Device device = Device::connect(vd.target());
   ShellStream shell = ShellStream::open(device, ShellOptions{});
-  shell.write_stdin(bytes("echo one\necho two >&2\nfalse"));
+  shell.write_stdin(protocol::bytes_of("echo one\necho two >&2\nfalse"));
   shell.close_stdin();
   std::string out, err;
   EXPECT_EQ(shell.wait(append_to(out), append_to(err), deadline_after(20s)), 1);
@@ -162,7 +159,7 @@ TEST(ShellStream, ShellWithoutPtyReadsCommandsFromStdin) {
 TEST(ShellStream, EmptyStreamFailsWithClosed) {
   ShellStream shell;
   std::error_code error;
-  shell.write_stdin(bytes("x"), kDefaultDeadline, error);
+  shell.write_stdin(protocol::bytes_of("x"), kDefaultDeadline, error);
   EXPECT_EQ(error, errc::closed);
   EXPECT_EQ(shell.wait({}, {}, kDefaultDeadline, error), -1);
   EXPECT_EQ(error, errc::closed);

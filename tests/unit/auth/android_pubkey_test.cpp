@@ -1,24 +1,16 @@
-// The RSAPublicKey struct and base64, checked against arithmetic done here independently
-// (different BIGNUM routes, and 32-bit integer math for n0inv) and RFC 4648's vectors.
+// The RSAPublicKey struct, checked against arithmetic done here independently (different BIGNUM
+// routes, and 32-bit integer math for n0inv).
 #include "auth/android_pubkey.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/core_names.h>
 
 #include "adbwire/keys.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "unit/auth/auth_test_support.hpp"
 
 namespace adbwire::auth {
 namespace {
-
-std::uint32_t le32(const std::vector<std::uint8_t>& bytes, std::size_t offset) {
-  return std::uint32_t{bytes[offset]} | std::uint32_t{bytes[offset + 1]} << 8 |
-         std::uint32_t{bytes[offset + 2]} << 16 | std::uint32_t{bytes[offset + 3]} << 24;
-}
-
-void set_le32(std::vector<std::uint8_t>& bytes, std::size_t offset, std::uint32_t value) {
-  for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<std::uint8_t>(value >> (8 * i));
-}
 
 // Little-endian, zero-padded to 256 bytes, written by hand from the big-endian bytes.
 std::vector<std::uint8_t> le256(const BIGNUM* value) {
@@ -53,10 +45,10 @@ TEST_F(AndroidPubkeyTest, LayoutMatchesAospStruct) {
   const auto encoded = encode_android_public_key(*key());
   ASSERT_EQ(encoded.size(), 524u);
   const BnPtr n = key_param(key(), OSSL_PKEY_PARAM_RSA_N);
-  EXPECT_EQ(le32(encoded, 0), 64u);
+  EXPECT_EQ(protocol::load_le32(encoded.data()), 64u);
   const auto n_le = le256(n.get());
   EXPECT_TRUE(std::equal(n_le.begin(), n_le.end(), encoded.begin() + 8));
-  EXPECT_EQ(le32(encoded, 520), 65537u);
+  EXPECT_EQ(protocol::load_le32(encoded.data() + 520), 65537u);
 }
 
 TEST_F(AndroidPubkeyTest, N0invIsMinusInverseOfNModulo2To32) {
@@ -64,13 +56,13 @@ TEST_F(AndroidPubkeyTest, N0invIsMinusInverseOfNModulo2To32) {
   ASSERT_EQ(encoded.size(), 524u);
   const BnPtr n = key_param(key(), OSSL_PKEY_PARAM_RSA_N);
   const auto n_le = le256(n.get());
-  const std::uint32_t n0 = le32(n_le, 0);
+  const std::uint32_t n0 = protocol::load_le32(n_le.data());
   // Newton's iteration for the inverse of an odd number modulo 2^32, in plain integers.
   std::uint32_t inverse = n0;
   for (int i = 0; i < 5; ++i) inverse *= 2 - n0 * inverse;
   ASSERT_EQ(static_cast<std::uint32_t>(n0 * inverse), 1u);
-  EXPECT_EQ(le32(encoded, 4), static_cast<std::uint32_t>(0u - inverse));
-  EXPECT_EQ(static_cast<std::uint32_t>(n0 * le32(encoded, 4)), 0xffffffffu);
+  EXPECT_EQ(protocol::load_le32(encoded.data() + 4), static_cast<std::uint32_t>(0u - inverse));
+  EXPECT_EQ(static_cast<std::uint32_t>(n0 * protocol::load_le32(encoded.data() + 4)), 0xffffffffu);
 }
 
 TEST_F(AndroidPubkeyTest, RrIsTwoTo4096ModN) {
@@ -111,7 +103,7 @@ TEST_F(AndroidPubkeyTest, DecodeRejectsMalformedStructs) {
   EXPECT_FALSE(decode_android_public_key(longer, why));
 
   auto words = good;
-  set_le32(words, 0, 63);
+  protocol::store_le32(words.data(), 63);
   EXPECT_FALSE(decode_android_public_key(words, why));
   EXPECT_NE(why.find("63 words"), std::string::npos) << why;
 
@@ -124,15 +116,15 @@ TEST_F(AndroidPubkeyTest, DecodeRejectsMalformedStructs) {
   EXPECT_FALSE(decode_android_public_key(short_modulus, why));
 
   auto even_e = good;
-  set_le32(even_e, 520, 65536);
+  protocol::store_le32(even_e.data() + 520, 65536);
   EXPECT_FALSE(decode_android_public_key(even_e, why));
 
   auto e_one = good;
-  set_le32(e_one, 520, 1);
+  protocol::store_le32(e_one.data() + 520, 1);
   EXPECT_FALSE(decode_android_public_key(e_one, why));
 
   auto e_three = good;
-  set_le32(e_three, 520, 3);
+  protocol::store_le32(e_three.data() + 520, 3);
   EXPECT_TRUE(decode_android_public_key(e_three, why)) << why;
 }
 
@@ -157,39 +149,6 @@ TEST_F(AndroidPubkeyTest, FingerprintIsColonSeparatedUpperCaseMd5) {
     } else {
       EXPECT_TRUE((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F')) << fingerprint;
     }
-  }
-}
-
-std::vector<std::uint8_t> bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
-
-TEST(Base64Test, Rfc4648Vectors) {
-  const std::pair<std::string_view, std::string_view> vectors[] = {{"", ""},
-                                                                   {"f", "Zg=="},
-                                                                   {"fo", "Zm8="},
-                                                                   {"foo", "Zm9v"},
-                                                                   {"foob", "Zm9vYg=="},
-                                                                   {"fooba", "Zm9vYmE="},
-                                                                   {"foobar", "Zm9vYmFy"}};
-  for (const auto& [plain, encoded] : vectors) {
-    EXPECT_EQ(base64_encode(bytes_of(plain)), encoded);
-    const auto decoded = base64_decode(encoded);
-    ASSERT_TRUE(decoded) << encoded;
-    EXPECT_EQ(*decoded, bytes_of(plain)) << encoded;
-  }
-}
-
-TEST(Base64Test, RoundTripsEveryByteValueAndLength) {
-  std::vector<std::uint8_t> bytes;
-  for (int i = 0; i < 300; ++i) {
-    EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes) << "length " << bytes.size();
-    bytes.push_back(static_cast<std::uint8_t>(i * 37 + 11));
-  }
-}
-
-TEST(Base64Test, RejectsAnythingNotStrictBase64) {
-  for (std::string_view bad : {"Zg=", "Zg", "Zg==Zg==", "Zm=v", "Zh==", "Zm9=", "Z!9v", "Zm9v\n",
-                               " Zm9v", "====", "A===", "Zm9v-_==", "Zm9vYmFy="}) {
-    EXPECT_FALSE(base64_decode(bad)) << bad;
   }
 }
 

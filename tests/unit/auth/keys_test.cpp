@@ -9,6 +9,7 @@
 
 #include "adbwire/error.hpp"
 #include "auth/android_pubkey.hpp"
+#include "base/base64.hpp"
 #include "unit/auth/auth_test_support.hpp"
 
 namespace adbwire {
@@ -20,7 +21,7 @@ using auth::test::TempDir;
 constexpr std::array<std::uint8_t, 15> kSha1DigestInfo = {
     0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14};
 
-std::string encode(const std::vector<std::uint8_t>& bytes) { return auth::base64_encode(bytes); }
+std::string encode(const std::vector<std::uint8_t>& bytes) { return detail::base64_encode(bytes); }
 
 // Runs f and returns the adbwire::Error it throws (failing the test if it throws nothing).
 template <typename F>

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <random>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/constants.hpp"
 #include "adbwire/protocol/message.hpp"
 
@@ -15,23 +16,11 @@ namespace adbwire::capture_test {
 namespace {
 
 void put16(Bytes& out, std::uint16_t v, bool big) {
-  if (big) {
-    out.push_back(static_cast<std::uint8_t>(v >> 8));
-    out.push_back(static_cast<std::uint8_t>(v));
-  } else {
-    out.push_back(static_cast<std::uint8_t>(v));
-    out.push_back(static_cast<std::uint8_t>(v >> 8));
-  }
+  big ? protocol::append_be16(out, v) : protocol::append_le16(out, v);
 }
 
 void put32(Bytes& out, std::uint32_t v, bool big) {
-  if (big) {
-    put16(out, static_cast<std::uint16_t>(v >> 16), true);
-    put16(out, static_cast<std::uint16_t>(v), true);
-  } else {
-    put16(out, static_cast<std::uint16_t>(v), false);
-    put16(out, static_cast<std::uint16_t>(v >> 16), false);
-  }
+  big ? protocol::append_be32(out, v) : protocol::append_le32(out, v);
 }
 
 void put64(Bytes& out, std::uint64_t v, bool big) {

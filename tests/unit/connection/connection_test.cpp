@@ -11,6 +11,7 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "unit/connection/fake_device.hpp"
 
 namespace adbwire {
@@ -33,10 +34,6 @@ Device connect_to(FakeDevice& fake, const ConnectOptions& options = quick_option
       connection::Connection::establish(fake.factory(), "memory:fake", "fake", options, failure);
   failure.throw_if_failed();
   return Device(std::move(connection), options.command_timeout);
-}
-
-std::span<const std::uint8_t> bytes(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
 TEST(Connection, HandshakeGivesTheDeviceBanner) {
@@ -305,7 +302,7 @@ TEST(Connection, WriteAfterTheDeviceEndedTheStreamIsClosed) {
   Stream stream = device.open("exec:echo bye");
   EXPECT_EQ(stream.read_all(), "bye");
   std::error_code error;
-  stream.write(bytes("more"), kDefaultDeadline, error);
+  stream.write(protocol::bytes_of("more"), kDefaultDeadline, error);
   EXPECT_EQ(error, errc::closed);
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <future>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/shell_v2.hpp"
 #include "transport/memory_pipe.hpp"
 
@@ -21,10 +22,6 @@ protocol::SessionOptions device_session(const FakeDeviceOptions& options) {
   session.delayed_ack_window = options.delayed_ack_window;
   if (options.delayed_ack_window != 0) session.banner.features.emplace_back("delayed_ack");
   return session;
-}
-
-std::span<const std::uint8_t> as_bytes(const std::string& text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
 }  // namespace
@@ -83,7 +80,7 @@ void FakeDevice::send_raw(std::vector<std::uint8_t> bytes) {
 void FakeDevice::release_waiting() {
   run_on_device([this] {
     for (std::uint32_t stream : waiting_) {
-      session_.write(stream, as_bytes("done"));
+      session_.write(stream, protocol::bytes_of("done"));
       session_.close_stream(stream);
     }
     waiting_.clear();
@@ -176,7 +173,7 @@ void FakeDevice::answer_open(std::uint32_t stream, const std::string& service) {
   } else if (service == "exec:wait") {
     waiting_.insert(stream);
   } else if (starts("exec:echo ")) {
-    session_.write(stream, as_bytes(service.substr(10)));
+    session_.write(stream, protocol::bytes_of(service.substr(10)));
     session_.close_stream(stream);
   } else if (starts("exec:source ")) {
     std::size_t size = 0;
@@ -191,15 +188,16 @@ void FakeDevice::answer_open(std::uint32_t stream, const std::string& service) {
     if (command.starts_with("exit "))
       std::from_chars(command.data() + 5, command.data() + command.size(), status);
     std::vector<std::uint8_t> out;
-    protocol::append_shell_packet(out, protocol::ShellPacketId::stdout_data, as_bytes(command));
+    protocol::append_shell_packet(out, protocol::ShellPacketId::stdout_data,
+                                  protocol::bytes_of(command));
     protocol::append_shell_packet(out, protocol::ShellPacketId::stderr_data,
-                                  as_bytes("err:" + command));
+                                  protocol::bytes_of("err:" + command));
     const std::uint8_t code = static_cast<std::uint8_t>(status);
     protocol::append_shell_packet(out, protocol::ShellPacketId::exit_status, std::span(&code, 1));
     session_.write(stream, out);
     session_.close_stream(stream);
   } else if (starts("shell:")) {
-    session_.write(stream, as_bytes(service.substr(6)));
+    session_.write(stream, protocol::bytes_of(service.substr(6)));
     session_.close_stream(stream);
   } else {
     session_.close_stream(stream);
@@ -207,14 +205,8 @@ void FakeDevice::answer_open(std::uint32_t stream, const std::string& service) {
 }
 
 void FakeDevice::flush() {
-  if (writing_ || !transport_) return;
-  const auto pending = session_.pending_output();
-  if (pending.empty()) return;
-  write_buffer_.assign(pending.begin(), pending.end());
-  session_.consume_output(pending.size());
-  writing_ = true;
-  transport_->async_write(write_buffer_, [this](const std::error_code& error, std::size_t) {
-    writing_ = false;
+  if (!transport_) return;
+  pump_.flush(session_, *transport_, [this](const std::error_code& error) {
     if (!error) flush();
   });
 }

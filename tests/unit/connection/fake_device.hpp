@@ -26,6 +26,7 @@
 
 #include "adbwire/protocol/session.hpp"
 #include "connection/connection.hpp"
+#include "transport/output_pump.hpp"
 #include "transport/transport.hpp"
 
 namespace adbwire::test {
@@ -82,8 +83,7 @@ class FakeDevice {
   std::unique_ptr<transport::Transport> transport_;
   protocol::Session session_;
   std::vector<std::uint8_t> read_buffer_;
-  std::vector<std::uint8_t> write_buffer_;
-  bool writing_ = false;
+  transport::OutputPump pump_;
   std::set<std::uint32_t> sinks_;
   std::set<std::uint32_t> waiting_;
   std::set<std::uint32_t> open_;

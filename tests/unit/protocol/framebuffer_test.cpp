@@ -6,17 +6,14 @@
 #include <initializer_list>
 #include <vector>
 
+#include "adbwire/protocol/bytes.hpp"
+
 namespace adbwire::protocol {
 namespace {
 
 std::vector<std::uint8_t> words(std::initializer_list<std::uint32_t> values) {
   std::vector<std::uint8_t> out;
-  for (std::uint32_t v : values) {
-    out.push_back(static_cast<std::uint8_t>(v));
-    out.push_back(static_cast<std::uint8_t>(v >> 8));
-    out.push_back(static_cast<std::uint8_t>(v >> 16));
-    out.push_back(static_cast<std::uint8_t>(v >> 24));
-  }
+  for (std::uint32_t v : values) append_le32(out, v);
   return out;
 }
 

@@ -21,10 +21,9 @@ std::vector<std::uint8_t> concat(std::initializer_list<std::vector<std::uint8_t>
 }
 
 std::vector<std::uint8_t> le64(std::uint64_t value) {
-  auto low = le32(static_cast<std::uint32_t>(value));
-  auto high = le32(static_cast<std::uint32_t>(value >> 32));
-  low.insert(low.end(), high.begin(), high.end());
-  return low;
+  std::vector<std::uint8_t> out;
+  append_le64(out, value);
+  return out;
 }
 
 // A reply as a test sees it: data pieces of one file joined into one item.

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/message.hpp"
 #include "adbwire/protocol/session.hpp"
 
@@ -28,8 +29,9 @@ inline std::vector<std::uint8_t> wire(std::uint32_t command, std::uint32_t arg0,
 }
 
 inline std::vector<std::uint8_t> le32(std::uint32_t value) {
-  return {static_cast<std::uint8_t>(value), static_cast<std::uint8_t>(value >> 8),
-          static_cast<std::uint8_t>(value >> 16), static_cast<std::uint8_t>(value >> 24)};
+  std::vector<std::uint8_t> out;
+  append_le32(out, value);
+  return out;
 }
 
 // Decodes a complete byte stream; fails the test on a decode error or a partial tail.

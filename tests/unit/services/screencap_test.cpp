@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "integration/image_decode.hpp"
 
 namespace adbwire {
@@ -28,19 +29,15 @@ using test::decode_jpeg;
 using test::decode_png;
 using test::Decoded;
 
-void put_le32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
-}
-
 // What `screencap` writes: the header (16 bytes when dataspace is set) and the pixels.
 std::vector<std::uint8_t> raw_output(std::uint32_t w, std::uint32_t h, std::uint32_t format,
                                      std::optional<std::uint32_t> dataspace,
                                      const std::vector<std::uint8_t>& pixels) {
   std::vector<std::uint8_t> out;
-  put_le32(out, w);
-  put_le32(out, h);
-  put_le32(out, format);
-  if (dataspace) put_le32(out, *dataspace);
+  protocol::append_le32(out, w);
+  protocol::append_le32(out, h);
+  protocol::append_le32(out, format);
+  if (dataspace) protocol::append_le32(out, *dataspace);
   out.insert(out.end(), pixels.begin(), pixels.end());
   return out;
 }
@@ -107,6 +104,20 @@ TEST(ParseRawScreencap, OutputThatIsNoImageIsAParseErrorQuotingIt) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("inaccessible or not found"), std::string::npos)
         << e.what();
+  }
+}
+
+TEST(ParseRawScreencap, TheQuotedStartIsEscapedAndCut) {
+  // A device's text reaches the message through protocol::printable: no terminal control.
+  const std::string text = "\x1b]0;pwned\x07\x1b[2J" + std::string(200, 'x') + "\n";
+  try {
+    parse_raw_screencap({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    FAIL() << "text was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("starts \"\\x1b]0;pwned\\x07\\x1b[2Jxxx"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;
+    EXPECT_EQ(what.find(std::string(61, 'x')), std::string::npos) << "not cut: " << what;
   }
 }
 

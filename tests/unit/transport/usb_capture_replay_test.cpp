@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "adbwire/capture.hpp"
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/message.hpp"
 #include "capture/record_parser.hpp"
 #include "transport/usb_framing.hpp"
@@ -29,10 +30,6 @@ struct UsbmonRecord {
   std::vector<std::uint8_t> data;  // captured data after the header
 };
 
-std::uint32_t le32(const std::uint8_t* p) {
-  return p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-
 std::vector<UsbmonRecord> read_usbmon(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), {});
@@ -44,7 +41,7 @@ std::vector<UsbmonRecord> read_usbmon(const std::string& path) {
     record.event = static_cast<char>(raw.data[8]);
     record.transfer_type = raw.data[9];
     record.endpoint = raw.data[10];
-    record.urb_length = le32(raw.data.data() + 32);
+    record.urb_length = protocol::load_le32(raw.data.data() + 32);
     record.data.assign(raw.data.begin() + 64, raw.data.end());
     records.push_back(std::move(record));
   });
@@ -61,7 +58,7 @@ std::uint16_t max_packet_size_of(const std::vector<UsbmonRecord>& records, std::
          at += record.data[at]) {
       const std::uint8_t* d = record.data.data() + at;
       if (d[1] == 5 && at + 7 <= record.data.size() && d[2] == endpoint) {
-        return static_cast<std::uint16_t>((d[4] | d[5] << 8) & 0x7ff);
+        return static_cast<std::uint16_t>(protocol::load_le16(d + 4) & 0x7ff);
       }
     }
   }

@@ -1,26 +1,31 @@
+// PngStream checked two ways: an independent reader written here for what it must produce (every
+// chunk's CRC, the IHDR fields, the zlib stream inflated and its Adler-32 checked by zlib, one
+// filter byte 0 per row), and libspng's decoder through integration/image_decode.hpp.
 #include "vdevice/png.hpp"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <string_view>
 
+#include "adbwire/error.hpp"
+#include "adbwire/protocol/bytes.hpp"
+#include "integration/image_decode.hpp"
 #include "vdevice/sample_screen.hpp"
 
 namespace adbwire::vdevice {
 namespace {
 
-std::span<const std::uint8_t> bytes(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+std::uint32_t be32(const std::uint8_t* p) { return protocol::load_be32(p); }
+
+std::uint32_t crc_of(std::span<const std::uint8_t> bytes) {
+  return static_cast<std::uint32_t>(
+      ::crc32(::crc32(0, nullptr, 0), bytes.data(), static_cast<uInt>(bytes.size())));
 }
 
-std::uint32_t be32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
-         p[3];
-}
-
-// An independent reader for exactly what PngStream writes: checks every chunk CRC, the zlib
-// header, the stored blocks (LEN/NLEN, BFINAL only on the last), the Adler-32 trailer and
-// the filter bytes, and returns the pixels.
+// An independent reader for what PngStream writes: checks every chunk CRC, the IHDR, the zlib
+// stream (inflated by zlib, which checks its Adler-32 trailer) and the filter bytes, and
+// returns the pixels.
 struct DecodedPng {
   std::uint32_t width = 0;
   std::uint32_t height = 0;
@@ -41,7 +46,7 @@ DecodedPng decode(const std::vector<std::uint8_t>& png) {
     std::string type(reinterpret_cast<const char*>(&png[pos + 4]), 4);
     EXPECT_LE(pos + 12 + length, png.size());
     std::span<const std::uint8_t> typed(&png[pos + 4], length + 4);
-    EXPECT_EQ(crc32(typed), be32(&png[pos + 8 + length])) << "chunk " << type << " at " << pos;
+    EXPECT_EQ(crc_of(typed), be32(&png[pos + 8 + length])) << "chunk " << type << " at " << pos;
     const std::uint8_t* data = &png[pos + 8];
     if (type == "IHDR") {
       EXPECT_EQ(length, 13u);
@@ -63,24 +68,12 @@ DecodedPng decode(const std::vector<std::uint8_t>& png) {
   EXPECT_GE(zlib.size(), 6u);
   EXPECT_EQ((zlib[0] * 256 + zlib[1]) % 31, 0);
   EXPECT_EQ(zlib[0] & 0x0f, 8);  // deflate
-  std::vector<std::uint8_t> raw;
-  std::size_t at = 2;
-  for (bool final_block = false; !final_block;) {
-    EXPECT_LE(at + 5, zlib.size());
-    if (at + 5 > zlib.size()) return result;
-    EXPECT_EQ(zlib[at] & 0x06, 0) << "not a stored block";
-    final_block = zlib[at] & 1;
-    std::uint16_t len = static_cast<std::uint16_t>(zlib[at + 1] | (zlib[at + 2] << 8));
-    std::uint16_t nlen = static_cast<std::uint16_t>(zlib[at + 3] | (zlib[at + 4] << 8));
-    EXPECT_EQ(static_cast<std::uint16_t>(~len), nlen);
-    raw.insert(raw.end(), zlib.begin() + static_cast<std::ptrdiff_t>(at + 5),
-               zlib.begin() + static_cast<std::ptrdiff_t>(at + 5 + len));
-    at += 5 + len;
-  }
-  EXPECT_EQ(at + 4, zlib.size());
-  EXPECT_EQ(adler32(raw), be32(&zlib[at]));
-
   std::size_t stride = 1 + std::size_t{result.width} * 4;
+  std::vector<std::uint8_t> raw(stride * result.height + 1);  // one more: no trailing data
+  uLongf raw_size = static_cast<uLongf>(raw.size());
+  EXPECT_EQ(::uncompress(raw.data(), &raw_size, zlib.data(), static_cast<uLong>(zlib.size())),
+            Z_OK);
+  raw.resize(raw_size);
   EXPECT_EQ(raw.size(), stride * result.height);
   for (std::size_t y = 0; y < result.height && (y + 1) * stride <= raw.size(); ++y) {
     EXPECT_EQ(raw[y * stride], 0) << "filter of row " << y;
@@ -90,36 +83,32 @@ DecodedPng decode(const std::vector<std::uint8_t>& png) {
   return result;
 }
 
+// The whole file; each piece is checked to stay near the 64 KiB a piece may hold.
 std::vector<std::uint8_t> encode(std::uint32_t width, std::uint32_t height, const RowSource& rows,
                                  std::size_t* pieces = nullptr) {
   PngStream stream(width, height, rows);
   std::vector<std::uint8_t> out;
   std::size_t count = 0;
-  while (stream.next(out)) ++count;
-  EXPECT_EQ(out.size(), stream.size());
+  for (std::size_t before = 0; stream.next(out); before = out.size()) {
+    ++count;
+    EXPECT_LE(out.size() - before, 256u * 1024) << "piece " << count;
+  }
+  EXPECT_FALSE(stream.next(out));
   if (pieces) *pieces = count;
   return out;
 }
 
-void pattern(std::uint32_t y, std::span<std::uint8_t> row) {
-  for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<std::uint8_t>(y * 31 + i * 7);
+// The same pixels through libspng's decoder.
+void expect_reference_decode(const std::vector<std::uint8_t>& png, std::uint32_t width,
+                             std::uint32_t height, const std::vector<std::uint8_t>& rgba) {
+  const test::Decoded decoded = test::decode_png(png);
+  EXPECT_EQ(decoded.width, width);
+  EXPECT_EQ(decoded.height, height);
+  EXPECT_TRUE(decoded.rgba == rgba) << "libspng decodes other pixels";
 }
 
-TEST(Checksums, KnownValues) {
-  EXPECT_EQ(crc32(bytes("123456789")), 0xcbf43926u);
-  EXPECT_EQ(crc32(bytes("")), 0u);
-  EXPECT_EQ(crc32(bytes("456789"), crc32(bytes("123"))), 0xcbf43926u);
-  EXPECT_EQ(adler32(bytes("Wikipedia")), 0x11e60398u);
-  EXPECT_EQ(adler32(bytes("")), 1u);
-  EXPECT_EQ(adler32(bytes("pedia"), adler32(bytes("Wiki"))), 0x11e60398u);
-  // Long input crosses the overflow-safe run length of the Adler sums.
-  std::vector<std::uint8_t> ff(100000, 0xff);
-  std::uint32_t a = 1, b = 0;
-  for (std::uint8_t v : ff) {
-    a = (a + v) % 65521;
-    b = (b + a) % 65521;
-  }
-  EXPECT_EQ(adler32(ff), (b << 16) | a);
+void pattern(std::uint32_t y, std::span<std::uint8_t> row) {
+  for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<std::uint8_t>(y * 31 + i * 7);
 }
 
 TEST(PngStream, SmallImageRoundTrips) {
@@ -132,29 +121,41 @@ TEST(PngStream, SmallImageRoundTrips) {
   pattern(1, std::span<std::uint8_t>(expected).subspan(12));
   EXPECT_EQ(decoded.rgba, expected);
   EXPECT_EQ(decoded.idat_chunks, 1u);
+  expect_reference_decode(png, 3, 2, expected);
 }
 
-TEST(PngStream, RowsSpanSeveralStoredBlocks) {
-  // 401 bytes per row * 400 rows = 160400 bytes: three blocks, rows cut at block edges.
+TEST(PngStream, RowsComeAPieceOfAbout64KiBAtATime) {
+  // 400 bytes per row * 400 rows: 163 rows a piece, so the header and three pieces of rows.
   std::size_t pieces = 0;
   auto png = encode(100, 400, pattern, &pieces);
   auto decoded = decode(png);
-  EXPECT_EQ(decoded.idat_chunks, 3u);
-  EXPECT_EQ(pieces, 5u);  // header, three IDAT, IEND
+  EXPECT_EQ(pieces, 4u);
   ASSERT_EQ(decoded.rgba.size(), 100u * 400 * 4);
   std::vector<std::uint8_t> row(400);
   for (std::uint32_t y = 0; y < 400; ++y) {
     pattern(y, row);
     ASSERT_TRUE(std::equal(row.begin(), row.end(), decoded.rgba.begin() + y * 400)) << "row " << y;
   }
+  expect_reference_decode(png, 100, 400, decoded.rgba);
 }
 
-TEST(PngStream, ExactMultipleOfTheBlockSize) {
-  // One row of 1 + 4*w bytes equal to 65535 * 2 is impossible; pick 3 rows of 21845 bytes.
-  auto png = encode(5461, 3, pattern);
+TEST(PngStream, RowsWiderThanAPieceComeOneAtATime) {
+  // 80,000 bytes per row: each row is a piece of its own.
+  std::size_t pieces = 0;
+  auto png = encode(20000, 3, pattern, &pieces);
   auto decoded = decode(png);
-  EXPECT_EQ(decoded.idat_chunks, 1u);
-  EXPECT_EQ(decoded.rgba.size(), 5461u * 3 * 4);
+  EXPECT_EQ(pieces, 4u);
+  ASSERT_EQ(decoded.rgba.size(), 20000u * 3 * 4);
+  std::vector<std::uint8_t> expected(20000u * 3 * 4);
+  for (std::uint32_t y = 0; y < 3; ++y)
+    pattern(y, std::span<std::uint8_t>(expected).subspan(y * 80000u, 80000u));
+  EXPECT_TRUE(decoded.rgba == expected);
+  expect_reference_decode(png, 20000, 3, expected);
+}
+
+TEST(PngStream, SizesPngCannotHoldAreRefused) {
+  EXPECT_THROW(PngStream(0, 10, pattern), Error);
+  EXPECT_THROW(PngStream(10, 0, pattern), Error);
 }
 
 TEST(SampleScreen, PngShowsTheRenderedScreen) {
@@ -170,6 +171,7 @@ TEST(SampleScreen, PngShowsTheRenderedScreen) {
     ASSERT_TRUE(std::equal(row.begin(), row.end(), decoded.rgba.begin() + y * row.size()))
         << "row " << y;
   }
+  expect_reference_decode(png, 1080, 2400, decoded.rgba);
 }
 
 TEST(SampleScreen, DrawsTheDumpsWidgets) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "vdevice/sample_screen.hpp"
 
 namespace adbwire::vdevice {
@@ -272,19 +273,15 @@ TEST_F(ShellTest, InjectedEventsAreLoggedOnlyWhenRun) {
                                       "cmd statusbar collapse"}));
 }
 
-std::span<const std::uint8_t> bytes(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-}
-
 TEST_F(ShellTest, CatReadsStdinUntilClosed) {
   ShellScript script("cat; echo done", *device_);
   RecordingOutput output;
   EXPECT_EQ(script.run(output), ShellScript::State::needs_input);
-  script.feed_stdin(bytes("ab"));
+  script.feed_stdin(protocol::bytes_of("ab"));
   EXPECT_EQ(script.stdin_buffered(), 2u);
   EXPECT_EQ(script.run(output), ShellScript::State::needs_input);
   EXPECT_EQ(script.stdin_buffered(), 0u);
-  script.feed_stdin(bytes("c\n"));
+  script.feed_stdin(protocol::bytes_of("c\n"));
   script.close_stdin();
   EXPECT_EQ(script.run(output), ShellScript::State::finished);
   EXPECT_EQ(output.out, "abc\ndone\n");
@@ -331,12 +328,12 @@ TEST_F(ShellTest, StreamedInstallReadsExactlyTheAnnouncedSize) {
   ShellScript script("cmd package install -S 5", *device_);
   RecordingOutput output;
   EXPECT_EQ(script.run(output), ShellScript::State::needs_input);
-  script.feed_stdin(bytes("12345"));
+  script.feed_stdin(protocol::bytes_of("12345"));
   EXPECT_EQ(script.run(output), ShellScript::State::finished);
   EXPECT_EQ(output.out, "Success\n");
   ShellScript short_apk("cmd package install -S 5", *device_);
   RecordingOutput short_output;
-  short_apk.feed_stdin(bytes("12"));
+  short_apk.feed_stdin(protocol::bytes_of("12"));
   short_apk.close_stdin();
   EXPECT_EQ(short_apk.run(short_output), ShellScript::State::finished);
   EXPECT_EQ(short_apk.exit_code(), 1);
@@ -355,10 +352,7 @@ TEST_F(ShellTest, ScreencapStreamsThePngAndTheRawImage) {
   EXPECT_EQ(run("screencap", raw), 0);
   ASSERT_EQ(raw.out.size(), 16u + 1080u * 2400u * 4u);
   auto u32 = [&](std::size_t at) {
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i)
-      v = (v << 8) | static_cast<std::uint8_t>(raw.out[at + static_cast<std::size_t>(i)]);
-    return v;
+    return protocol::load_le32(reinterpret_cast<const std::uint8_t*>(raw.out.data()) + at);
   };
   EXPECT_EQ(u32(0), 1080u);
   EXPECT_EQ(u32(4), 2400u);
