@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "base/keycodes.hpp"
+#include "services/device_command.hpp"
 
 namespace adbwire::agent {
 namespace {
@@ -24,25 +25,12 @@ void append_word(std::string& line, std::string_view word) {
         break;
       }
     }
-    append_command(line, "input text " + shell_quote(word.substr(0, cut)));
+    append_command(line, "input text " + detail::shell_quote(word.substr(0, cut)));
     word.remove_prefix(cut);
   }
 }
 
 }  // namespace
-
-std::string shell_quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += '\'';
-  return out;
-}
 
 bool needs_unicode_path(std::string_view text) noexcept {
   return std::any_of(text.begin(), text.end(),

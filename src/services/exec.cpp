@@ -1,6 +1,7 @@
 // Device::exec: "exec:" streams, raw bytes with no PTY and no shell protocol; on devices
 // without exec: (Android before 5.0) the same bytes through the shell.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adbwire/device.hpp"
@@ -112,7 +113,7 @@ std::string Device::exec(std::string_view command, Deadline deadline) {
 std::string Device::exec(std::string_view command, Deadline deadline, std::error_code& error) {
   detail::Failure failure;
   std::string out = collect_exec(opener_.get(), command, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return out;
 }
 
@@ -126,7 +127,7 @@ void Device::exec(std::string_view command, const OutputHandler& on_chunk, Deadl
                   std::error_code& error) {
   detail::Failure failure;
   run_exec(opener_.get(), command, on_chunk, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
 }
 
 }  // namespace adbwire

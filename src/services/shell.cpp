@@ -1,6 +1,7 @@
 // Device::shell: shell protocol v2 when both sides offer shell_v2, v1 otherwise (the channel
 // itself is in shell_stream.cpp).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adbwire/device.hpp"
@@ -58,7 +59,7 @@ ShellResult Device::shell(std::string_view command, Deadline deadline) {
 ShellResult Device::shell(std::string_view command, Deadline deadline, std::error_code& error) {
   detail::Failure failure;
   ShellResult result = collect_shell(opener_.get(), command, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return result;
 }
 
@@ -76,7 +77,7 @@ int Device::shell(std::string_view command, const OutputHandler& on_stdout,
   detail::Failure failure;
   const int exit_code =
       run_shell(opener_.get(), command, on_stdout, on_stderr, resolve(deadline), failure);
-  error = failure.code;
+  detail::report(std::move(failure), error);
   return exit_code;
 }
 
