@@ -7,6 +7,7 @@
 #include "connection/device_access.hpp"
 #include "services/device_command.hpp"
 #include "services/device_values.hpp"
+#include "services/property_list.hpp"
 
 namespace adbwire {
 namespace {
@@ -81,34 +82,8 @@ std::string read_property(Device& device, std::string_view name, Deadline deadli
 std::map<std::string, std::string> read_properties(Device& device, Deadline deadline,
                                                    detail::Failure& failure) {
   const std::string out = shell_out(device, "getprop", deadline, failure);
-  std::map<std::string, std::string> props;
-  std::size_t at = 0;
-  while (!failure && at < out.size()) {
-    // "[key]: [value]" where value may span lines; it ends at "]\n" (or "]" at the end).
-    if (out[at] == '\n' || out[at] == '\r') {
-      ++at;
-      continue;
-    }
-    const std::size_t key_end = out.find("]: [", at);
-    if (out[at] != '[' || key_end == std::string::npos) {
-      failure.set(errc::parse_error,
-                  "getprop printed a line that is not '[key]: [value]' at byte " +
-                      std::to_string(at) + ": " + out.substr(at, 60));
-      return {};
-    }
-    std::size_t value_end = out.find("]\n", key_end + 4);
-    if (value_end == std::string::npos) value_end = out.rfind(']');
-    if (value_end == std::string::npos || value_end < key_end + 4) {
-      failure.set(errc::parse_error, "getprop output ends inside the value of " +
-                                         out.substr(at + 1, key_end - at - 1));
-      return {};
-    }
-    std::string value = out.substr(key_end + 4, value_end - key_end - 4);
-    if (!value.empty() && value.back() == '\r') value.pop_back();
-    props[out.substr(at + 1, key_end - at - 1)] = std::move(value);
-    at = value_end + 1;
-  }
-  return props;
+  if (failure) return {};
+  return detail::parse_property_list(out, failure);
 }
 
 std::chrono::system_clock::time_point read_clock(Device& device, Deadline deadline,

@@ -11,6 +11,7 @@
 #include "services/device_values.hpp"
 #include "services/foreground_parser.hpp"
 #include "services/package_list.hpp"
+#include "services/property_list.hpp"
 
 namespace adbwire::detail {
 namespace {
@@ -126,6 +127,34 @@ TEST(PackageList, PlainAndAndroid11FormsAsTheAospSourcePrintsThem) {
                                "package:com.other installer=com.android.vending\n"),
             (std::vector<std::string>{"com.example.app", "com.other"}));
   EXPECT_TRUE(parse_package_list("").empty());
+}
+
+// ---- getprop
+
+TEST(PropertyList, EveryLineOfARealListingWithEmptyValues) {
+  Failure failure;
+  const auto props = parse_property_list(sample("getprop_android_p_emulator.txt"), failure);
+  ASSERT_FALSE(failure) << failure.detail;
+  EXPECT_EQ(props.size(), 37U);
+  EXPECT_EQ(props.at("ro.build.version.sdk"), "27");
+  EXPECT_EQ(props.at("ro.build.version.release"), "P");
+  EXPECT_EQ(props.at("ro.build.version.base_os"), "");
+  EXPECT_EQ(props.at("ro.crypto.fs_crypto_blkdev"), "/dev/block/dm-0");
+  EXPECT_EQ(props.at("ro.kernel.android.qemud"), "1");
+}
+
+TEST(PropertyList, MultiLineValuesAndBrokenListings) {
+  // Not device output: the forms the parser must also take or refuse.
+  Failure failure;
+  const auto props =
+      parse_property_list("[a]: [line one\nline two]\n[b]: [x]\n\n[c]: [end]", failure);
+  ASSERT_FALSE(failure) << failure.detail;
+  EXPECT_EQ(props.at("a"), "line one\nline two");
+  EXPECT_EQ(props.at("b"), "x");
+  EXPECT_EQ(props.at("c"), "end");
+  parse_property_list("[ok]: [1]\nnot a property\n", failure);
+  EXPECT_EQ(failure.code, errc::parse_error);
+  EXPECT_NE(failure.detail.find("at byte 10"), std::string::npos) << failure.detail;
 }
 
 // ---- wm size, settings get, date +%s
