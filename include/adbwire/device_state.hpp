@@ -1,7 +1,9 @@
-// Device state: the connection state, system properties, and adbd's state services (reboot,
-// root/unroot, remount, tcpip, usb), each returning what the device said, word for word.
+// Device state: the connection state, system properties, the device clock, and adbd's state
+// services (reboot, root/unroot, remount, tcpip, usb), each returning what the device said, word
+// for word. The error_code overloads leave the message in last_error_detail() (error_detail.hpp).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,6 +30,14 @@ std::string getprop(Device& device, std::string_view name, Deadline deadline,
 std::map<std::string, std::string> getprops(Device& device, Deadline deadline = kDefaultDeadline);
 std::map<std::string, std::string> getprops(Device& device, Deadline deadline,
                                             std::error_code& error);
+
+// The device clock (`date +%s`, whole seconds). Errors: parse_error (the device's `date` printed
+// no number of seconds: the message quotes it), command_failed (`date` exited non-zero), and
+// those of Device::shell. The error_code overload returns the epoch on error.
+std::chrono::system_clock::time_point device_time(Device& device,
+                                                  Deadline deadline = kDefaultDeadline);
+std::chrono::system_clock::time_point device_time(Device& device, Deadline deadline,
+                                                  std::error_code& error);
 
 enum class RebootTarget { system, bootloader, recovery, sideload, sideload_auto_reboot, fastboot };
 

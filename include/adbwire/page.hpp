@@ -8,7 +8,8 @@
 //
 // Errors: every blocking call comes twice, `op(args)` throwing adbwire::Error and
 // `op(args, std::error_code&)` setting the code; after a failure the error_code form leaves
-// the message the exception would carry in last_error(). Codes common to all calls:
+// the message the exception would carry in last_error(), and its detail in
+// last_error_detail() (error_detail.hpp). Codes common to all calls:
 // timeout, device_offline, closed (from the connection); command_failed (the device ran
 // the command and reported failure: the message quotes its output). Every blocking call
 // ends by its deadline (kDefaultDeadline: now + ConnectOptions::command_timeout).
@@ -17,6 +18,11 @@
 // may have changed since (any action after that snapshot), the action first re-reads the
 // screen and acts only where the ref's exact token, or else exactly one identity token,
 // is found (ui::resolve); otherwise it fails with stale_ref and sends nothing.
+//
+// Page is snapshot, act and wait. Its app, settings and screen calls forward to the device
+// services of apps.hpp, settings.hpp, screen_control.hpp, install.hpp and device_state.hpp,
+// which work on a Device without a Page; Page adds the capability checks, its deadline and
+// the trajectory.
 //
 // Thread safety: a Page is for one caller at a time (it keeps the ref map); use one Page
 // per thread, or lock around it. The Device it holds may be shared with other users.
@@ -33,9 +39,12 @@
 #include <system_error>
 #include <vector>
 
+#include "adbwire/apps.hpp"
 #include "adbwire/connect_options.hpp"
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
+#include "adbwire/screen_control.hpp"
+#include "adbwire/settings.hpp"
 #include "adbwire/ui.hpp"
 
 namespace adbwire {
@@ -102,8 +111,9 @@ struct PageOptions {
   std::chrono::milliseconds web_timeout{5000};
   // Budget of a call made with kDefaultDeadline, all its device round trips included.
   std::chrono::milliseconds timeout{30000};
-  // Record every action with its arguments, result, timing and the snapshots around it
-  // (see trajectory.hpp). nullptr: no recording.
+  // Record every call with its arguments, result, timing and the snapshots around it
+  // (see trajectory.hpp), and with TrajectoryOptions::screenshots the screen after each
+  // action. nullptr: no recording.
   std::shared_ptr<Trajectory> trajectory;
 };
 
@@ -121,11 +131,6 @@ struct ScreenPoint {
   double y = 0;
   bool normalized = false;
 };
-
-enum class SettingsNamespace { system, secure, global };
-
-// Screen orientation as Settings.System.USER_ROTATION numbers it.
-enum class Orientation { portrait = 0, landscape = 1, reverse_portrait = 2, reverse_landscape = 3 };
 
 // What a device can do, from one probe (Page::capabilities()).
 enum class Capability : std::uint32_t {
@@ -188,12 +193,6 @@ struct WebStatus {
   std::uint32_t pages = 0;      // of them, shown from a debuggable page
   std::uint32_t web_nodes = 0;  // elements added from those pages
   std::string problem;          // why a WebView kept its native content only ("" when none did)
-};
-
-// Package and activity in the foreground ("com.android.settings", ".Settings").
-struct ForegroundActivity {
-  std::string package;
-  std::string activity;
 };
 
 class Page {
@@ -285,9 +284,10 @@ class Page {
   void recent(Deadline deadline = kDefaultDeadline);
   void recent(Deadline deadline, std::error_code& error);
 
-  // ---- Apps. launch: monkey's launcher intent, or `am start -n` with an activity.
-  // Errors also: not_found (no such package or activity), invalid_argument (a name with
-  // characters no package has).
+  // ---- Apps (apps.hpp, install.hpp: launch_app, stop_app, foreground_activity,
+  // list_packages, install, uninstall). launch: monkey's launcher intent, or `am start -n` with
+  // an activity. Errors also: not_found (no such package or activity), invalid_argument (a name
+  // with characters no package has).
   void launch(std::string_view package, std::string_view activity = {},
               Deadline deadline = kDefaultDeadline);
   void launch(std::string_view package, std::string_view activity, Deadline deadline,
@@ -306,7 +306,9 @@ class Page {
   void uninstall(std::string_view package, Deadline deadline = kDefaultDeadline);
   void uninstall(std::string_view package, Deadline deadline, std::error_code& error);
 
-  // ---- Device
+  // ---- Device (screencap.hpp, screen_control.hpp, device_state.hpp, settings.hpp; rotate and
+  // the settings calls need Capability::settings, open_notifications
+  // Capability::notifications, else not_supported)
   // PNG bytes of the screen: raw screencap encoded here (adbwire::screenshot with default
   // options; no file on either side). For JPEG, scaling or a byte cap call
   // adbwire::screenshot(device(), options). parse_error when the device prints no image.

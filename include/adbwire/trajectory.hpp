@@ -27,6 +27,10 @@
 
 namespace adbwire {
 
+namespace detail {
+struct Failure;
+}  // namespace detail
+
 struct TrajectoryOptions {
   std::filesystem::path dir;
   bool screenshots = false;  // a screenshot after every action (one more round trip each)
@@ -43,7 +47,8 @@ struct TrajectoryStep {
   std::string screenshot;  // file of the screenshot after the action
 };
 
-// One recording. Thread safe: several Pages may share one (steps are numbered in order).
+// One recording. Thread safe: several Pages may share one (steps are numbered in order). The
+// error_code overloads leave the message in last_error_detail() (error_detail.hpp).
 class Trajectory {
  public:
   // Creates dir (with parents) and opens dir/trajectory.jsonl for appending.
@@ -57,15 +62,19 @@ class Trajectory {
   const TrajectoryOptions& options() const noexcept { return options_; }
 
   // Writes bytes to dir/NNNN-<suffix> (NNNN = the number the next step gets) and returns
-  // that file name. Errors: io_error.
+  // that file name ("" on error). Errors: io_error.
   std::string save(std::string_view suffix, std::string_view bytes);
+  std::string save(std::string_view suffix, std::string_view bytes, std::error_code& error);
   // Appends step as one JSON line and flushes it. Errors: io_error.
   void record(const TrajectoryStep& step);
+  void record(const TrajectoryStep& step, std::error_code& error);
   // Steps recorded so far.
   std::uint64_t steps() const;
 
  private:
   bool open(std::error_code& code, std::string& detail);
+  std::string save_file(std::string_view suffix, std::string_view bytes, detail::Failure& failure);
+  void append(const TrajectoryStep& step, detail::Failure& failure);
 
   TrajectoryOptions options_;
   int folder_fd_ = -1;

@@ -39,7 +39,9 @@ struct WebViewPage {
 
 // Every DevTools target on the device, socket by socket. A socket that does not answer (an
 // app that exited since /proc/net/unix was read, a socket that is not DevTools) is skipped.
-// Errors: the Device errors of reading /proc/net/unix; an empty list is no error.
+// Errors: the Device errors of reading /proc/net/unix, and device_offline or closed when the
+// connection is lost while reading a socket; an empty list is no error. The error_code overload
+// leaves the message in last_error_detail() (error_detail.hpp).
 std::vector<WebViewPage> list_webviews(Device& device, Deadline deadline = kDefaultDeadline);
 std::vector<WebViewPage> list_webviews(Device& device, Deadline deadline, std::error_code& error);
 

@@ -1,6 +1,6 @@
 #include "agent/dump.hpp"
 
-#include "agent/input_commands.hpp"
+#include "services/device_command.hpp"
 
 namespace adbwire {
 
@@ -23,7 +23,7 @@ namespace agent {
 
 std::string dump_command(PageOptions::DumpMethod method, std::string_view path) {
   if (method == PageOptions::DumpMethod::tty) return "uiautomator dump /dev/tty 2>&1";
-  const std::string p = shell_quote(path);
+  const std::string p = detail::shell_quote(path);
   return "rm -f " + p + "; uiautomator dump " + p + " 2>&1 && cat " + p + " 2>&1; rm -f " + p;
 }
 
@@ -31,29 +31,34 @@ bool retryable(DumpFailure failure) noexcept {
   return failure == DumpFailure::idle_timeout || failure == DumpFailure::null_root;
 }
 
-Error dump_error(DumpFailure failure, std::string_view output, std::uint32_t attempts) {
+detail::Failure dump_error(DumpFailure failure, std::string_view output, std::uint32_t attempts) {
+  detail::Failure result;
   const std::string times = std::to_string(attempts) + (attempts == 1 ? " time" : " times");
   switch (failure) {
     case DumpFailure::idle_timeout:
-      return Error(errc::timeout,
-                   "the screen never settled: uiautomator reported \"could not get idle state\" " +
-                       times +
-                       " (an animation, video or progress indicator keeps redrawing it); wait for "
-                       "it to stop, "
-                       "or turn animations off in developer options, then take the snapshot again");
+      result.set(errc::timeout,
+                 "the screen never settled: uiautomator reported \"could not get idle state\" " +
+                     times +
+                     " (an animation, video or progress indicator keeps redrawing it); wait for "
+                     "it to stop, "
+                     "or turn animations off in developer options, then take the snapshot again");
+      return result;
     case DumpFailure::null_root:
-      return Error(errc::command_failed,
-                   "uiautomator returned a null root node " + times +
-                       " (the window was changing or not drawn yet); take the snapshot again");
+      result.set(errc::command_failed,
+                 "uiautomator returned a null root node " + times +
+                     " (the window was changing or not drawn yet); take the snapshot again");
+      return result;
     case DumpFailure::automation_busy:
-      return Error(
+      result.set(
           errc::busy,
           "another tool holds Android's single UiAutomation connection (uiautomator2, Appium, "
           "Maestro or an instrumentation left running); stop it, then take the snapshot again");
+      return result;
     case DumpFailure::killed:
-      return Error(errc::command_failed,
-                   "the uiautomator process was killed on the device (low memory or a watchdog); "
-                   "take the snapshot again");
+      result.set(errc::command_failed,
+                 "the uiautomator process was killed on the device (low memory or a watchdog); "
+                 "take the snapshot again");
+      return result;
     case DumpFailure::none:
     case DumpFailure::no_xml:
       break;
@@ -67,13 +72,15 @@ Error dump_error(DumpFailure failure, std::string_view output, std::uint32_t att
   while (!said.empty() && (said.back() == '\n' || said.back() == '\r' || said.back() == ' '))
     said.pop_back();
   if (said.empty()) {
-    return Error(
+    result.set(
         errc::command_failed,
         "uiautomator reported no error but the dump was empty or missing (is the screen on and "
         "unlocked?); take the snapshot again");
+    return result;
   }
-  return Error(errc::command_failed,
-               "uiautomator produced no UI hierarchy; it printed: \"" + said + "\"");
+  result.set(errc::command_failed,
+             "uiautomator produced no UI hierarchy; it printed: \"" + said + "\"");
+  return result;
 }
 
 }  // namespace agent

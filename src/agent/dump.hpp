@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::agent {
 
@@ -18,8 +18,8 @@ std::string dump_command(PageOptions::DumpMethod method, std::string_view path);
 // True when failure may pass if the dump is simply taken again.
 bool retryable(DumpFailure failure) noexcept;
 
-// The error for a dump that failed `attempts` times with failure; output is quoted
+// The failure of a dump that failed `attempts` times as `failure` says; output is quoted
 // (shortened) for no_xml.
-Error dump_error(DumpFailure failure, std::string_view output, std::uint32_t attempts);
+detail::Failure dump_error(DumpFailure failure, std::string_view output, std::uint32_t attempts);
 
 }  // namespace adbwire::agent

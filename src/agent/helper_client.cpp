@@ -30,20 +30,25 @@ constexpr std::chrono::milliseconds kQuoteWait{200};
 
 Deadline earliest(Deadline a, Deadline b) { return std::min(a, b); }
 
-// Reads exactly into.size() bytes. False when the stream ended first.
-bool read_exact(Stream& stream, std::span<std::uint8_t> into, Deadline deadline) {
+// Reads exactly into.size() bytes. False when the stream ended first, or failure is set.
+bool read_exact(Stream& stream, std::span<std::uint8_t> into, Deadline deadline,
+                detail::Failure& failure) {
   std::size_t got = 0;
   while (got < into.size()) {
     std::error_code error;
     const std::size_t n = stream.read_some(into.subspan(got), deadline, error);
     if (error == errc::closed) return false;
     if (error == errc::timeout) {
-      throw Error(errc::timeout,
+      failure.set(errc::timeout,
                   "the on-device dumper did not answer in time (it may be hung, or the device is "
                   "very slow); it was ended. The budget is PageOptions::helper_timeout to start, "
                   "helper_idle_max plus helper_timeout for a dump");
+      return false;
     }
-    throw_if_error(error, "reading from the on-device dumper failed");
+    if (error) {
+      failure.set(error, "reading from the on-device dumper failed");
+      return false;
+    }
     if (n == 0) return false;
     got += n;
   }
@@ -60,10 +65,9 @@ std::string printable(std::string_view bytes) {
 // A file with the embedded dex for SyncClient::push, removed when this goes.
 class DexFile {
  public:
-  DexFile() {
+  explicit DexFile(detail::Failure& failure) {
     static std::atomic<std::uint32_t> counter{0};
     // In the private runtime folder, 0600: /tmp is shared, and a name there could be taken first.
-    detail::Failure failure;
     const fs::path folder = detail::private_runtime_folder(failure);
     const std::string name =
         "dumper-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".dex";
@@ -80,13 +84,12 @@ class DexFile {
     }
     if (failure) {
       path_.clear();
-      throw Error(failure.code,
-                  "could not write the on-device dumper before pushing it: " + failure.detail);
+      failure.detail = "could not write the on-device dumper before pushing it: " + failure.detail;
     }
   }
   ~DexFile() {
     std::error_code ignored;
-    fs::remove(path_, ignored);
+    if (!path_.empty()) fs::remove(path_, ignored);
   }
   DexFile(const DexFile&) = delete;
   DexFile& operator=(const DexFile&) = delete;
@@ -134,29 +137,42 @@ std::string HelperClient::read_log(Device& device, Deadline deadline) noexcept {
   return printable(text);
 }
 
-void HelperClient::install(Device& device, Deadline deadline) {
+void HelperClient::install(Device& device, Deadline deadline, detail::Failure& failure) {
   const std::string remote = helper::device_dex_path(dumper_dex_hash());
-  SyncClient sync(device, deadline);
+  std::error_code error;
+  SyncClient sync(device, deadline, error);
+  if (error) {
+    failure.set(error, sync.last_error());
+    return;
+  }
   std::error_code missing;
   const RemoteStat stat = sync.stat(remote, deadline, missing);
   // A size that differs is a push cut short earlier: the hash in the name covers the rest.
   if (missing || !stat.is_regular() || stat.size != dumper_dex().size()) {
-    const DexFile file;
+    const DexFile file(failure);
+    if (failure) return;
     PushOptions options;
     options.deadline = deadline;
-    sync.push(file.path(), remote, options);
+    sync.push(file.path(), remote, options, error);
+    if (error) {
+      failure.set(error, sync.last_error());
+      return;
+    }
   }
   installed_ = true;
 }
 
 bool HelperClient::exchange(std::span<const std::uint8_t> request, Deadline reply_deadline,
-                            std::string& payload, bool& failed) {
+                            std::string& payload, bool& failed, detail::Failure& failure) {
   std::error_code error;
   stream_.write(request, reply_deadline, error);
   if (error == errc::closed) return false;
-  throw_if_error(error, "sending a request to the on-device dumper failed");
+  if (error) {
+    failure.set(error, "sending a request to the on-device dumper failed");
+    return false;
+  }
   std::array<std::uint8_t, helper::kHeaderSize> header{};
-  if (!read_exact(stream_, header, reply_deadline)) return false;
+  if (!read_exact(stream_, header, reply_deadline, failure)) return false;
   const std::optional<helper::ReplyHeader> decoded = helper::decode_reply_header(header);
   if (!decoded) {
     std::string text(header.begin(), header.end());
@@ -166,44 +182,60 @@ bool HelperClient::exchange(std::span<const std::uint8_t> request, Deadline repl
         stream_.read_some(more, earliest(reply_deadline, deadline_after(kQuoteWait)), ignored);
     text.append(more.begin(), more.begin() + static_cast<std::ptrdiff_t>(n));
     stop();
-    if (classify_dump_output(text) == DumpFailure::automation_busy)
-      throw dump_error(DumpFailure::automation_busy, text, 1);
-    throw Error(errc::protocol_error,
-                "the on-device dumper answered with bytes that are no reply frame: \"" +
-                    printable(text) + "\"");
+    if (classify_dump_output(text) == DumpFailure::automation_busy) {
+      failure = dump_error(DumpFailure::automation_busy, text, 1);
+    } else {
+      failure.set(errc::protocol_error,
+                  "the on-device dumper answered with bytes that are no reply frame: \"" +
+                      printable(text) + "\"");
+    }
+    return false;
   }
   payload.resize(decoded->length);
   if (!read_exact(stream_, {reinterpret_cast<std::uint8_t*>(payload.data()), payload.size()},
-                  reply_deadline))
+                  reply_deadline, failure))
     return false;
   failed = decoded->status == helper::Status::failed;
   return true;
 }
 
-void HelperClient::start(Device& device, const HelperBudget& budget, Deadline deadline) {
-  if (!installed_) install(device, deadline);
+void HelperClient::start(Device& device, const HelperBudget& budget, Deadline deadline,
+                         detail::Failure& failure) {
+  if (!installed_) install(device, deadline, failure);
+  if (failure) return;
+  std::error_code error;
   stream_ = device.open(
-      "exec:" + helper::start_command(helper::device_dex_path(dumper_dex_hash()), name_), deadline);
+      "exec:" + helper::start_command(helper::device_dex_path(dumper_dex_hash()), name_), deadline,
+      error);
+  if (error) {
+    failure = detail::reported(error);
+    return;
+  }
   std::string payload;
   bool failed = false;
   const bool answered =
       exchange(helper::encode_ping(), earliest(deadline, deadline_after(budget.reply_timeout)),
-               payload, failed);
+               payload, failed, failure);
+  if (failure) return;
   if (answered && !failed && payload == helper::kHello) return;
   stop();
-  if (failed && classify_dump_output(payload) == DumpFailure::automation_busy)
-    throw dump_error(DumpFailure::automation_busy, payload, 1);
+  if (failed && classify_dump_output(payload) == DumpFailure::automation_busy) {
+    failure = dump_error(DumpFailure::automation_busy, payload, 1);
+    return;
+  }
   if (!answered) {
     // Gone before its first reply: perhaps the dex was removed meanwhile; check it next start.
     installed_ = false;
     const std::string log = read_log(device, deadline);
-    throw Error(errc::command_failed,
-                "the on-device dumper exited right after it started (app_process could not run it" +
+    failure.set(errc::command_failed,
+                "the on-device dumper exited right after it started (app_process could not run "
+                "it" +
                     (log.empty() ? std::string(": see `adb logcat -s AndroidRuntime`)")
                                  : "; its stderr, " + std::string(helper::kLogPath) +
                                        ", says: " + log + ")"));
+    return;
   }
-  throw Error(errc::command_failed,
+  failure.set(errc::command_failed,
               failed ? "the on-device dumper could not start: " + printable(payload)
                      : "the on-device dumper is not the version this adbwire "
                        "expects (it said \"" +
@@ -213,72 +245,76 @@ void HelperClient::start(Device& device, const HelperBudget& budget, Deadline de
 std::string HelperClient::request(Device& device, std::string_view what,
                                   std::span<const std::uint8_t> request,
                                   std::chrono::milliseconds reply_budget,
-                                  const HelperBudget& budget, Deadline deadline, bool& failed) {
-  try {
-    for (int attempt = 0;; ++attempt) {
-      if (!running()) start(device, budget, deadline);
-      std::string payload;
-      failed = false;
-      if (exchange(request, earliest(deadline, deadline_after(reply_budget)), payload, failed))
-        return payload;
-      stop();
-      if (attempt == 1) {
-        const std::string log = read_log(device, deadline);
-        throw Error(
-            errc::command_failed,
-            "the on-device dumper died during " + std::string(what) +
-                " twice in a row (restarted once); " +
-                (log.empty() ? std::string("see `adb logcat -s AndroidRuntime` for its crash")
-                             : "its stderr, " + std::string(helper::kLogPath) + ", says: " + log));
-      }
-    }
-  } catch (...) {
-    // A reply that may still arrive must never be taken for the next request's, and a hung or
-    // confused dumper must not keep UiAutomation from the fallback.
+                                  const HelperBudget& budget, Deadline deadline, bool& failed,
+                                  detail::Failure& failure) {
+  for (int attempt = 0; !failure; ++attempt) {
+    if (!running()) start(device, budget, deadline, failure);
+    if (failure) break;
+    std::string payload;
+    failed = false;
+    if (exchange(request, earliest(deadline, deadline_after(reply_budget)), payload, failed,
+                 failure))
+      return payload;
+    if (failure) break;
     stop();
-    kill(device);
-    throw;
+    if (attempt == 1) {
+      const std::string log = read_log(device, deadline);
+      failure.set(
+          errc::command_failed,
+          "the on-device dumper died during " + std::string(what) +
+              " twice in a row (restarted once); " +
+              (log.empty() ? std::string("see `adb logcat -s AndroidRuntime` for its crash")
+                           : "its stderr, " + std::string(helper::kLogPath) + ", says: " + log));
+    }
   }
+  // A reply that may still arrive must never be taken for the next request's, and a hung or
+  // confused dumper must not keep UiAutomation from the fallback.
+  stop();
+  kill(device);
+  return {};
 }
 
-std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadline deadline) {
+std::string HelperClient::dump(Device& device, const HelperBudget& budget, Deadline deadline,
+                               detail::Failure& failure) {
   const auto quiet = static_cast<std::uint32_t>(budget.idle_quiet.count());
   const auto max = static_cast<std::uint32_t>(budget.idle_max.count());
   bool failed = false;
   // A failed dump's text is uiautomator's wording; the caller classifies it.
   return request(device, "a dump", helper::encode_dump(quiet, max),
-                 budget.idle_max + budget.reply_timeout, budget, deadline, failed);
+                 budget.idle_max + budget.reply_timeout, budget, deadline, failed, failure);
 }
 
 void HelperClient::set_clipboard(Device& device, std::string_view text, const HelperBudget& budget,
-                                 Deadline deadline) {
+                                 Deadline deadline, detail::Failure& failure) {
   if (text.size() > helper::kMaxClip) {
-    throw Error(errc::invalid_argument, "clipboard text of " + std::to_string(text.size()) +
+    failure.set(errc::invalid_argument, "clipboard text of " + std::to_string(text.size()) +
                                             " bytes; at most " + std::to_string(helper::kMaxClip) +
                                             " fit a binder call");
+    return;
   }
   const std::string encoded = helper::encode_set_clip(text);
   bool failed = false;
   const std::string reply =
       request(device, "setting the clipboard",
               {reinterpret_cast<const std::uint8_t*>(encoded.data()), encoded.size()},
-              budget.reply_timeout, budget, deadline, failed);
-  if (failed)
-    throw Error(errc::command_failed,
+              budget.reply_timeout, budget, deadline, failed, failure);
+  if (!failure && failed)
+    failure.set(errc::command_failed,
                 "the device's clipboard service refused the text: " + printable(reply));
 }
 
 std::string HelperClient::get_clipboard(Device& device, const HelperBudget& budget,
-                                        Deadline deadline) {
+                                        Deadline deadline, detail::Failure& failure) {
   const std::uint8_t get = helper::kGetClip;
   bool failed = false;
   std::string reply = request(device, "reading the clipboard", {&get, 1}, budget.reply_timeout,
-                              budget, deadline, failed);
-  if (failed) {
-    throw Error(errc::command_failed,
+                              budget, deadline, failed, failure);
+  if (!failure && failed) {
+    failure.set(errc::command_failed,
                 "the device's clipboard service did not give its text (Android 10+ lets "
                 "only the focused app or the input method read it): " +
                     printable(reply));
+    return {};
   }
   return reply;
 }

@@ -10,6 +10,7 @@
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
 #include "adbwire/stream.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::agent {
 
@@ -27,19 +28,21 @@ class HelperClient {
   HelperClient();
 
   // One dump: the XML, or the failure text the dumper reported (uiautomator's wording, for
-  // classify_dump_output). Throws adbwire::Error when the helper itself failed: busy (another
-  // tool holds UiAutomation), timeout (no reply within the budget), protocol_error (a reply
-  // that is no frame), command_failed (it could not start, or died again after a restart),
-  // and the Device/SyncClient errors of installing it. Every read ends by the budget or
-  // deadline, whichever comes first.
-  std::string dump(Device& device, const HelperBudget& budget, Deadline deadline);
+  // classify_dump_output). failure is set when the helper itself failed: busy (another tool
+  // holds UiAutomation), timeout (no reply within the budget), protocol_error (a reply that is
+  // no frame), command_failed (it could not start, or died again after a restart), and the
+  // Device/SyncClient errors of installing it. Every read ends by the budget or deadline,
+  // whichever comes first.
+  std::string dump(Device& device, const HelperBudget& budget, Deadline deadline,
+                   detail::Failure& failure);
 
   // The device's clipboard through the dumper (IClipboard, as a shell-uid tool calls it).
   // Errors: command_failed (the clipboard service refused: the message has its exception),
   // invalid_argument (text over helper::kMaxClip bytes), and dump()'s helper errors.
   void set_clipboard(Device& device, std::string_view text, const HelperBudget& budget,
-                     Deadline deadline);
-  std::string get_clipboard(Device& device, const HelperBudget& budget, Deadline deadline);
+                     Deadline deadline, detail::Failure& failure);
+  std::string get_clipboard(Device& device, const HelperBudget& budget, Deadline deadline,
+                            detail::Failure& failure);
 
   // True while a started helper's stream is open.
   bool running() const noexcept { return stream_.is_open(); }
@@ -49,18 +52,19 @@ class HelperClient {
   const std::string& process_name() const noexcept { return name_; }
 
  private:
-  void install(Device& device, Deadline deadline);
-  void start(Device& device, const HelperBudget& budget, Deadline deadline);
-  // One request and its reply. False when the helper died (the stream ended) before replying.
+  void install(Device& device, Deadline deadline, detail::Failure& failure);
+  void start(Device& device, const HelperBudget& budget, Deadline deadline,
+             detail::Failure& failure);
+  // One request and its reply. False when the helper died (the stream ended) before replying,
+  // or failure is set.
   bool exchange(std::span<const std::uint8_t> request, Deadline reply_deadline,
-                std::string& payload, bool& failed);
+                std::string& payload, bool& failed, detail::Failure& failure);
   // One request on a running helper, starting it when needed and restarting it once when it
   // died; a reply must come within `reply_budget`. On any failure the helper is stopped and
-  // killed, and the error thrown.
-  // `what` names the request for messages ("a dump").
+  // killed, and failure set. `what` names the request for messages ("a dump").
   std::string request(Device& device, std::string_view what, std::span<const std::uint8_t> request,
                       std::chrono::milliseconds reply_budget, const HelperBudget& budget,
-                      Deadline deadline, bool& failed);
+                      Deadline deadline, bool& failed, detail::Failure& failure);
 
   // Ends the process on the device, however stuck (best effort, a short deadline of its own):
   // a hung dumper keeps the device's only UiAutomation connection, and the fallback to

@@ -1,16 +1,14 @@
 #include "agent/input_commands.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <charconv>
 
+#include "base/keycodes.hpp"
+#include "services/device_command.hpp"
+
 namespace adbwire::agent {
 namespace {
-
-constexpr int kKeySpace = 62;
-constexpr int kKeyEnter = 66;
-constexpr int kKeyTab = 61;
 
 void append_command(std::string& line, std::string_view command) {
   if (!line.empty()) line += " && ";
@@ -27,32 +25,12 @@ void append_word(std::string& line, std::string_view word) {
         break;
       }
     }
-    append_command(line, "input text " + shell_quote(word.substr(0, cut)));
+    append_command(line, "input text " + detail::shell_quote(word.substr(0, cut)));
     word.remove_prefix(cut);
   }
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 }  // namespace
-
-std::string shell_quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += '\'';
-  return out;
-}
 
 bool needs_unicode_path(std::string_view text) noexcept {
   return std::any_of(text.begin(), text.end(),
@@ -70,11 +48,11 @@ std::optional<std::string> ascii_type_command(std::string_view text, std::size_t
     const auto c = static_cast<unsigned char>(text[i]);
     int key = 0;
     if (c == ' ') {
-      key = kKeySpace;
+      key = keycodes::kSpace;
     } else if (c == '\n') {
-      key = kKeyEnter;
+      key = keycodes::kEnter;
     } else if (c == '\t') {
-      key = kKeyTab;
+      key = keycodes::kTab;
     } else if (c < 0x20 || c >= 0x7f) {
       bad_at = i;
       return std::nullopt;
@@ -89,17 +67,12 @@ std::optional<std::string> ascii_type_command(std::string_view text, std::size_t
 }
 
 std::optional<std::string> key_code(std::string_view name) {
-  static constexpr std::pair<std::string_view, int> kKeys[] = {
-      {"back", 4},       {"home", 3},     {"enter", 66},   {"delete", 67},   {"del", 67},
-      {"backspace", 67}, {"tab", 61},     {"escape", 111}, {"esc", 111},     {"up", 19},
-      {"down", 20},      {"left", 21},    {"right", 22},   {"space", 62},    {"power", 26},
-      {"volup", 24},     {"voldown", 25}, {"recent", 187}, {"recents", 187}, {"app_switch", 187},
-      {"menu", 82},      {"paste", 279},  {"wakeup", 224}, {"search", 84},   {"camera", 27}};
   if (name.empty()) return std::nullopt;
   int number = 0;
   auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
   if (ec == std::errc() && end == name.data() + name.size() && number >= 0)
     return std::to_string(number);
+  // Any well-formed KEYCODE_ name goes to the device as is: `input keyevent` knows them all.
   if (name.starts_with("KEYCODE_") && name.size() > 8 &&
       std::all_of(name.begin() + 8, name.end(), [](char c) {
         return std::isupper(static_cast<unsigned char>(c)) ||
@@ -107,10 +80,8 @@ std::optional<std::string> key_code(std::string_view name) {
       })) {
     return std::string(name);
   }
-  const std::string wanted = lower(name);
-  for (const auto& [key, code] : kKeys) {
-    if (key == wanted) return std::to_string(code);
-  }
+  if (const std::optional<int> code = keycodes::code_of_short_name(name))
+    return std::to_string(*code);
   return std::nullopt;
 }
 

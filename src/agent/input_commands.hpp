@@ -9,9 +9,6 @@
 
 namespace adbwire::agent {
 
-// text as one sh word: '…' with each ' written '\''. Safe for any bytes but NUL.
-std::string shell_quote(std::string_view text);
-
 // True when text needs a path other than `input text` (bytes >= 0x80).
 bool needs_unicode_path(std::string_view text) noexcept;
 

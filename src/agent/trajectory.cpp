@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "adbwire/error.hpp"
+#include "base/failure.hpp"
 #include "base/private_files.hpp"
 
 namespace adbwire {
@@ -92,21 +93,31 @@ Trajectory::~Trajectory() {
   if (folder_fd_ >= 0) ::close(folder_fd_);
 }
 
-std::string Trajectory::save(std::string_view suffix, std::string_view bytes) {
+std::string Trajectory::save_file(std::string_view suffix, std::string_view bytes,
+                                  detail::Failure& failure) {
   std::string name;
   {
     std::lock_guard lock(mutex_);
     name = numbered(steps_ + 1, suffix);
   }
-  detail::Failure failure;
   if (!detail::write_private_file(folder_fd_, name, bytes, failure)) {
-    throw Error(errc::io_error,
+    failure.set(errc::io_error,
                 "cannot write " + (options_.dir / name).string() + ": " + failure.detail);
+    return {};
   }
   return name;
 }
 
-void Trajectory::record(const TrajectoryStep& step) {
+std::string Trajectory::save(std::string_view suffix, std::string_view bytes) {
+  return detail::or_throw([&](detail::Failure& f) { return save_file(suffix, bytes, f); });
+}
+
+std::string Trajectory::save(std::string_view suffix, std::string_view bytes,
+                             std::error_code& error) {
+  return detail::or_code(error, [&](detail::Failure& f) { return save_file(suffix, bytes, f); });
+}
+
+void Trajectory::append(const TrajectoryStep& step, detail::Failure& failure) {
   std::string line;
   std::lock_guard lock(mutex_);
   ++steps_;
@@ -145,8 +156,17 @@ void Trajectory::record(const TrajectoryStep& step) {
   }
   line += "}\n";
   // One write per line, so a line is never interleaved with another process's.
-  if (::write(log_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-    throw Error(errc::io_error, "cannot append to " + (options_.dir / "trajectory.jsonl").string());
+  if (::write(log_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    failure.set(errc::io_error, "cannot append to " + (options_.dir / "trajectory.jsonl").string());
+  }
+}
+
+void Trajectory::record(const TrajectoryStep& step) {
+  detail::or_throw([&](detail::Failure& f) { append(step, f); });
+}
+
+void Trajectory::record(const TrajectoryStep& step, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { append(step, f); });
 }
 
 std::uint64_t Trajectory::steps() const {

@@ -1,10 +1,13 @@
 #include "adbwire/device_state.hpp"
 
 #include <algorithm>
-#include <functional>
 
 #include "adbwire/error.hpp"
+#include "base/failure.hpp"
 #include "connection/device_access.hpp"
+#include "services/device_command.hpp"
+#include "services/device_values.hpp"
+#include "services/property_list.hpp"
 
 namespace adbwire {
 namespace {
@@ -14,27 +17,33 @@ bool property_char(char c) {
          c == '_' || c == '-' || c == ':' || c == '@';
 }
 
-// Runs a throwing body and turns an Error into `error`.
-template <typename T>
-T no_throw(std::error_code& error, const std::function<T()>& body) {
-  error.clear();
-  try {
-    return body();
-  } catch (const Error& e) {
-    error = e.code();
-    return T{};
+// Device::shell's output, or its failure.
+std::string shell_out(Device& device, const std::string& command, Deadline deadline,
+                      detail::Failure& failure) {
+  std::error_code error;
+  ShellResult result = device.shell(command, deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return {};
   }
+  return std::move(result.out);
 }
 
 // Opens `service` and reads its answer to the end. A connection lost after the open ends the
 // answer: adbd restarts (or the device reboots) right after answering.
-std::string ask(Device& device, const std::string& service, Deadline deadline) {
+std::string ask(Device& device, const std::string& service, Deadline deadline,
+                detail::Failure& failure) {
   deadline = detail::DeviceAccess::resolve(device, deadline);
-  Stream stream = device.open(service, deadline);
   std::error_code error;
+  Stream stream = device.open(service, deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return {};
+  }
   std::string answer = stream.read_all(deadline, error);
   if (error && error != errc::device_offline) {
-    throw Error(error, "reading the answer of '" + service + "' from " + device.serial());
+    failure.set(error, "reading the answer of '" + service + "' from " + device.serial());
+    return {};
   }
   return answer;
 }
@@ -57,96 +66,126 @@ std::string_view target_name(RebootTarget target) {
   return "";
 }
 
+std::string read_property(Device& device, std::string_view name, Deadline deadline,
+                          detail::Failure& failure) {
+  if (name.empty() || !std::all_of(name.begin(), name.end(), property_char)) {
+    failure.set(errc::invalid_argument, "'" + std::string(name) +
+                                            "' is not a property name (letters, digits and "
+                                            "._:@- only)");
+    return {};
+  }
+  std::string value = shell_out(device, "getprop " + std::string(name), deadline, failure);
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
+  return value;
+}
+
+std::map<std::string, std::string> read_properties(Device& device, Deadline deadline,
+                                                   detail::Failure& failure) {
+  const std::string out = shell_out(device, "getprop", deadline, failure);
+  if (failure) return {};
+  return detail::parse_property_list(out, failure);
+}
+
+std::chrono::system_clock::time_point read_clock(Device& device, Deadline deadline,
+                                                 detail::Failure& failure) {
+  const std::string out =
+      detail::run_command(device, "date +%s", deadline, detail::OutputCheck::exit_status, failure);
+  if (failure) return {};
+  return detail::parse_epoch_seconds(out, failure);
+}
+
+std::string ask_tcpip(Device& device, std::uint16_t port, Deadline deadline,
+                      detail::Failure& failure) {
+  if (port == 0) {
+    failure.set(errc::invalid_argument, "tcpip needs a port from 1 to 65535 (adb uses 5555)");
+    return {};
+  }
+  return ask(device, "tcpip:" + std::to_string(port), deadline, failure);
+}
+
+// The throwing and error_code overloads of a call that opens one adbd service.
+std::string ask_or_throw(Device& device, const std::string& service, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return ask(device, service, deadline, f); });
+}
+std::string ask_or_code(Device& device, const std::string& service, Deadline deadline,
+                        std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return ask(device, service, deadline, f); });
+}
+
 }  // namespace
 
 std::string get_state(const Device& device) { return device.banner().system_type; }
 
 std::string getprop(Device& device, std::string_view name, Deadline deadline) {
-  if (name.empty() || !std::all_of(name.begin(), name.end(), property_char)) {
-    throw Error(
-        errc::invalid_argument,
-        "'" + std::string(name) + "' is not a property name (letters, digits and ._:@- only)");
-  }
-  std::string value = device.shell("getprop " + std::string(name), deadline).out;
-  while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
-  return value;
+  return detail::or_throw(
+      [&](detail::Failure& f) { return read_property(device, name, deadline, f); });
 }
-
 std::string getprop(Device& device, std::string_view name, Deadline deadline,
                     std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return getprop(device, name, deadline); });
+  return detail::or_code(
+      error, [&](detail::Failure& f) { return read_property(device, name, deadline, f); });
 }
 
 std::map<std::string, std::string> getprops(Device& device, Deadline deadline) {
-  const std::string out = device.shell("getprop", deadline).out;
-  std::map<std::string, std::string> props;
-  std::size_t at = 0;
-  while (at < out.size()) {
-    // "[key]: [value]" where value may span lines; it ends at "]\n" (or "]" at the end).
-    if (out[at] == '\n' || out[at] == '\r') {
-      ++at;
-      continue;
-    }
-    const std::size_t key_end = out.find("]: [", at);
-    if (out[at] != '[' || key_end == std::string::npos) {
-      throw Error(errc::parse_error,
-                  "getprop printed a line that is not '[key]: [value]' at byte " +
-                      std::to_string(at) + ": " + out.substr(at, 60));
-    }
-    std::size_t value_end = out.find("]\n", key_end + 4);
-    if (value_end == std::string::npos) value_end = out.rfind(']');
-    if (value_end == std::string::npos || value_end < key_end + 4) {
-      throw Error(errc::parse_error, "getprop output ends inside the value of " +
-                                         out.substr(at + 1, key_end - at - 1));
-    }
-    std::string value = out.substr(key_end + 4, value_end - key_end - 4);
-    if (!value.empty() && value.back() == '\r') value.pop_back();
-    props[out.substr(at + 1, key_end - at - 1)] = std::move(value);
-    at = value_end + 1;
-  }
-  return props;
+  return detail::or_throw([&](detail::Failure& f) { return read_properties(device, deadline, f); });
 }
-
 std::map<std::string, std::string> getprops(Device& device, Deadline deadline,
                                             std::error_code& error) {
-  return no_throw<std::map<std::string, std::string>>(error,
-                                                      [&] { return getprops(device, deadline); });
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return read_properties(device, deadline, f); });
+}
+
+std::chrono::system_clock::time_point device_time(Device& device, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return read_clock(device, deadline, f); });
+}
+std::chrono::system_clock::time_point device_time(Device& device, Deadline deadline,
+                                                  std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return read_clock(device, deadline, f); });
 }
 
 std::string reboot(Device& device, RebootTarget target, Deadline deadline) {
-  return ask(device, "reboot:" + std::string(target_name(target)), deadline);
+  return ask_or_throw(device, "reboot:" + std::string(target_name(target)), deadline);
 }
 std::string reboot(Device& device, RebootTarget target, Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return reboot(device, target, deadline); });
+  return ask_or_code(device, "reboot:" + std::string(target_name(target)), deadline, error);
 }
 
-std::string root(Device& device, Deadline deadline) { return ask(device, "root:", deadline); }
+std::string root(Device& device, Deadline deadline) {
+  return ask_or_throw(device, "root:", deadline);
+}
 std::string root(Device& device, Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return root(device, deadline); });
+  return ask_or_code(device, "root:", deadline, error);
 }
 
-std::string unroot(Device& device, Deadline deadline) { return ask(device, "unroot:", deadline); }
+std::string unroot(Device& device, Deadline deadline) {
+  return ask_or_throw(device, "unroot:", deadline);
+}
 std::string unroot(Device& device, Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return unroot(device, deadline); });
+  return ask_or_code(device, "unroot:", deadline, error);
 }
 
-std::string remount(Device& device, Deadline deadline) { return ask(device, "remount:", deadline); }
+std::string remount(Device& device, Deadline deadline) {
+  return ask_or_throw(device, "remount:", deadline);
+}
 std::string remount(Device& device, Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return remount(device, deadline); });
+  return ask_or_code(device, "remount:", deadline, error);
 }
 
 std::string tcpip(Device& device, std::uint16_t port, Deadline deadline) {
-  if (port == 0)
-    throw Error(errc::invalid_argument, "tcpip needs a port from 1 to 65535 (adb uses 5555)");
-  return ask(device, "tcpip:" + std::to_string(port), deadline);
+  return detail::or_throw([&](detail::Failure& f) { return ask_tcpip(device, port, deadline, f); });
 }
 std::string tcpip(Device& device, std::uint16_t port, Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return tcpip(device, port, deadline); });
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return ask_tcpip(device, port, deadline, f); });
 }
 
-std::string usb(Device& device, Deadline deadline) { return ask(device, "usb:", deadline); }
+std::string usb(Device& device, Deadline deadline) {
+  return ask_or_throw(device, "usb:", deadline);
+}
 std::string usb(Device& device, Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return usb(device, deadline); });
+  return ask_or_code(device, "usb:", deadline, error);
 }
 
 }  // namespace adbwire

@@ -1,6 +1,7 @@
 // Device::exec: "exec:" streams, raw bytes with no PTY and no shell protocol; on devices
 // without exec: (Android before 5.0) the same bytes through the shell.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adbwire/device.hpp"

@@ -7,6 +7,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
+#include "base/failure.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
@@ -62,23 +63,27 @@ struct Apk {
   std::uint64_t size = 0;
 };
 
-std::vector<Apk> check_apks(const std::vector<fs::path>& paths) {
-  if (paths.empty()) throw Error(errc::invalid_argument, "install needs at least one APK");
+std::vector<Apk> check_apks(const std::vector<fs::path>& paths, detail::Failure& failure) {
+  if (paths.empty()) {
+    failure.set(errc::invalid_argument, "install needs at least one APK");
+    return {};
+  }
   std::vector<Apk> apks;
   for (const fs::path& path : paths) {
     std::error_code error;
     const auto size = fs::file_size(path, error);
     if (error || !fs::is_regular_file(path, error)) {
-      throw Error(errc::not_found,
+      failure.set(errc::not_found,
                   "cannot read the APK '" + path.string() +
                       "': " + (error ? error.message() : std::string("not a regular file")));
+      return {};
     }
     apks.push_back({path, size});
   }
   return apks;
 }
 
-std::vector<std::string> pm_flags(const InstallOptions& options) {
+std::vector<std::string> pm_flags(const InstallOptions& options, detail::Failure& failure) {
   std::vector<std::string> flags;
   if (options.replace) flags.emplace_back("-r");
   if (options.downgrade) flags.emplace_back("-d");
@@ -86,9 +91,10 @@ std::vector<std::string> pm_flags(const InstallOptions& options) {
   if (options.allow_test) flags.emplace_back("-t");
   for (const std::string& arg : options.extra_args) {
     if (!safe_word(arg)) {
-      throw Error(
+      failure.set(
           errc::invalid_argument,
           "install option '" + arg + "' has characters other than letters, digits and ._=:/-");
+      return {};
     }
     flags.push_back(arg);
   }
@@ -101,7 +107,7 @@ class PackageManager {
   PackageManager(Device& device, const Waits& waits)
       : device_(device), waits_(waits), abb_(device.banner().has_feature("abb_exec")) {}
 
-  Stream open(const std::vector<std::string>& args) {
+  Stream open(const std::vector<std::string>& args, detail::Failure& failure) {
     std::string service;
     if (abb_) {
       service = "abb_exec:package";
@@ -110,13 +116,24 @@ class PackageManager {
       service = "exec:cmd package";
       for (const std::string& arg : args) service += ' ' + arg;
     }
-    return device_.open(service, waits_.next());
+    std::error_code error;
+    Stream stream = device_.open(service, waits_.next(), error);
+    if (error) failure = detail::reported(error);
+    return stream;
   }
 
   // Runs a command without input and returns its answer.
-  std::string run(const std::vector<std::string>& args) {
-    Stream stream = open(args);
-    return stream.read_all(waits_.next());
+  std::string run(const std::vector<std::string>& args, detail::Failure& failure) {
+    Stream stream = open(args, failure);
+    if (failure) return {};
+    return read_answer(stream, waits_, failure);
+  }
+
+  static std::string read_answer(Stream& stream, const Waits& waits, detail::Failure& failure) {
+    std::error_code error;
+    std::string answer = stream.read_all(waits.next(), error);
+    if (error) failure = detail::reported(error);
+    return answer;
   }
 
  private:
@@ -125,160 +142,235 @@ class PackageManager {
   bool abb_;
 };
 
-// Copies the APK into the stream chunk by chunk.
+// Copies the APK into the stream chunk by chunk. progress may throw (the caller's way to
+// abandon the install); that exception passes through.
 void send_file(Stream& stream, const Apk& apk, const Waits& waits, std::uint64_t& sent,
-               std::uint64_t total, const InstallProgressHandler& progress) {
+               std::uint64_t total, const InstallProgressHandler& progress,
+               detail::Failure& failure) {
   std::ifstream file(apk.path, std::ios::binary);
-  if (!file) throw Error(errc::not_found, "cannot open the APK '" + apk.path.string() + "'");
+  if (!file) {
+    failure.set(errc::not_found, "cannot open the APK '" + apk.path.string() + "'");
+    return;
+  }
   std::vector<char> buffer(kChunk);
   std::uint64_t left = apk.size;
   while (left > 0) {
     const auto want = static_cast<std::streamsize>(std::min<std::uint64_t>(left, buffer.size()));
     file.read(buffer.data(), want);
     if (file.gcount() != want) {
-      throw Error(errc::io_error,
+      failure.set(errc::io_error,
                   "the APK '" + apk.path.string() + "' became shorter while it was being sent");
+      return;
     }
+    std::error_code error;
     stream.write(
         {reinterpret_cast<const std::uint8_t*>(buffer.data()), static_cast<std::size_t>(want)},
-        waits.next());
+        waits.next(), error);
+    if (error) {
+      failure = detail::reported(error);
+      return;
+    }
     left -= static_cast<std::uint64_t>(want);
     sent += static_cast<std::uint64_t>(want);
     if (progress) progress(sent, total);
   }
 }
 
-void require_success(const std::string& answer, const std::string& what) {
+void require_success(const std::string& answer, const std::string& what, detail::Failure& failure) {
   if (answer.starts_with("Success")) return;
   const std::string text = trimmed(answer);
-  throw Error(errc::command_failed,
+  failure.set(errc::command_failed,
               what + " failed: " +
                   (text.empty() ? std::string("the package manager gave no answer") : text));
 }
 
-std::string install_streamed(Device& device, const std::vector<Apk>& apks,
-                             const std::vector<std::string>& flags,
-                             const InstallProgressHandler& progress, const Waits& waits) {
-  PackageManager pm(device, waits);
-  std::uint64_t total = 0;
-  for (const Apk& apk : apks) total += apk.size;
+// One APK streamed into `cmd package install -S SIZE`.
+std::string install_one_streamed(PackageManager& pm, const Apk& apk,
+                                 const std::vector<std::string>& flags,
+                                 const InstallProgressHandler& progress, const Waits& waits,
+                                 detail::Failure& failure) {
   std::uint64_t sent = 0;
-  if (apks.size() == 1) {
-    std::vector<std::string> args{"install", "-S", std::to_string(apks[0].size)};
-    args.insert(args.end(), flags.begin(), flags.end());
-    Stream stream = pm.open(args);
-    send_file(stream, apks[0], waits, sent, total, progress);
-    const std::string answer = stream.read_all(waits.next());
-    require_success(answer, "installing " + apks[0].path.string());
-    return answer;
-  }
+  std::vector<std::string> args{"install", "-S", std::to_string(apk.size)};
+  args.insert(args.end(), flags.begin(), flags.end());
+  Stream stream = pm.open(args, failure);
+  if (failure) return {};
+  send_file(stream, apk, waits, sent, apk.size, progress, failure);
+  if (failure) return {};
+  std::string answer = PackageManager::read_answer(stream, waits, failure);
+  if (!failure) require_success(answer, "installing " + apk.path.string(), failure);
+  return answer;
+}
 
-  std::vector<std::string> create{"install-create", "-S", std::to_string(total)};
-  create.insert(create.end(), flags.begin(), flags.end());
-  const std::string created = pm.run(create);
+// The session id in install-create's answer ("Success: created install session [1234]").
+std::string session_of(const std::string& created, detail::Failure& failure) {
   const std::size_t open = created.find('[');
   const std::size_t end = created.find(']', open == std::string::npos ? 0 : open);
   if (!created.starts_with("Success") || open == std::string::npos || end == std::string::npos) {
     require_success(created.starts_with("Success") ? std::string() : created,
-                    "creating an install session");
-    throw Error(errc::parse_error,
-                "install-create answered '" + trimmed(created) + "', with no [SESSION] id");
-  }
-  const std::string session = created.substr(open + 1, end - open - 1);
-  if (!safe_word(session)) {
-    throw Error(errc::parse_error,
-                "install-create answered a session id that is not a number: " + session);
-  }
-  try {
-    for (std::size_t i = 0; i < apks.size(); ++i) {
-      Stream stream = pm.open({"install-write", "-S", std::to_string(apks[i].size), session,
-                               std::to_string(i) + "_" + safe_name(apks[i].path), "-"});
-      send_file(stream, apks[i], waits, sent, total, progress);
-      require_success(stream.read_all(waits.next()),
-                      "writing " + apks[i].path.string() + " into session " + session);
+                    "creating an install session", failure);
+    if (!failure) {
+      failure.set(errc::parse_error,
+                  "install-create answered '" + trimmed(created) + "', with no [SESSION] id");
     }
-    const std::string answer = pm.run({"install-commit", session});
-    require_success(answer, "installing " + std::to_string(apks.size()) + " split APKs (session " +
-                                session + ")");
-    return answer;
-  } catch (const Error&) {
+    return {};
+  }
+  std::string session = created.substr(open + 1, end - open - 1);
+  if (!safe_word(session)) {
+    failure.set(errc::parse_error,
+                "install-create answered a session id that is not a number: " + session);
+    return {};
+  }
+  return session;
+}
+
+// Splits written into one session and committed; the session is abandoned when any step fails.
+std::string install_session(Device& device, PackageManager& pm, const std::vector<Apk>& apks,
+                            const std::vector<std::string>& flags,
+                            const InstallProgressHandler& progress, const Waits& waits,
+                            detail::Failure& failure) {
+  std::uint64_t total = 0;
+  for (const Apk& apk : apks) total += apk.size;
+  std::vector<std::string> create{"install-create", "-S", std::to_string(total)};
+  create.insert(create.end(), flags.begin(), flags.end());
+  const std::string created = pm.run(create, failure);
+  if (failure) return {};
+  const std::string session = session_of(created, failure);
+  if (failure) return {};
+  const auto abandon = [&] {
     std::error_code ignored;
-    Stream abandon =
+    Stream stream =
         device.open("exec:cmd package install-abandon " + session, waits.next(), ignored);
-    if (!ignored) abandon.read_all(waits.next(), ignored);
+    if (!ignored) stream.read_all(waits.next(), ignored);
+  };
+  std::string answer;
+  try {
+    std::uint64_t sent = 0;
+    for (std::size_t i = 0; i < apks.size() && !failure; ++i) {
+      Stream stream = pm.open({"install-write", "-S", std::to_string(apks[i].size), session,
+                               std::to_string(i) + "_" + safe_name(apks[i].path), "-"},
+                              failure);
+      if (!failure) send_file(stream, apks[i], waits, sent, total, progress, failure);
+      if (failure) break;
+      const std::string written = PackageManager::read_answer(stream, waits, failure);
+      if (!failure)
+        require_success(written, "writing " + apks[i].path.string() + " into session " + session,
+                        failure);
+    }
+    if (!failure) answer = pm.run({"install-commit", session}, failure);
+    if (!failure)
+      require_success(
+          answer,
+          "installing " + std::to_string(apks.size()) + " split APKs (session " + session + ")",
+          failure);
+  } catch (...) {
+    // The progress handler abandoned the install by throwing.
+    abandon();
     throw;
   }
+  if (failure) abandon();
+  return answer;
 }
 
 std::string install_pushed(Device& device, const Apk& apk, const std::vector<std::string>& flags,
-                           const InstallProgressHandler& progress, const Waits& waits) {
+                           const InstallProgressHandler& progress, const Waits& waits,
+                           detail::Failure& failure) {
   const std::string remote = std::string(kTempFolder) + safe_name(apk.path);
   PushOptions push;
   if (progress)
     push.progress = [&](const SyncProgress& p) { progress(p.total_bytes, p.total_size); };
   push.deadline = waits.as_given();
-  adbwire::push(device, apk.path, remote, push);
+  std::error_code error;
+  SyncClient sync(device, push.deadline, error);
+  if (!error) sync.push(apk.path, remote, push, error);
+  if (error) {
+    failure.set(error, sync.last_error());
+    return {};
+  }
   std::string command = "pm install";
   for (const std::string& flag : flags) command += " " + flag;
   command += " " + remote;
-  std::error_code error;
   const ShellResult result = device.shell(command, waits.next(), error);
   std::error_code ignored;
   device.shell("rm -f " + remote, waits.next(), ignored);
-  throw_if_error(error, "running '" + command + "' on " + device.serial());
-  // pm prints Success on stdout; old pm also prints "pkg: PATH" before it.
-  const std::string answer = result.out;
-  if (answer.find("Success") == std::string::npos) {
-    const std::string text = trimmed(result.out + result.err);
-    throw Error(errc::command_failed, "installing " + apk.path.string() + " failed: " +
-                                          (text.empty() ? std::string("pm gave no answer") : text));
+  if (error) {
+    failure.set(error, "running '" + command + "' on " + device.serial());
+    return {};
   }
-  return answer;
+  // pm prints Success on stdout; old pm also prints "pkg: PATH" before it.
+  if (result.out.find("Success") == std::string::npos) {
+    const std::string text = trimmed(result.out + result.err);
+    failure.set(errc::command_failed, "installing " + apk.path.string() + " failed: " +
+                                          (text.empty() ? std::string("pm gave no answer") : text));
+    return {};
+  }
+  return result.out;
 }
 
 std::string run_install(Device& device, const std::vector<fs::path>& paths,
                         const InstallOptions& options, const InstallProgressHandler& progress,
-                        Deadline deadline) {
-  const std::vector<Apk> apks = check_apks(paths);
-  const std::vector<std::string> flags = pm_flags(options);
+                        Deadline deadline, detail::Failure& failure) {
+  const std::vector<Apk> apks = check_apks(paths, failure);
+  if (failure) return {};
+  const std::vector<std::string> flags = pm_flags(options, failure);
+  if (failure) return {};
   const Waits waits(device, deadline);
   const bool has_cmd = device.banner().has_feature("cmd");
   InstallMethod method = options.method;
   if (method == InstallMethod::automatic)
     method = has_cmd ? InstallMethod::streamed : InstallMethod::push;
-  if (method == InstallMethod::streamed) {
-    if (!has_cmd) {
-      throw Error(
-          errc::not_supported,
-          device.serial() + " has no `cmd` (Android before 7.0): install with InstallMethod::push");
+  if (method == InstallMethod::push) {
+    if (apks.size() != 1) {
+      failure.set(errc::invalid_argument,
+                  "installing split APKs needs `cmd` on the device; push installs one APK");
+      return {};
     }
-    if (options.method == InstallMethod::automatic && apks.size() == 1) {
-      // A device that refuses exec: (older than its `cmd`, or a trimmed adbd) still has pm.
-      try {
-        return install_streamed(device, apks, flags, progress, waits);
-      } catch (const Error& e) {
-        if (e.code() != errc::not_supported) throw;
-      }
-      return install_pushed(device, apks[0], flags, progress, waits);
-    }
-    return install_streamed(device, apks, flags, progress, waits);
+    return install_pushed(device, apks[0], flags, progress, waits, failure);
   }
-  if (apks.size() != 1) {
-    throw Error(errc::invalid_argument,
-                "installing split APKs needs `cmd` on the device; push installs one APK");
-  }
-  return install_pushed(device, apks[0], flags, progress, waits);
-}
-
-template <typename Body>
-std::string no_throw(std::error_code& error, Body body) {
-  error.clear();
-  try {
-    return body();
-  } catch (const Error& e) {
-    error = e.code();
+  if (!has_cmd) {
+    failure.set(
+        errc::not_supported,
+        device.serial() + " has no `cmd` (Android before 7.0): install with InstallMethod::push");
     return {};
   }
+  PackageManager pm(device, waits);
+  if (apks.size() > 1) return install_session(device, pm, apks, flags, progress, waits, failure);
+  std::string answer = install_one_streamed(pm, apks[0], flags, progress, waits, failure);
+  // A device that refuses exec: (older than its `cmd`, or a trimmed adbd) still has pm.
+  if (failure.code == errc::not_supported && options.method == InstallMethod::automatic) {
+    failure = {};
+    return install_pushed(device, apks[0], flags, progress, waits, failure);
+  }
+  return answer;
+}
+
+bool valid_package(std::string_view package) {
+  return !package.empty() && std::all_of(package.begin(), package.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_';
+  });
+}
+
+std::string run_uninstall(Device& device, std::string_view package, bool keep_data,
+                          Deadline deadline, detail::Failure& failure) {
+  if (!valid_package(package)) {
+    failure.set(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
+    return {};
+  }
+  const std::string command =
+      std::string("pm uninstall ") + (keep_data ? "-k " : "") + std::string(package);
+  std::error_code error;
+  const ShellResult result = device.shell(command, deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return {};
+  }
+  if (!result.out.starts_with("Success")) {
+    const std::string text = trimmed(result.out + result.err);
+    failure.set(errc::command_failed, "uninstalling " + std::string(package) + " failed: " +
+                                          (text.empty() ? std::string("pm gave no answer") : text));
+    return {};
+  }
+  return result.out;
 }
 
 }  // namespace
@@ -286,36 +378,29 @@ std::string no_throw(std::error_code& error, Body body) {
 std::string install(Device& device, const std::vector<fs::path>& apks,
                     const InstallOptions& options, const InstallProgressHandler& progress,
                     Deadline deadline) {
-  return run_install(device, apks, options, progress, deadline);
+  return detail::or_throw([&](detail::Failure& f) {
+    return run_install(device, apks, options, progress, deadline, f);
+  });
 }
 
 std::string install(Device& device, const std::vector<fs::path>& apks,
                     const InstallOptions& options, const InstallProgressHandler& progress,
                     Deadline deadline, std::error_code& error) {
-  return no_throw(error, [&] { return run_install(device, apks, options, progress, deadline); });
+  return detail::or_code(error, [&](detail::Failure& f) {
+    return run_install(device, apks, options, progress, deadline, f);
+  });
 }
 
 std::string uninstall(Device& device, std::string_view package, bool keep_data, Deadline deadline) {
-  const bool valid = !package.empty() && std::all_of(package.begin(), package.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_';
-  });
-  if (!valid)
-    throw Error(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
-  const std::string command =
-      std::string("pm uninstall ") + (keep_data ? "-k " : "") + std::string(package);
-  const ShellResult result = device.shell(command, deadline);
-  if (!result.out.starts_with("Success")) {
-    const std::string text = trimmed(result.out + result.err);
-    throw Error(errc::command_failed, "uninstalling " + std::string(package) + " failed: " +
-                                          (text.empty() ? std::string("pm gave no answer") : text));
-  }
-  return result.out;
+  return detail::or_throw(
+      [&](detail::Failure& f) { return run_uninstall(device, package, keep_data, deadline, f); });
 }
 
 std::string uninstall(Device& device, std::string_view package, bool keep_data, Deadline deadline,
                       std::error_code& error) {
-  return no_throw(error, [&] { return uninstall(device, package, keep_data, deadline); });
+  return detail::or_code(error, [&](detail::Failure& f) {
+    return run_uninstall(device, package, keep_data, deadline, f);
+  });
 }
 
 }  // namespace adbwire

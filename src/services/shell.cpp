@@ -1,6 +1,7 @@
 // Device::shell: shell protocol v2 when both sides offer shell_v2, v1 otherwise (the channel
 // itself is in shell_stream.cpp).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adbwire/device.hpp"

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "base/keycodes.hpp"
 #include "base/mutex.hpp"
 #include "base/number.hpp"
 #include "ui/bounds.hpp"
@@ -16,22 +17,11 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kDeclaration =
     "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
-constexpr int kKeyBack = 4;
-constexpr int kKeySpace = 62;
-constexpr int kKeyDelete = 67;
-constexpr int kKeyPaste = 279;
 
-// The key names hosts commonly send instead of numbers.
+// A key as hosts send it: a number or a KEYCODE_ name.
 std::optional<int> key_code(std::string_view word) {
-  static constexpr std::pair<std::string_view, int> kNames[] = {
-      {"KEYCODE_HOME", 3},          {"KEYCODE_BACK", kKeyBack},  {"KEYCODE_ENTER", 66},
-      {"KEYCODE_SPACE", kKeySpace}, {"KEYCODE_DEL", kKeyDelete}, {"KEYCODE_MOVE_END", 123},
-      {"KEYCODE_PASTE", kKeyPaste}};
   if (auto number = detail::parse_number<int>(word)) return number;
-  for (const auto& [name, code] : kNames) {
-    if (name == word) return code;
-  }
-  return std::nullopt;
+  return keycodes::code_of_keycode_name(word);
 }
 
 // `input text` reads "%s" as a space (InputShellCommand.sendText); nothing else is special.
@@ -319,15 +309,16 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
         }
       }
       if (moved) continue;
-      if (*code == kKeyBack && !history_.empty()) {
+      if (*code == keycodes::kBack && !history_.empty()) {
         current_ = history_.back();
         history_.pop_back();
-      } else if (*code == kKeySpace || *code == kKeyDelete || *code == kKeyPaste) {
+      } else if (*code == keycodes::kSpace || *code == keycodes::kDel ||
+                 *code == keycodes::kPaste) {
         if (pugi::xml_node field = now.focused()) {
           std::string text = field.attribute("text").value();
-          if (*code == kKeySpace) {
+          if (*code == keycodes::kSpace) {
             text += ' ';
-          } else if (*code == kKeyPaste) {
+          } else if (*code == keycodes::kPaste) {
             text += clipboard_;
           } else {
             drop_last_code_point(text);

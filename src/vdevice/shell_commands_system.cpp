@@ -1,7 +1,8 @@
 // System commands of the virtual device shell that agents use: settings, date, the
-// `dumpsys activity` line naming the resumed activity (from the screen graph), and pkill for
+// `dumpsys activity` lines naming the resumed activity (from the screen graph), and pkill for
 // the emulated on-device dumper.
 #include <cctype>
+#include <cstdint>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "vdevice/screen_graph.hpp"
+#include "vdevice/screencap_frames.hpp"
 #include "vdevice/shell_job.hpp"
 #include "vdevice/shell_parser.hpp"
 
@@ -57,12 +59,29 @@ int run_date(const Argv& argv, JobIo& io) {
   return 0;
 }
 
+// `dumpsys activity [activities]`: the lines naming the resumed activity, in the form of the
+// device's API level (tests/unit/services/data/PROVENANCE.md has real output of each):
+// one `mResumedActivity:` per stack before Android 10; from Android 10 `topResumedActivity=`
+// under the display and `ResumedActivity:` per display area; from Android 14 the record closes
+// its brace after the component ("ActivityRecord{HASH u0 PACKAGE/ACTIVITY} t12}").
 int run_dumpsys(const Argv& argv, JobIo& io) {
   if (argv.size() >= 2 && argv[1] == "activity") {
     const std::string activity = io.device().screens().activity();
-    io.out("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n");
-    if (!activity.empty())
-      io.out("  mResumedActivity: ActivityRecord{7f1c2a u0 " + activity + " t12}\n");
+    const std::uint32_t api = api_level(io.device());
+    std::string out =
+        "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
+        "Display #0 (activities from top to bottom):\n";
+    if (!activity.empty()) {
+      const std::string record = api >= 34 ? "ActivityRecord{7f1c2a9 u0 " + activity + "} t12}"
+                                           : "ActivityRecord{7f1c2a9 u0 " + activity + " t12}";
+      if (api != 0 && api < 29) {
+        out += "    mResumedActivity: " + record + "\n";
+      } else {
+        out += "    topResumedActivity=" + record + "\n";
+        out += "  ResumedActivity: " + record + "\n";
+      }
+    }
+    io.out(out);
     return 0;
   }
   io.err("Can't find service: " + (argv.size() > 1 ? argv[1] : std::string()) + "\n");

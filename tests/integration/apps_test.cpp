@@ -1,8 +1,11 @@
 // install/uninstall against the virtual device: streamed (exec:cmd and abb_exec), split
-// sessions, the push + pm fallback, and the package manager's failures word for word.
+// sessions, the push + pm fallback, and the package manager's failures word for word; then
+// launch_app, stop_app, foreground_activity and list_packages (apps.hpp) on a Device alone.
 //
 // The virtual device reads "package=NAME" and "versionCode=N" markers from an APK instead of
 // a binary manifest (src/vdevice/install_commands.hpp), so the APKs here are small files.
+#include "adbwire/apps.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/install.hpp"
 #include "adbwire/testing/vdevice.hpp"
 
@@ -231,6 +235,77 @@ TEST_F(AppsTest, MissingApkAndBadOptionsAreCallerErrors) {
   bad.extra_args = {"--user", "0; reboot"};
   install(device, {apk("a.apk", "com.example.a", 1)}, bad, {}, kDefaultDeadline, error);
   EXPECT_EQ(error, errc::invalid_argument);
+}
+
+// ---- the app services without a Page
+
+std::string last_event(const VirtualDevice& vd) {
+  const auto events = vd.events();
+  return events.empty() ? std::string() : events.back();
+}
+
+VirtualDeviceOptions demo_device(std::uint32_t api_level) {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  options.api_level = api_level;
+  return options;
+}
+
+TEST_F(AppsTest, LaunchAndStopSendTheirCommandsAndRefuseBadNames) {
+  VirtualDevice vd;
+  vd.start();
+  Device device = Device::connect(vd.target());
+  launch_app(device, "com.android.settings");
+  EXPECT_EQ(last_event(vd), "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1");
+  launch_app(device, "com.example.adbwire.demo", ".Main");
+  EXPECT_EQ(last_event(vd), "am start -n com.example.adbwire.demo/.Main");
+  stop_app(device, "com.example.adbwire.demo");
+  EXPECT_EQ(last_event(vd), "am force-stop com.example.adbwire.demo");
+
+  const std::size_t before = vd.events().size();
+  std::error_code error;
+  launch_app(device, "x; reboot", {}, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::invalid_argument);
+  EXPECT_NE(last_error_detail().find("'x; reboot' is not a package/activity name"),
+            std::string::npos)
+      << last_error_detail();
+  stop_app(device, "com.example$x", kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::invalid_argument);
+  EXPECT_EQ(vd.events().size(), before);
+  stop_app(device, "com.example.adbwire.demo", kDefaultDeadline, error);
+  EXPECT_FALSE(error);
+  EXPECT_EQ(last_error_detail(), "");
+}
+
+// The virtual device prints the resumed activity as the API level it imitates does: one
+// `mResumedActivity:` before Android 10, `topResumedActivity=` from Android 10, and from
+// Android 14 records that close their brace after the component.
+TEST_F(AppsTest, ForegroundActivityIsReadInEachAndroidVersionsForm) {
+  for (const std::uint32_t api : {28U, 30U, 34U}) {
+    VirtualDevice vd(demo_device(api));
+    vd.start();
+    Device device = Device::connect(vd.target());
+    const ForegroundActivity now = foreground_activity(device);
+    EXPECT_EQ(now.package, "com.example.adbwire.demo") << "API " << api;
+    EXPECT_EQ(now.activity, ".ListActivity") << "API " << api;
+  }
+}
+
+TEST_F(AppsTest, ListPackagesIsSortedAndFollowsInstalls) {
+  VirtualDevice vd;
+  vd.start();
+  Device device = Device::connect(vd.target());
+  EXPECT_EQ(list_packages(device), std::vector<std::string>{"com.example.adbwire.demo"});
+  install(device, {apk("b.apk", "com.b.app", 1)});
+  install(device, {apk("a.apk", "com.a.app", 1)});
+  EXPECT_EQ(list_packages(device),
+            (std::vector<std::string>{"com.a.app", "com.b.app", "com.example.adbwire.demo"}));
+  // The error_code overload of a call whose connection is gone: the code, the detail, nothing.
+  device.close();
+  std::error_code error;
+  EXPECT_TRUE(list_packages(device, kDefaultDeadline, error).empty());
+  EXPECT_EQ(error, errc::closed);
+  EXPECT_NE(last_error_detail(), "");
 }
 
 }  // namespace

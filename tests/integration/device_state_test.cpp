@@ -1,4 +1,5 @@
-// get_state, getprop and adbd's state services against the virtual device.
+// get_state, getprop, the clock and adbd's state services against the virtual device; with the
+// settings (settings.hpp) and the screen controls (screen_control.hpp) on a Device alone.
 #include "adbwire/device_state.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,9 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "adbwire/error_detail.hpp"
+#include "adbwire/screen_control.hpp"
+#include "adbwire/settings.hpp"
 #include "adbwire/testing/vdevice.hpp"
 
 namespace adbwire {
@@ -53,6 +57,47 @@ TEST_F(DeviceStateTest, GetpropReadsOneAndAllProperties) {
   std::error_code error;
   getprop(device, "ro.x; reboot", kDefaultDeadline, error);
   EXPECT_EQ(error, errc::invalid_argument);
+}
+
+TEST_F(DeviceStateTest, DeviceTimeIsTheDevicesClock) {
+  Device device = connect();
+  const auto before = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  const auto clock = device_time(device);
+  const auto after = std::chrono::system_clock::now();
+  // The virtual device's clock is this host's.
+  EXPECT_GE(clock, before);
+  EXPECT_LE(clock, after);
+}
+
+TEST_F(DeviceStateTest, SettingsAreQuotedAndUnsetKeysAreEmpty) {
+  Device device = connect();
+  put_setting(device, SettingsNamespace::secure, "it's a key", "a value; with $(symbols)");
+  EXPECT_EQ(get_setting(device, SettingsNamespace::secure, "it's a key"),
+            "a value; with $(symbols)");
+  EXPECT_EQ(get_setting(device, SettingsNamespace::global, "never_set"), "");
+  EXPECT_EQ(vd_.events().back(), "settings put secure it's a key a value; with $(symbols)");
+  EXPECT_EQ(to_string(SettingsNamespace::global), "global");
+}
+
+TEST_F(DeviceStateTest, ScreenControlsSendTheirCommands) {
+  Device device = connect();
+  lock_rotation(device, Orientation::reverse_landscape);
+  EXPECT_EQ(vd_.events().back(), "settings put system user_rotation 3");
+  EXPECT_EQ(get_setting(device, SettingsNamespace::system, "accelerometer_rotation"), "0");
+  wake_screen(device, KeyguardDismissal::command);
+  EXPECT_EQ(vd_.events().back(), "wm dismiss-keyguard");
+  wake_screen(device, KeyguardDismissal::menu_key);
+  EXPECT_EQ(vd_.events().back(), "input keyevent 82");
+  open_notifications(device);
+  EXPECT_EQ(vd_.events().back(), "cmd statusbar expand-notifications");
+
+  // The error_code overloads: a success clears the code, a closed Device is closed.
+  std::error_code error;
+  open_notifications(device, kDefaultDeadline, error);
+  EXPECT_FALSE(error);
+  device.close();
+  wake_screen(device, KeyguardDismissal::command, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::closed);
 }
 
 TEST_F(DeviceStateTest, RootAndUnrootChangeIdAndRestartAdbd) {

@@ -121,27 +121,30 @@ class AdbSyncStream {
   ec = {};
 }
 
-Stream open_socket(Device& device, const std::string& socket, Deadline deadline) {
+Stream open_socket(Device& device, const std::string& socket, Deadline deadline,
+                   detail::Failure& failure) {
   std::error_code error;
   Stream stream = device.open("localabstract:" + socket, deadline, error);
   if (error == errc::not_supported) {
-    throw Error(errc::not_found,
+    failure.set(errc::not_found,
                 "the DevTools socket @" + socket +
                     " is gone (its app exited, or the WebView is no longer debuggable)");
+  } else if (error) {
+    failure.set(error, "opening the DevTools socket @" + socket);
   }
-  throw_if_error(error, "opening the DevTools socket @" + socket);
   return stream;
 }
 
 // The adbwire error behind a Beast failure on the stream, else protocol_error.
-[[noreturn]] void fail_with(const AdbSyncStream& stream, const boost::system::error_code& ec,
-                            const std::string& what) {
-  if (stream.last_error())
-    throw Error(stream.last_error(), what + ": " + stream.last_error().message());
-  if (ec == boost::asio::error::eof || ec == websocket::error::closed) {
-    throw Error(errc::protocol_error, what + ": the socket closed (the page or the app went away)");
+void fail_with(const AdbSyncStream& stream, const boost::system::error_code& ec,
+               const std::string& what, detail::Failure& failure) {
+  if (stream.last_error()) {
+    failure.set(stream.last_error(), what + ": " + stream.last_error().message());
+  } else if (ec == boost::asio::error::eof || ec == websocket::error::closed) {
+    failure.set(errc::protocol_error, what + ": the socket closed (the page or the app went away)");
+  } else {
+    failure.set(errc::protocol_error, what + ": " + ec.message());
   }
-  throw Error(errc::protocol_error, what + ": " + ec.message());
 }
 
 std::string quote(std::string_view text) {
@@ -225,9 +228,15 @@ std::vector<DevtoolsSocket> parse_devtools_sockets(std::string_view text) {
   return sockets;
 }
 
-std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadline) {
-  std::vector<DevtoolsSocket> sockets =
-      parse_devtools_sockets(device.exec("cat /proc/net/unix", deadline));
+std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadline,
+                                                  detail::Failure& failure) {
+  std::error_code read_error;
+  const std::string table = device.exec("cat /proc/net/unix", deadline, read_error);
+  if (read_error) {
+    failure = detail::reported(read_error);
+    return {};
+  }
+  std::vector<DevtoolsSocket> sockets = parse_devtools_sockets(table);
   for (DevtoolsSocket& socket : sockets) {
     if (!socket.package.empty() || socket.pid == 0) continue;
     std::error_code error;
@@ -242,9 +251,11 @@ std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadl
   return sockets;
 }
 
-std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket,
-                                    Deadline deadline) {
-  AdbSyncStream stream(open_socket(device, socket.name, deadline));
+std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket, Deadline deadline,
+                                    detail::Failure& failure) {
+  Stream opened = open_socket(device, socket.name, deadline, failure);
+  if (failure) return {};
+  AdbSyncStream stream(std::move(opened));
   stream.set_deadline(deadline);
   http::request<http::empty_body> request{http::verb::get, "/json/list", 11};
   // DevTools accepts only a loopback Host (DNS rebinding protection).
@@ -252,24 +263,32 @@ std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket
   request.set(http::field::connection, "close");
   boost::system::error_code ec;
   http::write(stream, request, ec);
-  if (ec) fail_with(stream, ec, "sending GET /json/list to @" + socket.name);
+  if (ec) {
+    fail_with(stream, ec, "sending GET /json/list to @" + socket.name, failure);
+    return {};
+  }
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(kMaxMessage);
   http::read(stream, buffer, parser, ec);
-  if (ec) fail_with(stream, ec, "reading the answer to GET /json/list from @" + socket.name);
+  if (ec) {
+    fail_with(stream, ec, "reading the answer to GET /json/list from @" + socket.name, failure);
+    return {};
+  }
   const auto& response = parser.get();
   if (response.result() != http::status::ok) {
-    throw Error(errc::protocol_error, "@" + socket.name + " answered GET /json/list with HTTP " +
+    failure.set(errc::protocol_error, "@" + socket.name + " answered GET /json/list with HTTP " +
                                           std::to_string(response.result_int()) + ": " +
                                           quote(response.body()));
+    return {};
   }
   const Json list = Json::parse(response.body(), nullptr, false);
   if (!list.is_array()) {
-    throw Error(errc::protocol_error,
+    failure.set(errc::protocol_error,
                 "@" + socket.name +
                     " answered GET /json/list with something that is not a JSON list: " +
                     quote(response.body()));
+    return {};
   }
   std::vector<WebViewPage> pages;
   for (const Json& target : list) {
@@ -301,24 +320,35 @@ CdpSession& CdpSession::operator=(CdpSession&&) noexcept = default;
 CdpSession::~CdpSession() = default;
 
 CdpSession CdpSession::connect(Device& device, const std::string& socket,
-                               const std::string& page_id, Deadline deadline) {
-  auto impl = std::make_unique<Impl>(open_socket(device, socket, deadline));
+                               const std::string& page_id, Deadline deadline,
+                               detail::Failure& failure) {
+  Stream stream = open_socket(device, socket, deadline, failure);
+  if (failure) return CdpSession(nullptr);
+  auto impl = std::make_unique<Impl>(std::move(stream));
   impl->socket = socket;
   impl->ws.next_layer().set_deadline(deadline);
   impl->ws.read_message_max(kMaxMessage);
   boost::system::error_code ec;
   impl->ws.handshake("localhost", "/devtools/page/" + page_id, ec);
   if (ec) {
-    if (impl->ws.next_layer().last_error())
-      fail_with(impl->ws.next_layer(), ec, "the WebSocket handshake with @" + socket);
-    throw Error(errc::protocol_error, "the WebSocket handshake with page " + page_id + " on @" +
-                                          socket + " failed (" + ec.message() +
-                                          "): the socket closed or is not a DevTools endpoint");
+    if (impl->ws.next_layer().last_error()) {
+      fail_with(impl->ws.next_layer(), ec, "the WebSocket handshake with @" + socket, failure);
+    } else {
+      failure.set(errc::protocol_error, "the WebSocket handshake with page " + page_id + " on @" +
+                                            socket + " failed (" + ec.message() +
+                                            "): the socket closed or is not a DevTools endpoint");
+    }
+    return CdpSession(nullptr);
   }
   return CdpSession(std::move(impl));
 }
 
-Json CdpSession::call(std::string_view method, const Json& params, Deadline deadline) {
+Json CdpSession::call(std::string_view method, const Json& params, Deadline deadline,
+                      detail::Failure& failure) {
+  if (!impl_) {
+    failure.set(errc::closed, "no DevTools session is open");
+    return {};
+  }
   Impl& d = *impl_;
   d.ws.next_layer().set_deadline(deadline);
   const std::int64_t id = ++d.next_id;
@@ -326,34 +356,43 @@ Json CdpSession::call(std::string_view method, const Json& params, Deadline dead
   boost::system::error_code ec;
   d.ws.text(true);
   d.ws.write(boost::asio::buffer(request), ec);
-  if (ec) fail_with(d.ws.next_layer(), ec, "sending " + std::string(method) + " to @" + d.socket);
+  if (ec) {
+    fail_with(d.ws.next_layer(), ec, "sending " + std::string(method) + " to @" + d.socket,
+              failure);
+    return {};
+  }
   for (;;) {
     beast::flat_buffer buffer;
     d.ws.read(buffer, ec);
-    if (ec)
+    if (ec) {
       fail_with(d.ws.next_layer(), ec,
-                "waiting for the answer to " + std::string(method) + " from @" + d.socket);
+                "waiting for the answer to " + std::string(method) + " from @" + d.socket, failure);
+      return {};
+    }
     const std::string_view text(static_cast<const char*>(buffer.data().data()), buffer.size());
     Json message = Json::parse(text, nullptr, false);
     if (!message.is_object()) {
-      throw Error(errc::protocol_error,
+      failure.set(errc::protocol_error,
                   "@" + d.socket + " answered " + std::string(method) +
                       " with something that is not a CDP message: " + quote(text));
+      return {};
     }
     const auto reply_id = message.find("id");
     if (reply_id == message.end()) continue;  // an event
     if (!reply_id->is_number_integer() || reply_id->get<std::int64_t>() != id) continue;
     if (const auto error = message.find("error"); error != message.end()) {
       const auto text = error->is_object() ? error->find("message") : error->end();
-      throw Error(errc::command_failed,
+      failure.set(errc::command_failed,
                   std::string(method) + " failed on @" + d.socket + ": " +
                       (text != error->end() && text->is_string() ? text->get<std::string>()
                                                                  : error->dump()));
+      return {};
     }
     const auto result = message.find("result");
     if (result == message.end() || !result->is_object()) {
-      throw Error(errc::protocol_error, "@" + d.socket + " answered " + std::string(method) +
+      failure.set(errc::protocol_error, "@" + d.socket + " answered " + std::string(method) +
                                             " without a result: " + quote(text));
+      return {};
     }
     return std::move(*result);
   }

@@ -13,6 +13,7 @@
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
 #include "adbwire/webview.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::agent::web {
 
@@ -32,22 +33,24 @@ std::vector<DevtoolsSocket> parse_devtools_sockets(std::string_view proc_net_uni
 
 // /proc/net/unix read from the device, then each pid's package from /proc/PID/cmdline.
 // Errors: the Device errors.
-std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadline);
+std::vector<DevtoolsSocket> find_devtools_sockets(Device& device, Deadline deadline,
+                                                  detail::Failure& failure);
 
 // GET /json/list on the socket. Errors: not_found (the device refused the socket: it is gone),
 // protocol_error (no HTTP answer, or not the JSON list DevTools sends: the message quotes it),
 // timeout, and the Device errors.
-std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket,
-                                    Deadline deadline);
+std::vector<WebViewPage> list_pages(Device& device, const DevtoolsSocket& socket, Deadline deadline,
+                                    detail::Failure& failure);
 
 // One CDP session with one page, over one WebSocket inside one ADB stream. Not thread safe.
 class CdpSession {
  public:
   // Opens the socket and does the WebSocket handshake to /devtools/page/<page_id>. Errors:
   // not_found (socket gone), protocol_error (the handshake failed or the stream closed during
-  // it: the message names the socket), timeout, and the Device errors.
+  // it: the message names the socket), timeout, and the Device errors. On failure the session
+  // is empty: its calls fail with closed.
   static CdpSession connect(Device& device, const std::string& socket, const std::string& page_id,
-                            Deadline deadline);
+                            Deadline deadline, detail::Failure& failure);
 
   CdpSession(CdpSession&&) noexcept;
   CdpSession& operator=(CdpSession&&) noexcept;
@@ -55,8 +58,10 @@ class CdpSession {
 
   // Sends {id, method, params} and returns the reply's "result", skipping the events that
   // come in between. Errors: command_failed (the page answered with a CDP error: the message
-  // has it), protocol_error (a reply that is not JSON, or the socket closed), timeout.
-  Json call(std::string_view method, const Json& params, Deadline deadline);
+  // has it), protocol_error (a reply that is not JSON, or the socket closed), timeout. Returns
+  // null on failure.
+  Json call(std::string_view method, const Json& params, Deadline deadline,
+            detail::Failure& failure);
 
  private:
   struct Impl;

@@ -290,8 +290,9 @@ class NodeWriter {
 };
 
 // The visual viewport from Page.getLayoutMetrics (cssVisualViewport on current Chrome,
-// visualViewport before it), mapped onto the WebView's bounds.
-ViewportMapping mapping_for(const Json& metrics, const Rect& webview) {
+// visualViewport before it), mapped onto the WebView's bounds. protocol_error when the page
+// gave none.
+ViewportMapping mapping_for(const Json& metrics, const Rect& webview, detail::Failure& failure) {
   const Json* viewport = nullptr;
   for (const char* key : {"cssVisualViewport", "visualViewport"}) {
     if (const auto it = metrics.find(key); it != metrics.end() && it->is_object()) {
@@ -301,8 +302,9 @@ ViewportMapping mapping_for(const Json& metrics, const Rect& webview) {
   }
   if (viewport == nullptr || !viewport->contains("clientWidth") ||
       !(*viewport)["clientWidth"].is_number() || (*viewport)["clientWidth"].get<double>() <= 0) {
-    throw Error(errc::protocol_error,
+    failure.set(errc::protocol_error,
                 "Page.getLayoutMetrics gave no visual viewport: " + metrics.dump().substr(0, 160));
+    return {};
   }
   ViewportMapping mapping;
   mapping.page_x =
@@ -340,8 +342,40 @@ const WebViewPage* choose_page(const std::vector<WebViewPage>& pages, const Rect
   return best;
 }
 
-bool connection_lost(const Error& e) {
-  return e.code() == errc::device_offline || e.code() == errc::closed;
+bool connection_lost(const detail::Failure& failure) {
+  return failure.code == errc::device_offline || failure.code == errc::closed;
+}
+
+// The content of one WebView's page as <node> elements under holder; false, with problem set,
+// when the page cannot be read. failure only for a lost connection.
+bool read_page(Device& device, const WebViewPage& page, const Rect& bounds,
+               const std::string& package, Deadline deadline, pugi::xml_node holder,
+               std::string& problem, detail::Failure& failure) {
+  detail::Failure cdp;
+  CdpSession session = CdpSession::connect(device, page.socket, page.id, deadline, cdp);
+  Json ax, dom, metrics;
+  if (!cdp) ax = session.call("Accessibility.getFullAXTree", Json::object(), deadline, cdp);
+  if (!cdp) {
+    dom = session.call("DOMSnapshot.captureSnapshot", {{"computedStyles", Json::array()}}, deadline,
+                       cdp);
+  }
+  if (!cdp) metrics = session.call("Page.getLayoutMetrics", Json::object(), deadline, cdp);
+  // uiautomator's bounds are the visible part; a WebView in a ScrollView or taller than the
+  // screen starts elsewhere, and its own description in /json/list says where.
+  Rect whole = bounds;
+  if (page.has_screen_rect && page.width > 0 && page.height > 0)
+    whole = {page.screen_x, page.screen_y, page.screen_x + page.width, page.screen_y + page.height};
+  const ViewportMapping mapping = cdp ? ViewportMapping() : mapping_for(metrics, whole, cdp);
+  if (cdp) {
+    problem =
+        "the WebView of " + package + " stays native only: " + Error(cdp.code, cdp.detail).what();
+    if (connection_lost(cdp)) failure = std::move(cdp);
+    return false;
+  }
+  NodeWriter writer(mapping, bounds, package, page.socket + "|" + page.id + "|", page.url,
+                    layout_boxes(dom));
+  writer.write(ax, holder);
+  return true;
 }
 
 }  // namespace
@@ -364,8 +398,8 @@ std::string web_nodes_xml(const Json& ax_tree, const Json& dom_snapshot,
   return out.str();
 }
 
-std::string merge_webviews(Device& device, std::string xml, Deadline deadline,
-                           MergeReport& report) {
+std::string merge_webviews(Device& device, std::string xml, Deadline deadline, MergeReport& report,
+                           detail::Failure& failure) {
   report = {};
   if (xml.find("android.webkit.WebView") == std::string::npos) return xml;
   std::size_t begin = xml.find("<?xml");
@@ -380,12 +414,12 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline,
   report.webviews = static_cast<std::uint32_t>(webviews.size());
   if (webviews.empty()) return xml;
 
-  std::vector<DevtoolsSocket> sockets;
-  try {
-    sockets = find_devtools_sockets(device, deadline);
-  } catch (const Error& e) {
-    if (connection_lost(e)) throw;
-    report.problem = std::string("cannot list the device's DevTools sockets: ") + e.what();
+  detail::Failure listing;
+  const std::vector<DevtoolsSocket> sockets = find_devtools_sockets(device, deadline, listing);
+  if (listing) {
+    report.problem = std::string("cannot list the device's DevTools sockets: ") +
+                     Error(listing.code, listing.detail).what();
+    if (connection_lost(listing)) failure = std::move(listing);
     return xml;
   }
   if (sockets.empty()) {
@@ -407,12 +441,14 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline,
       if (!socket.package.empty() && socket.package != package) continue;
       auto cached = pages_of.find(socket.name);
       if (cached == pages_of.end()) {
-        std::vector<WebViewPage> pages;
-        try {
-          pages = list_pages(device, socket, deadline);
-        } catch (const Error& e) {
-          if (connection_lost(e)) throw;
-          report.problem = e.what();
+        detail::Failure unread;
+        std::vector<WebViewPage> pages = list_pages(device, socket, deadline, unread);
+        if (unread) {
+          report.problem = Error(unread.code, unread.detail).what();
+          if (connection_lost(unread)) {
+            failure = std::move(unread);
+            return xml;
+          }
         }
         cached = pages_of.emplace(socket.name, std::move(pages)).first;
       }
@@ -425,25 +461,13 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline,
       continue;
     }
     try {
-      CdpSession session = CdpSession::connect(device, page->socket, page->id, deadline);
-      const Json ax = session.call("Accessibility.getFullAXTree", Json::object(), deadline);
-      const Json dom = session.call("DOMSnapshot.captureSnapshot",
-                                    {{"computedStyles", Json::array()}}, deadline);
-      const Json metrics = session.call("Page.getLayoutMetrics", Json::object(), deadline);
-      // uiautomator's bounds are the visible part; a WebView in a ScrollView or taller than the
-      // screen starts elsewhere, and its own description in /json/list says where.
-      Rect whole = *bounds;
-      if (page->has_screen_rect && page->width > 0 && page->height > 0) {
-        whole = {page->screen_x, page->screen_y, page->screen_x + page->width,
-                 page->screen_y + page->height};
-      }
-      const ViewportMapping mapping = mapping_for(metrics, whole);
       // Built aside and swapped in only when complete: a failure leaves the native children.
       pugi::xml_document built;
       pugi::xml_node holder = built.append_child("node");
-      NodeWriter writer(mapping, *bounds, package, page->socket + "|" + page->id + "|", page->url,
-                        layout_boxes(dom));
-      writer.write(ax, holder);
+      if (!read_page(device, *page, *bounds, package, deadline, holder, report.problem, failure)) {
+        if (failure) return xml;
+        continue;
+      }
       const auto count = static_cast<std::uint32_t>(holder.select_nodes(".//node").size());
       if (count == 0) {
         report.problem = "the page of the WebView of " + package +
@@ -456,10 +480,8 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline,
       }
       report.web_nodes += count;
       ++report.pages;
-    } catch (const Error& e) {
-      if (connection_lost(e)) throw;
-      report.problem = "the WebView of " + package + " stays native only: " + e.what();
     } catch (const Json::exception& e) {
+      // nlohmann::json's own exceptions, for page data of a shape the checks above missed.
       report.problem = "the WebView of " + package +
                        " stays native only: its page sent CDP data of an unexpected shape (" +
                        e.what() + ")";

@@ -13,6 +13,7 @@
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
 #include "agent/web/devtools_client.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire::agent::web {
 
@@ -37,10 +38,12 @@ inline constexpr std::string_view kWebNodeAttribute = "web-node";
 
 // Adds the content of each WebView of xml (a uiautomator dump) that a debuggable page shows,
 // and returns the new XML. xml comes back unchanged when it has no WebView node; a WebView
-// whose page cannot be read keeps its native content, and report.problem says why. Never
-// throws for the web part: the native snapshot must survive any DevTools failure. Errors
-// of the device connection itself (device_offline, closed) are thrown, as the dump's are.
-std::string merge_webviews(Device& device, std::string xml, Deadline deadline, MergeReport& report);
+// whose page cannot be read keeps its native content, and report.problem says why: the native
+// snapshot must survive any DevTools failure. Only a failure of the device connection itself
+// (device_offline, closed) is set in failure, as the dump's would be; xml comes back unchanged
+// then.
+std::string merge_webviews(Device& device, std::string xml, Deadline deadline, MergeReport& report,
+                           detail::Failure& failure);
 
 // Builds the <node> elements for one page from the three CDP answers (pure; for tests).
 // Returns the XML of the children to put under the WebView node, and their count.

@@ -6,13 +6,6 @@
 namespace adbwire::agent {
 namespace {
 
-TEST(ShellQuote, WrapsInSingleQuotesAndEscapesThem) {
-  EXPECT_EQ(shell_quote("abc"), "'abc'");
-  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(shell_quote("$HOME; `id` \"x\" \\"), "'$HOME; `id` \"x\" \\'");
-  EXPECT_EQ(shell_quote(""), "''");
-}
-
 TEST(AsciiTypeCommand, SendsWordsAndSpaceKeysAsOneCommandLine) {
   std::size_t bad = 0;
   EXPECT_EQ(ascii_type_command("hello world", bad),

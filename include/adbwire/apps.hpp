@@ -1,0 +1,61 @@
+// Apps on a device: start one, stop one, ask which one is in the foreground, list them. Each
+// call is one shell command (`monkey`/`am start`, `am force-stop`, `dumpsys activity
+// activities`, `pm list packages`) over the open connection. Installing and uninstalling are
+// in install.hpp.
+//
+// Errors common to every call: those of Device::shell (timeout, device_offline, closed,
+// protocol_error), and command_failed when the tool exits non-zero (the message names the
+// command and quotes the end of its output). The error_code overloads leave the message in
+// last_error_detail() (error_detail.hpp).
+//
+// Thread safety: as Device; the calls keep no state.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "adbwire/deadline.hpp"
+#include "adbwire/device.hpp"
+
+namespace adbwire {
+
+// Package and activity in the foreground ("com.android.settings", ".Settings"). The activity is
+// shortened to ".Name" when it lies in the package, as `am start -n` takes it.
+struct ForegroundActivity {
+  std::string package;
+  std::string activity;
+};
+
+// Starts package: its launcher activity through `monkey -p PACKAGE -c
+// android.intent.category.LAUNCHER 1`, or with a non-empty activity (".Main", or a full class
+// name) `am start -n PACKAGE/ACTIVITY`. Returns once the tool has sent the intent, not when the
+// app has drawn. Errors also: invalid_argument (a name with characters no package or activity
+// has: only letters, digits, '.', '_' and '$' in an activity, so nothing reaches the shell
+// unquoted), not_found (no such package or activity, or nothing to launch in it: the message
+// quotes the tool), command_failed (the tool reported another error).
+void launch_app(Device& device, std::string_view package, std::string_view activity = {},
+                Deadline deadline = kDefaultDeadline);
+void launch_app(Device& device, std::string_view package, std::string_view activity,
+                Deadline deadline, std::error_code& error);
+
+// `am force-stop PACKAGE`: ends the app's processes. An unknown package is no error (am says
+// nothing). Errors also: invalid_argument (not a package name), command_failed (am printed an
+// exception, for example without the permission on a locked-down build).
+void stop_app(Device& device, std::string_view package, Deadline deadline = kDefaultDeadline);
+void stop_app(Device& device, std::string_view package, Deadline deadline, std::error_code& error);
+
+// The resumed activity, from `dumpsys activity activities` (every Android version's form: see
+// services/foreground_parser.hpp). Errors also: not_found when the device reports none (the
+// screen is off or locked, or a system window has the focus). The error_code overload returns
+// an empty ForegroundActivity on error.
+ForegroundActivity foreground_activity(Device& device, Deadline deadline = kDefaultDeadline);
+ForegroundActivity foreground_activity(Device& device, Deadline deadline, std::error_code& error);
+
+// The installed packages (`pm list packages`), sorted by name. The error_code overload returns
+// an empty list on error.
+std::vector<std::string> list_packages(Device& device, Deadline deadline = kDefaultDeadline);
+std::vector<std::string> list_packages(Device& device, Deadline deadline, std::error_code& error);
+
+}  // namespace adbwire

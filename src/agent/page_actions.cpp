@@ -1,0 +1,387 @@
+// Page's actions: input on refs of the last snapshot, on screen coordinates, and keys
+// (DESIGN.md, "Interactions").
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "agent/input_commands.hpp"
+#include "agent/page_state.hpp"
+#include "agent/web/web_click.hpp"
+#include "base/keycodes.hpp"
+#include "services/device_command.hpp"
+
+namespace adbwire {
+namespace {
+
+constexpr std::string_view kAdbKeyboard = "com.android.adbkeyboard/";
+
+std::string_view direction_name(Direction d) {
+  switch (d) {
+    case Direction::up:
+      return "up";
+    case Direction::down:
+      return "down";
+    case Direction::left:
+      return "left";
+    case Direction::right:
+      return "right";
+  }
+  return "down";
+}
+
+std::string point_text(ScreenPoint p) {
+  char text[64];
+  std::snprintf(text, sizeof text, p.normalized ? "%.4f,%.4f" : "%.0f,%.0f", p.x, p.y);
+  return text;
+}
+
+std::string tap_command(ui::Point p) {
+  return "input tap " + std::to_string(p.x) + " " + std::to_string(p.y);
+}
+
+std::string keyevent(int code) { return "input keyevent " + std::to_string(code); }
+
+}  // namespace
+
+// ---- helpers
+
+ui::Point Page::State::screen_size(Deadline deadline, detail::Failure& failure) {
+  ui::Point size;
+  for (const ui::Node& node : snapshot.nodes()) {
+    if (node.depth == 0 && node.has_bounds) {
+      size.x = std::max(size.x, node.bounds.right);
+      size.y = std::max(size.y, node.bounds.bottom);
+    }
+  }
+  if (size.x > 0 && size.y > 0) return size;
+  return probe(deadline, failure).screen_size;
+}
+
+ui::Point Page::State::to_pixels(ScreenPoint at, Deadline deadline, detail::Failure& failure) {
+  if (!std::isfinite(at.x) || !std::isfinite(at.y)) {
+    failure.set(errc::invalid_argument, "a coordinate is not a number");
+    return {};
+  }
+  const ui::Point size = screen_size(deadline, failure);
+  if (failure) return {};
+  ui::Point p;
+  if (at.normalized) {
+    if (at.x < 0 || at.x > 1 || at.y < 0 || at.y > 1) {
+      failure.set(errc::invalid_argument,
+                  "normalized coordinates must lie in 0..1, got " + point_text(at));
+      return {};
+    }
+    p = {static_cast<std::int32_t>(std::lround(at.x * std::max(0, size.x - 1))),
+         static_cast<std::int32_t>(std::lround(at.y * std::max(0, size.y - 1)))};
+  } else {
+    p = {static_cast<std::int32_t>(std::lround(at.x)),
+         static_cast<std::int32_t>(std::lround(at.y))};
+  }
+  if (p.x < 0 || p.y < 0 || (size.x > 0 && (p.x >= size.x || p.y >= size.y))) {
+    failure.set(errc::invalid_argument, "point " + point_text(at) + " is off the " +
+                                            std::to_string(size.x) + "x" + std::to_string(size.y) +
+                                            " screen");
+    return {};
+  }
+  return p;
+}
+
+void Page::State::run(const std::string& command, Deadline deadline, detail::Failure& failure) {
+  detail::run_command(device, command, deadline, detail::OutputCheck::exit_status_and_text,
+                      failure);
+}
+
+void Page::State::swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds duration,
+                           Deadline deadline, detail::Failure& failure) {
+  run("input swipe " + std::to_string(a.x) + " " + std::to_string(a.y) + " " + std::to_string(b.x) +
+          " " + std::to_string(b.y) + " " + std::to_string(duration.count()),
+      deadline, failure);
+}
+
+void Page::State::key(std::string_view name, Deadline deadline, detail::Failure& failure) {
+  const std::optional<std::string> code = agent::key_code(name);
+  if (!code) {
+    failure.set(errc::invalid_argument,
+                "unknown key '" + std::string(name) +
+                    "'; use back, home, enter, delete, tab, escape, up, down, left, right, "
+                    "space, power, volup, voldown, recent, menu, paste, a KEYCODE_ name or a "
+                    "number");
+    return;
+  }
+  run("input keyevent " + *code, deadline, failure);
+}
+
+void Page::State::type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
+                            Deadline deadline, detail::Failure& failure) {
+  const bool unicode = agent::needs_unicode_path(text);
+  // Non-ASCII text goes through ADBKeyBoard when it is the input method, else through the
+  // clipboard (set by the on-device dumper) and KEYCODE_PASTE.
+  const bool adb_keyboard =
+      unicode && probe(deadline, failure).input_method.starts_with(kAdbKeyboard);
+  if (failure) return;
+  // Asked now, not from the cached probe: a helper that fell back since must not be started
+  // again (it would take UiAutomation from the dumps that replaced it).
+  const bool paste = unicode && !adb_keyboard && helper.usable() &&
+                     probe(deadline, failure).has(Capability::unicode_text);
+  if (failure) return;
+  std::string text_command;
+  if (unicode) {
+    if (!adb_keyboard && !paste) {
+      failure.set(
+          errc::not_supported,
+          "this text has non-ASCII characters, which `input text` cannot type (it would drop or "
+          "garble them); turn on the on-device dumper (PageOptions::helper / --helper auto), "
+          "which types it through the clipboard, or install ADBKeyBoard "
+          "(com.android.adbkeyboard) and make it the input method (`ime enable "
+          "com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME`), or "
+          "type an ASCII transliteration");
+      return;
+    }
+    text_command = adb_keyboard ? "am broadcast -a ADB_INPUT_B64 --es msg " + agent::base64(text)
+                                : keyevent(keycodes::kPaste);
+  } else {
+    std::size_t bad_at = 0;
+    std::optional<std::string> command = agent::ascii_type_command(text, bad_at);
+    if (!command) {
+      failure.set(errc::invalid_argument,
+                  "the text has control character " +
+                      std::to_string(static_cast<unsigned char>(text[bad_at])) + " at byte " +
+                      std::to_string(bad_at) +
+                      "; only newline and tab can be typed (send other keys with press)");
+      return;
+    }
+    text_command = std::move(*command);
+  }
+  const ActionTarget field = target(ref, deadline, failure);
+  if (failure) return;
+  std::string line = tap_command(field.info.tap_point);
+  if (paste) {
+    helper.set_clipboard(text, deadline, failure);
+    if (failure) return;
+  }
+  if (type_options.clear) {
+    if (adb_keyboard) {
+      line += " && am broadcast -a ADB_CLEAR_TEXT";
+    } else if (const std::size_t n = agent::code_points(field.text); n > 0) {
+      // To the end of the field, then one backspace per character.
+      line += " && " + keyevent(keycodes::kMoveEnd) + " && input keyevent";
+      for (std::size_t i = 0; i < n; ++i) line += " " + std::to_string(keycodes::kDel);
+    }
+  }
+  if (!text_command.empty()) line += " && " + text_command;
+  if (type_options.submit) line += " && " + keyevent(keycodes::kEnter);
+  run(line, deadline, failure);
+}
+
+// ---- actions on refs
+
+void Page::State::tap(std::uint32_t ref, Deadline deadline, detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("tap", {{"ref", std::to_string(ref)}}, true, failure, [&](detail::Failure& f) {
+    const ActionTarget t = target(ref, d, f);
+    if (f) return;
+    if (!t.web_node.empty() && options.web_input == PageOptions::WebInput::cdp) {
+      agent::web::click_web_node(device, t.web_node, d, f);
+      return;
+    }
+    run(tap_command(t.info.tap_point), d, f);
+  });
+}
+
+void Page::State::long_press(std::uint32_t ref, Deadline deadline, detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("long_press", {{"ref", std::to_string(ref)}}, true, failure, [&](detail::Failure& f) {
+    const ActionTarget t = target(ref, d, f);
+    if (!f) swipe_px(t.info.tap_point, t.info.tap_point, options.long_press, d, f);
+  });
+}
+
+void Page::State::type(std::uint32_t ref, std::string_view text, TypeOptions type_options,
+                       Deadline deadline, detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("type",
+       {{"ref", std::to_string(ref)},
+        {"text", std::string(text)},
+        {"clear", type_options.clear ? "true" : "false"},
+        {"submit", type_options.submit ? "true" : "false"}},
+       true, failure, [&](detail::Failure& f) { type_text(ref, text, type_options, d, f); });
+}
+
+void Page::State::scroll(std::uint32_t ref, Direction direction, Deadline deadline,
+                         detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("scroll",
+       {{"ref", std::to_string(ref)}, {"direction", std::string(direction_name(direction))}}, true,
+       failure, [&](detail::Failure& f) {
+         const ActionTarget t = target(ref, d, f);
+         if (f) return;
+         const ui::Point from = t.info.bounds.center();
+         const std::int32_t dx = t.info.bounds.width() / 3;
+         const std::int32_t dy = t.info.bounds.height() / 3;
+         ui::Point to = from;
+         // The finger moves against the direction of travel: scrolling down drags content up.
+         switch (direction) {
+           case Direction::down:
+             to.y -= dy;
+             break;
+           case Direction::up:
+             to.y += dy;
+             break;
+           case Direction::right:
+             to.x -= dx;
+             break;
+           case Direction::left:
+             to.x += dx;
+             break;
+         }
+         swipe_px(from, to, options.swipe, d, f);
+       });
+}
+
+void Page::State::drag(std::uint32_t from, std::uint32_t to, Deadline deadline,
+                       detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("drag", {{"from", std::to_string(from)}, {"to", std::to_string(to)}}, true, failure,
+       [&](detail::Failure& f) {
+         const ActionTarget a = target(from, d, f);
+         if (f) return;
+         const ActionTarget b = target(to, d, f);
+         if (f) return;
+         const ui::Point p = a.info.tap_point;
+         const ui::Point q = b.info.tap_point;
+         const bool drag_and_drop = probe(d, f).has(Capability::drag_and_drop);
+         if (f) return;
+         if (drag_and_drop) {
+           run("input draganddrop " + std::to_string(p.x) + " " + std::to_string(p.y) + " " +
+                   std::to_string(q.x) + " " + std::to_string(q.y) + " " +
+                   std::to_string(options.drag.count()),
+               d, f);
+         } else {
+           swipe_px(p, q, options.drag, d, f);
+         }
+       });
+}
+
+// ---- actions on coordinates
+
+void Page::State::tap_at(ScreenPoint at, Deadline deadline, detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("tap_at", {{"at", point_text(at)}}, true, failure, [&](detail::Failure& f) {
+    const ui::Point p = to_pixels(at, d, f);
+    if (!f) run(tap_command(p), d, f);
+  });
+}
+
+void Page::State::long_press_at(ScreenPoint at, Deadline deadline, detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("long_press_at", {{"at", point_text(at)}}, true, failure, [&](detail::Failure& f) {
+    const ui::Point p = to_pixels(at, d, f);
+    if (!f) swipe_px(p, p, options.long_press, d, f);
+  });
+}
+
+void Page::State::swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
+                        Deadline deadline, detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("swipe",
+       {{"from", point_text(from)},
+        {"to", point_text(to)},
+        {"ms", std::to_string(duration.count())}},
+       true, failure, [&](detail::Failure& f) {
+         if (duration.count() < 0) {
+           f.set(errc::invalid_argument, "a swipe cannot take negative time");
+           return;
+         }
+         const ui::Point a = to_pixels(from, d, f);
+         if (f) return;
+         const ui::Point b = to_pixels(to, d, f);
+         if (!f) swipe_px(a, b, duration.count() == 0 ? options.swipe : duration, d, f);
+       });
+}
+
+// ---- keys
+
+void Page::State::press(std::string_view key_name, Deadline deadline, detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("press", {{"key", std::string(key_name)}}, true, failure,
+       [&](detail::Failure& f) { key(key_name, d, f); });
+}
+
+// ---- the public overloads
+
+void Page::tap(std::uint32_t ref, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->tap(ref, deadline, f); });
+}
+void Page::tap(std::uint32_t ref, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->tap(ref, deadline, f); });
+}
+
+void Page::long_press(std::uint32_t ref, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->long_press(ref, deadline, f); });
+}
+void Page::long_press(std::uint32_t ref, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->long_press(ref, deadline, f); });
+}
+
+void Page::type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->type(ref, text, options, deadline, f); });
+}
+void Page::type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline,
+                std::error_code& error) {
+  detail::or_code(error,
+                  [&](detail::Failure& f) { state_->type(ref, text, options, deadline, f); });
+}
+
+void Page::scroll(std::uint32_t ref, Direction direction, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->scroll(ref, direction, deadline, f); });
+}
+void Page::scroll(std::uint32_t ref, Direction direction, Deadline deadline,
+                  std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->scroll(ref, direction, deadline, f); });
+}
+
+void Page::drag(std::uint32_t from, std::uint32_t to, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->drag(from, to, deadline, f); });
+}
+void Page::drag(std::uint32_t from, std::uint32_t to, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->drag(from, to, deadline, f); });
+}
+
+void Page::tap_at(ScreenPoint at, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->tap_at(at, deadline, f); });
+}
+void Page::tap_at(ScreenPoint at, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->tap_at(at, deadline, f); });
+}
+
+void Page::long_press_at(ScreenPoint at, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->long_press_at(at, deadline, f); });
+}
+void Page::long_press_at(ScreenPoint at, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->long_press_at(at, deadline, f); });
+}
+
+void Page::swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
+                 Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->swipe(from, to, duration, deadline, f); });
+}
+void Page::swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
+                 Deadline deadline, std::error_code& error) {
+  detail::or_code(error,
+                  [&](detail::Failure& f) { state_->swipe(from, to, duration, deadline, f); });
+}
+
+void Page::press(std::string_view key, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->press(key, deadline, f); });
+}
+void Page::press(std::string_view key, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->press(key, deadline, f); });
+}
+void Page::back(Deadline deadline) { press("back", deadline); }
+void Page::back(Deadline deadline, std::error_code& error) { press("back", deadline, error); }
+void Page::home(Deadline deadline) { press("home", deadline); }
+void Page::home(Deadline deadline, std::error_code& error) { press("home", deadline, error); }
+void Page::recent(Deadline deadline) { press("recent", deadline); }
+void Page::recent(Deadline deadline, std::error_code& error) { press("recent", deadline, error); }
+
+}  // namespace adbwire

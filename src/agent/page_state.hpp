@@ -1,0 +1,152 @@
+// What a Page holds, shared by the files that implement it: page.cpp (construction, snapshots,
+// refs, waiting), page_actions.cpp (input on refs, coordinates and keys), page_device.cpp (the
+// device services Page forwards to), page_capabilities.cpp (the capability probe). Internal.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "adbwire/page.hpp"
+#include "agent/helper_reader.hpp"
+#include "agent/settled_reader.hpp"
+#include "agent/trajectory_recorder.hpp"
+#include "agent/uiautomator_reader.hpp"
+#include "agent/web/web_merge_reader.hpp"
+#include "base/failure.hpp"
+
+namespace adbwire {
+
+// An element to act on: where it is now and what it shows.
+struct ActionTarget {
+  ui::ElementInfo info;
+  std::string label;
+  std::string text;
+  std::string web_node;  // "<socket>|<page id>|<backend node id>" of a web element, else ""
+};
+
+struct Page::State {
+  using Args = std::vector<std::pair<std::string, std::string>>;
+
+  State(Device d, PageOptions o);
+
+  Device device;
+  PageOptions options;
+  ui::Snapshot snapshot;  // the one refs refer to
+  std::string dump;       // its XML
+  ui::Snapshot empty;     // what the error_code form of snapshot() returns on error
+  bool changed = false;   // an action ran since `snapshot` was taken
+  std::string last_error;
+  std::optional<Capabilities> capabilities;
+  WebStatus web_status;
+  // Screen reading, bottom up (agent/screen_reader.hpp).
+  agent::UiautomatorReader uiautomator;
+  agent::HelperReader helper;
+  agent::SettledReader settled;
+  agent::web::WebMergeReader web;
+  std::unique_ptr<agent::TrajectoryRecorder> recorder;  // with PageOptions::trajectory
+
+  // kDefaultDeadline → now + PageOptions::timeout, one budget for the whole call.
+  Deadline resolve(Deadline deadline) const {
+    return deadline == kDefaultDeadline ? deadline_after(options.timeout) : deadline;
+  }
+
+  // Runs one public call, work(failure), as every call ends: an action that succeeded marks the
+  // screen changed, a failure's message is kept for last_error(), and the recorder (if any) gets
+  // the call. Returns what work returns.
+  template <class Work>
+  auto call(std::string_view action, Args args, bool changes_screen, detail::Failure& failure,
+            Work&& work) {
+    agent::PageCall record{action, std::move(args), changes_screen,
+                           std::chrono::system_clock::now(), Clock::now()};
+    if constexpr (std::is_void_v<decltype(work(failure))>) {
+      work(failure);
+      finish(std::move(record), failure);
+    } else {
+      auto result = work(failure);
+      finish(std::move(record), failure);
+      return result;
+    }
+  }
+  void finish(agent::PageCall record, detail::Failure& failure);
+
+  // The operations behind Page's public calls, each written once against a Failure: Page's two
+  // overloads of a call are detail::or_throw and detail::or_code around the one here. Those
+  // returning a reference to a snapshot return a pointer (nullptr on failure).
+  // page.cpp
+  const ui::Snapshot* snapshot_call(Deadline deadline, detail::Failure& failure);
+  const ui::Snapshot* wait_for_text(std::string_view text, std::chrono::milliseconds timeout,
+                                    detail::Failure& failure);
+  const ui::Snapshot* wait_for_idle(std::chrono::milliseconds timeout, detail::Failure& failure);
+  // page_actions.cpp
+  void tap(std::uint32_t ref, Deadline deadline, detail::Failure& failure);
+  void long_press(std::uint32_t ref, Deadline deadline, detail::Failure& failure);
+  void type(std::uint32_t ref, std::string_view text, TypeOptions type_options, Deadline deadline,
+            detail::Failure& failure);
+  void scroll(std::uint32_t ref, Direction direction, Deadline deadline, detail::Failure& failure);
+  void drag(std::uint32_t from, std::uint32_t to, Deadline deadline, detail::Failure& failure);
+  void tap_at(ScreenPoint at, Deadline deadline, detail::Failure& failure);
+  void long_press_at(ScreenPoint at, Deadline deadline, detail::Failure& failure);
+  void swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
+             Deadline deadline, detail::Failure& failure);
+  void press(std::string_view key_name, Deadline deadline, detail::Failure& failure);
+  // page_device.cpp
+  void launch(std::string_view package, std::string_view activity, Deadline deadline,
+              detail::Failure& failure);
+  void stop(std::string_view package, Deadline deadline, detail::Failure& failure);
+  ForegroundActivity foreground(Deadline deadline, detail::Failure& failure);
+  std::vector<std::string> packages(Deadline deadline, detail::Failure& failure);
+  void install(const std::filesystem::path& apk, Deadline deadline, detail::Failure& failure);
+  void uninstall(std::string_view package, Deadline deadline, detail::Failure& failure);
+  std::vector<std::uint8_t> screenshot(Deadline deadline, detail::Failure& failure);
+  void clipboard_set(std::string_view text, Deadline deadline, detail::Failure& failure);
+  std::string clipboard_get(Deadline deadline, detail::Failure& failure);
+  void rotate(Orientation orientation, Deadline deadline, detail::Failure& failure);
+  void wake(Deadline deadline, detail::Failure& failure);
+  void open_notifications(Deadline deadline, detail::Failure& failure);
+  std::chrono::system_clock::time_point device_time(Deadline deadline, detail::Failure& failure);
+  std::string setting(SettingsNamespace ns, std::string_view key, Deadline deadline,
+                      detail::Failure& failure);
+  void put_setting(SettingsNamespace ns, std::string_view key, std::string_view value,
+                   Deadline deadline, detail::Failure& failure);
+  // page_capabilities.cpp
+  const Capabilities* capabilities_call(Deadline deadline, detail::Failure& failure);
+
+  // Helpers of the operations.
+  // page.cpp
+  const ui::Snapshot& take_snapshot(Deadline deadline, detail::Failure& failure);
+  ActionTarget target(std::uint32_t ref, Deadline deadline, detail::Failure& failure);
+  std::string describe(const ui::RefInfo& info) const;
+  // Snapshots until done(previous dump, or nullptr the first time) holds; timeout names what.
+  const ui::Snapshot* wait_until(std::chrono::milliseconds timeout, std::string_view what,
+                                 const std::function<bool(const std::string* previous)>& done,
+                                 detail::Failure& failure);
+
+  // page_actions.cpp
+  ui::Point screen_size(Deadline deadline, detail::Failure& failure);
+  ui::Point to_pixels(ScreenPoint at, Deadline deadline, detail::Failure& failure);
+  // An `input`/`am`/… command line; a non-zero exit or an exception trace is command_failed
+  // quoting the output.
+  void run(const std::string& command, Deadline deadline, detail::Failure& failure);
+  void swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds duration, Deadline deadline,
+                detail::Failure& failure);
+  void key(std::string_view name, Deadline deadline, detail::Failure& failure);
+  void type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
+                 Deadline deadline, detail::Failure& failure);
+
+  // page_capabilities.cpp
+  const Capabilities& probe(Deadline deadline, detail::Failure& failure);
+  // not_supported naming what and the API level unless the probe found c.
+  void require(Capability c, Deadline deadline, std::string_view what, detail::Failure& failure);
+};
+
+}  // namespace adbwire

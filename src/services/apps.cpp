@@ -1,0 +1,120 @@
+// launch_app, stop_app, foreground_activity, list_packages (include/adbwire/apps.hpp).
+#include "adbwire/apps.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "base/failure.hpp"
+#include "services/device_command.hpp"
+#include "services/foreground_parser.hpp"
+#include "services/package_list.hpp"
+
+namespace adbwire {
+namespace {
+
+// Letters, digits, '.', '_' and extra: the characters of package (and, with '$', class) names,
+// none of which the shell interprets.
+bool valid_name(std::string_view name, std::string_view extra) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+           extra.find(c) != std::string_view::npos;
+  });
+}
+
+void launch(Device& device, std::string_view package, std::string_view activity, Deadline deadline,
+            detail::Failure& failure) {
+  if (!valid_name(package, "") || (!activity.empty() && !valid_name(activity, "$"))) {
+    failure.set(errc::invalid_argument, "'" + std::string(package) + (activity.empty() ? "" : "/") +
+                                            std::string(activity) +
+                                            "' is not a package/activity name");
+    return;
+  }
+  const std::string pkg(package);
+  const std::string command = activity.empty()
+                                  ? "monkey -p " + pkg + " -c android.intent.category.LAUNCHER 1"
+                                  : "am start -n " + pkg + "/" + std::string(activity);
+  std::error_code error;
+  const ShellResult result = device.shell(command, deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return;
+  }
+  // monkey and am report these as text, often with exit status 0.
+  const std::string all = result.out + result.err;
+  if (all.find("No activities found") != std::string::npos ||
+      all.find("does not exist") != std::string::npos ||
+      all.find("unable to resolve Intent") != std::string::npos) {
+    failure.set(errc::not_found, "cannot launch " + pkg + ": " + detail::quote_output(all) +
+                                     " (is it installed? `adbwire` packages lists what is)");
+    return;
+  }
+  if (result.exit_code > 0 || all.find("Error") != std::string::npos)
+    failure.set(errc::command_failed, "launching " + pkg + " failed: " + detail::quote_output(all));
+}
+
+void stop(Device& device, std::string_view package, Deadline deadline, detail::Failure& failure) {
+  if (!valid_name(package, "")) {
+    failure.set(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
+    return;
+  }
+  detail::run_command(device, "am force-stop " + std::string(package), deadline,
+                      detail::OutputCheck::exit_status_and_text, failure);
+}
+
+ForegroundActivity foreground(Device& device, Deadline deadline, detail::Failure& failure) {
+  const std::string out = detail::run_command(device, "dumpsys activity activities", deadline,
+                                              detail::OutputCheck::exit_status, failure);
+  if (failure) return {};
+  std::optional<ForegroundActivity> found = detail::parse_foreground_activity(out);
+  if (!found) {
+    failure.set(errc::not_found,
+                "the device reports no resumed activity (is the screen off or locked?)");
+    return {};
+  }
+  return std::move(*found);
+}
+
+std::vector<std::string> packages(Device& device, Deadline deadline, detail::Failure& failure) {
+  const std::string out = detail::run_command(device, "pm list packages", deadline,
+                                              detail::OutputCheck::exit_status, failure);
+  if (failure) return {};
+  std::vector<std::string> names = detail::parse_package_list(out);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+void launch_app(Device& device, std::string_view package, std::string_view activity,
+                Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { launch(device, package, activity, deadline, f); });
+}
+void launch_app(Device& device, std::string_view package, std::string_view activity,
+                Deadline deadline, std::error_code& error) {
+  detail::or_code(error,
+                  [&](detail::Failure& f) { launch(device, package, activity, deadline, f); });
+}
+
+void stop_app(Device& device, std::string_view package, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { stop(device, package, deadline, f); });
+}
+void stop_app(Device& device, std::string_view package, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { stop(device, package, deadline, f); });
+}
+
+ForegroundActivity foreground_activity(Device& device, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return foreground(device, deadline, f); });
+}
+ForegroundActivity foreground_activity(Device& device, Deadline deadline, std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return foreground(device, deadline, f); });
+}
+
+std::vector<std::string> list_packages(Device& device, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return packages(device, deadline, f); });
+}
+std::vector<std::string> list_packages(Device& device, Deadline deadline, std::error_code& error) {
+  return detail::or_code(error, [&](detail::Failure& f) { return packages(device, deadline, f); });
+}
+
+}  // namespace adbwire
