@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "adbwire/deadline.hpp"
@@ -27,6 +28,30 @@ struct ForegroundActivity {
   std::string package;
   std::string activity;
 };
+
+// An intent to start an activity with (`am start`): open a URL, share text, show a setting.
+struct Intent {
+  std::string action;     // -a, e.g. android.intent.action.VIEW
+  std::string data;       // -d, a URI: https://…, geo:…, tel:…, market://details?id=…
+  std::string mime_type;  // -t
+  std::string package;    // -p: only this app may take it
+  std::string component;  // -n PACKAGE/ACTIVITY: exactly this activity
+  std::vector<std::string> categories;                      // -c each
+  std::vector<std::pair<std::string, std::string>> extras;  // --es KEY VALUE each
+};
+
+// The intent that opens a URL the way tapping a link does (action VIEW, data url).
+Intent view_intent(std::string_view url);
+
+// Starts the activity the intent resolves to (`am start -W`, every value shell-quoted, so any text
+// is safe). Returns which activity took it ("com.android.chrome/.Main" as am reports it; "" when
+// am does not say). Errors also: invalid_argument (an intent with neither action, data nor
+// component), not_found (no activity takes it: the message quotes am), command_failed (am reported
+// another error, such as a permission denial).
+std::string start_intent(Device& device, const Intent& intent,
+                         Deadline deadline = kDefaultDeadline);
+std::string start_intent(Device& device, const Intent& intent, Deadline deadline,
+                         std::error_code& error);
 
 // Starts package: its launcher activity through `monkey -p PACKAGE -c
 // android.intent.category.LAUNCHER 1`, or with a non-empty activity (".Main", or a full class

@@ -14,10 +14,12 @@
 // the command and reported failure: the message quotes its output). Every blocking call
 // ends by its deadline (kDefaultDeadline: now + ConnectOptions::command_timeout).
 //
-// Stale refs: an action on a ref names an element of the last snapshot(). When the screen
-// may have changed since (any action after that snapshot), the action first re-reads the
-// screen and acts only where the ref's exact token, or else exactly one identity token,
-// is found (ui::resolve); otherwise it fails with stale_ref and sends nothing.
+// Stale refs: an action on a ref names an element of the last snapshot(). The screen can change
+// by itself since (an async load, a dialog, a list that re-lays out), so by default every action
+// on a ref first re-reads the screen and acts only where the ref's exact token, or else exactly
+// one identity token, is found (ui::find_ref); otherwise it fails with stale_ref, saying whether
+// the element is gone or now ambiguous, and sends nothing. last_ref_checks() says when an element
+// had moved and where the action went. PageOptions::ref_check relaxes this, at a named risk.
 //
 // Page is snapshot, act and wait. Its app, settings and screen calls forward to the device
 // services of apps.hpp, settings.hpp, screen_control.hpp, install.hpp and device_state.hpp,
@@ -51,16 +53,50 @@ namespace adbwire {
 
 class Trajectory;
 
-// When an action on a ref re-reads the screen before acting.
+// When an action on a ref re-reads the screen before acting. One read costs one dump: about a
+// millisecond with the on-device dumper (PageOptions::helper), a second or more with
+// `uiautomator dump` on a phone (bench/ref_check_bench measures both).
 enum class RefCheck {
-  when_changed,  // after any action since the snapshot that issued the ref (default)
-  always,        // before every action on a ref
-  never,         // trust the last snapshot (fastest; may act on the wrong element)
+  // Before every action on a ref (default): a ref never acts on the wrong element.
+  always,
+  // Only after this Page acted since the snapshot. Risk: a screen that changed by itself (an
+  // async load, a dialog, a re-laid-out list) is not noticed, and the action lands on whatever
+  // is now where the element was.
+  when_changed,
+  // Never: trust the last snapshot. Fastest; the same risk after every action too.
+  never,
+};
+
+// "always", "when_changed", "never".
+std::string_view to_string(RefCheck check) noexcept;
+// The inverse of to_string; false for anything else.
+bool parse_ref_check(std::string_view text, RefCheck& out) noexcept;
+
+// How an action found the element a ref names (Page::last_ref_checks()).
+struct RefCheckReport {
+  std::uint32_t ref = 0;
+  bool checked = false;  // the screen was read again first (PageOptions::ref_check)
+  bool moved = false;    // found by identity at other bounds: the action went where it is now
+  ui::Bounds issued;     // its bounds in the snapshot that issued the ref
+  ui::Bounds acted;      // its bounds where the action went
+};
+
+// How type() makes sure its text lands (PageOptions::typing).
+struct TypingOptions {
+  // After the tap that focuses the field, the text waits until the field shows focused — when
+  // that is cheap to see (the on-device dumper answers a dump in about a millisecond), polling
+  // up to focus_wait — else for `settle`, the time a keyboard takes to come up on a phone.
+  std::chrono::milliseconds settle{200};
+  std::chrono::milliseconds focus_wait{1500};
+  // With a ref check on, read the field back after typing: text that did not arrive whole is
+  // command_failed saying what arrived (skipped for password fields, and when the text has a
+  // line break or submit is set, which may send the field away).
+  bool read_back = true;
 };
 
 struct PageOptions {
   ui::SnapshotOptions snapshot;
-  RefCheck ref_check = RefCheck::when_changed;
+  RefCheck ref_check = RefCheck::always;
   // Attempts of one snapshot when uiautomator reports a busy screen ("could not get idle
   // state") or a null root node, and the pause between them.
   std::uint32_t dump_attempts = 3;
@@ -109,6 +145,7 @@ struct PageOptions {
   // Longest the WebView part of one snapshot may take (all its DevTools round trips): a page
   // that hangs costs this, then the snapshot goes on with the native content.
   std::chrono::milliseconds web_timeout{5000};
+  TypingOptions typing;
   // Budget of a call made with kDefaultDeadline, all its device round trips included.
   std::chrono::milliseconds timeout{30000};
   // Record every call with its arguments, result, timing and the snapshots around it
@@ -236,6 +273,8 @@ class Page {
   const HelperStatus& helper_status() const noexcept;
   // The WebView bridge's report on the last snapshot.
   const WebStatus& web_status() const noexcept;
+  // How the last call found the elements of the refs it acted on (empty when it took none).
+  std::span<const RefCheckReport> last_ref_checks() const noexcept;
 
   // ---- Actions on refs of the last snapshot. Errors also: not_found (no such ref, or no
   // snapshot yet), stale_ref (see the top of this file).
@@ -243,11 +282,14 @@ class Page {
   void tap(std::uint32_t ref, Deadline deadline, std::error_code& error);
   void long_press(std::uint32_t ref, Deadline deadline = kDefaultDeadline);
   void long_press(std::uint32_t ref, Deadline deadline, std::error_code& error);
-  // Taps the field, then sends the text as ONE shell command: word by word `input text`
-  // (shell-quoted, "%s" split so it stays literal) with KEYCODE_SPACE between words,
-  // KEYCODE_ENTER for '\n' and KEYCODE_TAB for '\t'. Non-ASCII text goes through ADBKeyBoard
-  // when it is the active input method; else not_supported naming the options (never a
-  // silently dropped character). invalid_argument for other control characters.
+  // Taps the field, waits until it has focus (PageOptions::typing), then sends the text as one
+  // shell command: word by word `input text` (shell-quoted, "%s" split so it stays literal)
+  // with KEYCODE_SPACE between words, KEYCODE_ENTER for '\n' and KEYCODE_TAB for '\t'; with a
+  // ref check on, reads the field back. Non-ASCII text goes through ADBKeyBoard when it is the
+  // active input method, else the clipboard (with the on-device dumper); else not_supported
+  // naming the options (never a silently dropped character). Errors also: invalid_argument for
+  // other control characters, command_failed when the field reads back without the text
+  // (quoting what arrived).
   void type(std::uint32_t ref, std::string_view text, TypeOptions options = {},
             Deadline deadline = kDefaultDeadline);
   void type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline,
@@ -266,6 +308,9 @@ class Page {
   void tap_at(ScreenPoint at, Deadline deadline, std::error_code& error);
   void long_press_at(ScreenPoint at, Deadline deadline = kDefaultDeadline);
   void long_press_at(ScreenPoint at, Deadline deadline, std::error_code& error);
+  // Long-press at `from`, move to `to`, release (input draganddrop, or a slow swipe).
+  void drag_at(ScreenPoint from, ScreenPoint to, Deadline deadline = kDefaultDeadline);
+  void drag_at(ScreenPoint from, ScreenPoint to, Deadline deadline, std::error_code& error);
   // duration 0: PageOptions::swipe.
   void swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration = {},
              Deadline deadline = kDefaultDeadline);

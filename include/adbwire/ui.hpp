@@ -270,6 +270,22 @@ Snapshot parse_dump(std::string xml, const SnapshotOptions& options = {});
 Snapshot parse_dump(std::string xml, const SnapshotOptions& options, std::error_code& error,
                     std::string* detail = nullptr);
 
+// Where the element a ref of an older snapshot names is on the current screen, and how it
+// was found (resolve's rule, with the reason when there is no answer).
+struct RefMatch {
+  enum class Kind {
+    exact,      // the same exact token, once: the element has not moved
+    moved,      // no single exact token, but exactly one identity token: found elsewhere
+    gone,       // no element has its identity token any more
+    ambiguous,  // several elements have its identity token and none is at its old place
+  };
+  Kind kind = Kind::gone;
+  NodeIndex node = kNoNode;     // in current, for exact and moved
+  std::size_t look_alikes = 0;  // elements with its identity token
+};
+// Never throws; a RefInfo without tokens is `gone`.
+RefMatch find_ref(const RefInfo& old, const Snapshot& current) noexcept;
+
 // Finds the element a ref of an older snapshot names on the current screen: the node with
 // the same exact token if exactly one has it, else the node with the same identity token if
 // exactly one has it. Errors: stale_ref when neither is unique (never a guess);

@@ -97,33 +97,44 @@ ActionTarget Page::State::target(std::uint32_t ref, Deadline deadline, detail::F
   }
   const bool check = options.ref_check == RefCheck::always ||
                      (options.ref_check == RefCheck::when_changed && changed);
+  const ui::Bounds issued = snapshot.info(info->node).bounds;
   if (!check) {
+    ref_checks.push_back({ref, false, false, issued, issued});
     return {snapshot.info(info->node), info->label, std::string(snapshot.node(info->node).text),
             web_node_of(snapshot, info->node)};
   }
   // Tokens are node-local, so a native ref resolves in a reading without the web part, and the
   // DevTools round trips (up to web_timeout) are paid only for a web ref.
-  agent::ScreenReader& reader =
-      web_node_of(snapshot, info->node).empty() ? static_cast<agent::ScreenReader&>(settled) : web;
+  const ui::Snapshot current =
+      read_current(!web_node_of(snapshot, info->node).empty(), deadline, failure);
+  if (failure) return {};
+  const ui::RefMatch match = ui::find_ref(*info, current);
+  if (match.node == ui::kNoNode) {
+    failure.set(errc::stale_ref,
+                "ref " + std::to_string(ref) + " (" + describe(*info) + ") " +
+                    (match.kind == ui::RefMatch::Kind::gone
+                         ? std::string("is gone from the screen")
+                         : "now matches " + std::to_string(match.look_alikes) +
+                               " elements, none of them at its old place") +
+                    ": the screen changed since the last snapshot; nothing was sent. Take a new "
+                    "snapshot and use its refs");
+    return {};
+  }
+  const ui::ElementInfo now = current.info(match.node);
+  ref_checks.push_back({ref, true, match.kind == ui::RefMatch::Kind::moved, issued, now.bounds});
+  return {now, info->label, std::string(current.node(match.node).text),
+          web_node_of(current, match.node)};
+}
+
+ui::Snapshot Page::State::read_current(bool web_ref, Deadline deadline, detail::Failure& failure) {
+  agent::ScreenReader& reader = web_ref ? static_cast<agent::ScreenReader&>(web) : settled;
   std::string output = reader.read(deadline, failure);
   if (failure) return {};
   std::error_code error;
   std::string detail;
-  const ui::Snapshot current = ui::parse_dump(std::move(output), options.snapshot, error, &detail);
-  if (error) {
-    failure.set(error, std::move(detail));
-    return {};
-  }
-  const ui::NodeIndex node = ui::resolve(*info, current, error);
-  if (error) {
-    failure.set(errc::stale_ref,
-                "ref " + std::to_string(ref) + " (" + describe(*info) +
-                    ") is not on the screen any more, or not uniquely: the screen changed since "
-                    "the last snapshot; nothing was sent. Take a new snapshot and use its refs");
-    return {};
-  }
-  return {current.info(node), info->label, std::string(current.node(node).text),
-          web_node_of(current, node)};
+  ui::Snapshot current = ui::parse_dump(std::move(output), options.snapshot, error, &detail);
+  if (error) failure.set(error, std::move(detail));
+  return current;
 }
 
 std::string Page::State::describe(const ui::RefInfo& info) const {
@@ -183,6 +194,32 @@ const ui::Snapshot& Page::last_snapshot() const noexcept { return state_->snapsh
 const std::string& Page::last_dump() const noexcept { return state_->dump; }
 const HelperStatus& Page::helper_status() const noexcept { return state_->helper.status(); }
 const WebStatus& Page::web_status() const noexcept { return state_->web_status; }
+
+std::span<const RefCheckReport> Page::last_ref_checks() const noexcept {
+  return state_->ref_checks;
+}
+
+std::string_view to_string(RefCheck check) noexcept {
+  switch (check) {
+    case RefCheck::always:
+      return "always";
+    case RefCheck::when_changed:
+      return "when_changed";
+    case RefCheck::never:
+      return "never";
+  }
+  return "?";
+}
+
+bool parse_ref_check(std::string_view text, RefCheck& out) noexcept {
+  for (const RefCheck check : {RefCheck::always, RefCheck::when_changed, RefCheck::never}) {
+    if (text == to_string(check)) {
+      out = check;
+      return true;
+    }
+  }
+  return false;
+}
 
 // ---- snapshot and waiting
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
+#include "adbwire/protocol/printable.hpp"
 #include "agent/input_commands.hpp"
 #include "agent/page_state.hpp"
 #include "agent/web/web_click.hpp"
@@ -154,25 +156,81 @@ void Page::State::type_text(std::uint32_t ref, std::string_view text, TypeOption
   }
   const ActionTarget field = target(ref, deadline, failure);
   if (failure) return;
-  std::string line = tap_command(field.info.tap_point);
+  // The focus tap goes alone: on a phone the keyboard takes a moment to come up, and text sent
+  // before it did loses its first characters.
+  run(tap_command(field.info.tap_point), deadline, failure);
+  if (failure) return;
+  const ui::RefInfo& issued = *snapshot.ref(ref);
+  wait_for_focus(issued, deadline, failure);
+  if (failure) return;
+  std::string line;
+  const auto then = [&line](const std::string& command) {
+    line += line.empty() ? command : " && " + command;
+  };
   if (paste) {
     helper.set_clipboard(text, deadline, failure);
     if (failure) return;
   }
   if (type_options.clear) {
     if (adb_keyboard) {
-      line += " && am broadcast -a ADB_CLEAR_TEXT";
+      then("am broadcast -a ADB_CLEAR_TEXT");
     } else if (const std::size_t n = agent::code_points(field.text); n > 0) {
       // To the end of the field, then one backspace per character.
-      line += " && " + keyevent(keycodes::kMoveEnd) + " && input keyevent";
-      for (std::size_t i = 0; i < n; ++i) line += " " + std::to_string(keycodes::kDel);
+      std::string deletes = "input keyevent";
+      for (std::size_t i = 0; i < n; ++i) deletes += " " + std::to_string(keycodes::kDel);
+      then(keyevent(keycodes::kMoveEnd));
+      then(deletes);
     }
   }
-  if (!text_command.empty()) line += " && " + text_command;
-  if (type_options.submit) line += " && " + keyevent(keycodes::kEnter);
-  run(line, deadline, failure);
+  if (!text_command.empty()) then(text_command);
+  if (type_options.submit) then(keyevent(keycodes::kEnter));
+  if (!line.empty()) run(line, deadline, failure);
+  if (failure) return;
+  const bool sends_away = type_options.submit || text.find_first_of("\n\t") != std::string::npos;
+  if (options.typing.read_back && options.ref_check != RefCheck::never && !sends_away &&
+      !snapshot.node(issued.node).password) {
+    read_back(ref, issued, text, type_options.clear, deadline, failure);
+  }
 }
 
+void Page::State::wait_for_focus(const ui::RefInfo& field, Deadline deadline,
+                                 detail::Failure& failure) {
+  const TypingOptions& typing = options.typing;
+  if (helper.usable()) {
+    // A dump costs about a millisecond here: look until the field has focus.
+    const Deadline until = std::min(deadline, deadline_after(typing.focus_wait));
+    for (;;) {
+      const ui::Snapshot now = read_current(false, deadline, failure);
+      if (failure) return;
+      const ui::RefMatch match = ui::find_ref(field, now);
+      if (match.node != ui::kNoNode && now.node(match.node).focused) return;
+      // Never seen focused (some fields do not report it): type anyway; the read-back tells.
+      if (Clock::now() + std::chrono::milliseconds(20) >= until) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  std::this_thread::sleep_for(
+      std::min(typing.settle, std::max(left, std::chrono::milliseconds(0))));
+}
+
+void Page::State::read_back(std::uint32_t ref, const ui::RefInfo& field, std::string_view typed,
+                            bool cleared, Deadline deadline, detail::Failure& failure) {
+  const ui::Snapshot now = read_current(false, deadline, failure);
+  if (failure) return;
+  const ui::RefMatch match = ui::find_ref(field, now);
+  // A field that left the screen (the app moved on) has nothing to check.
+  if (match.node == ui::kNoNode) return;
+  const std::string arrived(ui::field_text(now.node(match.node)));
+  const bool whole = cleared ? arrived == typed : arrived.find(typed) != std::string::npos;
+  if (whole) return;
+  failure.set(errc::command_failed,
+              "typed \"" + protocol::printable(typed, 200) + "\" into ref " + std::to_string(ref) +
+                  " (" + describe(field) + "), but the field now reads \"" +
+                  protocol::printable(arrived, 200) +
+                  "\": characters were lost or changed (a keyboard that was not ready, or "
+                  "autocorrect); type again with clear, or raise PageOptions::typing.settle");
+}
 // ---- actions on refs
 
 void Page::State::tap(std::uint32_t ref, Deadline deadline, detail::Failure& failure) {
@@ -247,22 +305,36 @@ void Page::State::drag(std::uint32_t from, std::uint32_t to, Deadline deadline,
          if (f) return;
          const ActionTarget b = target(to, d, f);
          if (f) return;
-         const ui::Point p = a.info.tap_point;
-         const ui::Point q = b.info.tap_point;
-         const bool drag_and_drop = probe(d, f).has(Capability::drag_and_drop);
-         if (f) return;
-         if (drag_and_drop) {
-           run("input draganddrop " + std::to_string(p.x) + " " + std::to_string(p.y) + " " +
-                   std::to_string(q.x) + " " + std::to_string(q.y) + " " +
-                   std::to_string(options.drag.count()),
-               d, f);
-         } else {
-           swipe_px(p, q, options.drag, d, f);
-         }
+         drag_px(a.info.tap_point, b.info.tap_point, d, f);
        });
 }
 
+void Page::State::drag_px(ui::Point p, ui::Point q, Deadline deadline, detail::Failure& failure) {
+  const bool drag_and_drop = probe(deadline, failure).has(Capability::drag_and_drop);
+  if (failure) return;
+  if (drag_and_drop) {
+    run("input draganddrop " + std::to_string(p.x) + " " + std::to_string(p.y) + " " +
+            std::to_string(q.x) + " " + std::to_string(q.y) + " " +
+            std::to_string(options.drag.count()),
+        deadline, failure);
+  } else {
+    swipe_px(p, q, options.drag, deadline, failure);
+  }
+}
+
 // ---- actions on coordinates
+
+void Page::State::drag_at(ScreenPoint from, ScreenPoint to, Deadline deadline,
+                          detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  call("drag_at", {{"from", point_text(from)}, {"to", point_text(to)}}, true, failure,
+       [&](detail::Failure& f) {
+         const ui::Point p = to_pixels(from, d, f);
+         if (f) return;
+         const ui::Point q = to_pixels(to, d, f);
+         if (!f) drag_px(p, q, d, f);
+       });
+}
 
 void Page::State::tap_at(ScreenPoint at, Deadline deadline, detail::Failure& failure) {
   const Deadline d = resolve(deadline);
@@ -345,6 +417,13 @@ void Page::drag(std::uint32_t from, std::uint32_t to, Deadline deadline) {
 }
 void Page::drag(std::uint32_t from, std::uint32_t to, Deadline deadline, std::error_code& error) {
   detail::or_code(error, [&](detail::Failure& f) { state_->drag(from, to, deadline, f); });
+}
+
+void Page::drag_at(ScreenPoint from, ScreenPoint to, Deadline deadline) {
+  detail::or_throw([&](detail::Failure& f) { state_->drag_at(from, to, deadline, f); });
+}
+void Page::drag_at(ScreenPoint from, ScreenPoint to, Deadline deadline, std::error_code& error) {
+  detail::or_code(error, [&](detail::Failure& f) { state_->drag_at(from, to, deadline, f); });
 }
 
 void Page::tap_at(ScreenPoint at, Deadline deadline) {

@@ -54,6 +54,7 @@ struct Page::State {
   agent::SettledReader settled;
   agent::web::WebMergeReader web;
   std::unique_ptr<agent::TrajectoryRecorder> recorder;  // with PageOptions::trajectory
+  std::vector<RefCheckReport> ref_checks;               // of the call running or last run
 
   // kDefaultDeadline → now + PageOptions::timeout, one budget for the whole call.
   Deadline resolve(Deadline deadline) const {
@@ -68,6 +69,7 @@ struct Page::State {
             Work&& work) {
     agent::PageCall record{action, std::move(args), changes_screen,
                            std::chrono::system_clock::now(), Clock::now()};
+    ref_checks.clear();
     if constexpr (std::is_void_v<decltype(work(failure))>) {
       work(failure);
       finish(std::move(record), failure);
@@ -94,6 +96,7 @@ struct Page::State {
             detail::Failure& failure);
   void scroll(std::uint32_t ref, Direction direction, Deadline deadline, detail::Failure& failure);
   void drag(std::uint32_t from, std::uint32_t to, Deadline deadline, detail::Failure& failure);
+  void drag_at(ScreenPoint from, ScreenPoint to, Deadline deadline, detail::Failure& failure);
   void tap_at(ScreenPoint at, Deadline deadline, detail::Failure& failure);
   void long_press_at(ScreenPoint at, Deadline deadline, detail::Failure& failure);
   void swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
@@ -125,6 +128,8 @@ struct Page::State {
   // page.cpp
   const ui::Snapshot& take_snapshot(Deadline deadline, detail::Failure& failure);
   ActionTarget target(std::uint32_t ref, Deadline deadline, detail::Failure& failure);
+  // The screen read fresh for a check (the web part only for a web ref).
+  ui::Snapshot read_current(bool web_ref, Deadline deadline, detail::Failure& failure);
   std::string describe(const ui::RefInfo& info) const;
   // Snapshots until done(previous dump, or nullptr the first time) holds; timeout names what.
   const ui::Snapshot* wait_until(std::chrono::milliseconds timeout, std::string_view what,
@@ -139,8 +144,15 @@ struct Page::State {
   void run(const std::string& command, Deadline deadline, detail::Failure& failure);
   void swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds duration, Deadline deadline,
                 detail::Failure& failure);
+  // input draganddrop (API 31+), else a slow swipe.
+  void drag_px(ui::Point from, ui::Point to, Deadline deadline, detail::Failure& failure);
   void key(std::string_view name, Deadline deadline, detail::Failure& failure);
   void type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
+                 Deadline deadline, detail::Failure& failure);
+  // After the focus tap: until the field shows focused (cheap with the dumper), else settle.
+  void wait_for_focus(const ui::RefInfo& field, Deadline deadline, detail::Failure& failure);
+  // The field's text after typing; command_failed when `typed` did not arrive whole.
+  void read_back(std::uint32_t ref, const ui::RefInfo& field, std::string_view typed, bool cleared,
                  Deadline deadline, detail::Failure& failure);
 
   // page_capabilities.cpp

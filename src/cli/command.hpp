@@ -14,6 +14,7 @@ struct GlobalOptions {
   int port = 0;              // -P adb server port (0 = ANDROID_ADB_SERVER_PORT or 5037)
   std::string record;        // --record FILE.pcapng: record the connection's every byte
   double auth_timeout = -1;  // --auth-timeout SECONDS for a person to accept the key (<0: default)
+  std::string session;       // --session NAME: the session verbs run in ("" = the default one)
 };
 
 // What a subcommand's parse hands back: the work to run, returning the process exit code.

@@ -16,13 +16,12 @@ void add_keygen_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_capture_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_doctor_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_tap_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_type_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_press_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_scroll_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_launch_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_close_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_sessions_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_guide_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+// Every agent verb not registered by a command above (verb_commands.cpp).
+void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run);
@@ -43,15 +42,14 @@ void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run)
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
-    add_version_command,    add_vdevice_command,  add_snapshot_command, add_shell_command,
-    add_exec_out_command,   add_pull_command,     add_push_command,     add_keygen_command,
-    add_capture_command,    add_doctor_command,   add_open_command,     add_tap_command,
-    add_type_command,       add_press_command,    add_scroll_command,   add_launch_command,
-    add_screenshot_command, add_close_command,    add_devices_command,  add_install_command,
-    add_uninstall_command,  add_forward_command,  add_reverse_command,  add_logcat_command,
-    add_get_state_command,  add_getprop_command,  add_reboot_command,   add_root_command,
-    add_unroot_command,     add_remount_command,  add_tcpip_command,    add_usb_command,
-    add_mcp_command,        add_webviews_command,
+    add_version_command,  add_vdevice_command,   add_snapshot_command, add_shell_command,
+    add_exec_out_command, add_pull_command,      add_push_command,     add_keygen_command,
+    add_capture_command,  add_doctor_command,    add_open_command,     add_screenshot_command,
+    add_close_command,    add_sessions_command,  add_guide_command,    add_devices_command,
+    add_install_command,  add_uninstall_command, add_forward_command,  add_reverse_command,
+    add_logcat_command,   add_get_state_command, add_getprop_command,  add_reboot_command,
+    add_root_command,     add_unroot_command,    add_remount_command,  add_tcpip_command,
+    add_usb_command,      add_mcp_command,       add_webviews_command, add_verb_commands,
 };
 
 }  // namespace adbwire::cli

@@ -56,4 +56,13 @@ void check_helper(const GlobalOptions& globals) {
       ms(first - started), ms(second - first));
 }
 
+void add_ref_check_option(CLI::App& cmd, std::string& value) {
+  cmd.add_option("--ref-check", value,
+                 "when an action on a ref re-reads the screen first: always (default: a ref never "
+                 "acts on the wrong element), when_changed (only after this session acted: misses "
+                 "a screen that changed by itself), never (fastest; may act on the wrong element)")
+      ->check(CLI::IsMember({"always", "when_changed", "never"}))
+      ->capture_default_str();
+}
+
 }  // namespace adbwire::cli

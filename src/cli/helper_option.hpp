@@ -16,4 +16,7 @@ void add_helper_option(CLI::App& cmd, PageOptions::Helper& mode);
 // on), then prints whether it works, the time it took, or its error and how to report it.
 void check_helper(const GlobalOptions& globals);
 
+// --ref-check always|when_changed|never (PageOptions::ref_check), into value.
+void add_ref_check_option(CLI::App& cmd, std::string& value);
+
 }  // namespace adbwire::cli

@@ -19,15 +19,18 @@ struct McpArgs {
   int settle_ms = 500;
   bool no_web = false;
   double auth_timeout = -1;
+  std::string ref_check = "always";
 };
 
 constexpr const char* kInstructions =
     "Drive an Android device. Start with snapshot: it lists the screen's elements, and those you "
-    "can act on carry [ref=N]. Act with tap / type / scroll / long_press on those refs, or press, "
-    "back, home, launch. After an action that changes the screen, take a new snapshot before "
-    "using refs again (a stale ref is refused, never guessed). Use find to locate an element by "
-    "text or id, wait_for_text after something loads, and screenshot only when appearance "
-    "matters. Every tool takes an optional device; devices lists them.";
+    "can act on carry [ref=N]. Act with tap / type / scroll / long_press / drag on those refs, or "
+    "by selector in one call (tap with text, id or desc), or press, back, home, launch, open. "
+    "Every action re-checks its ref against the screen: if the element moved the reply says "
+    "where it went; if it is gone the call fails with a stale ref and nothing is sent, so take a "
+    "new snapshot. Use find to locate elements, wait after something loads, and screenshot when "
+    "appearance matters or the screen has no accessible elements (then tap by x and y). Every "
+    "tool takes an optional device; devices lists them.";
 
 int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   // A client that goes away mid-reply must not kill us with SIGPIPE: the next read sees EOF.
@@ -39,6 +42,7 @@ int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   options.connect = connect_options(connect_globals);
   options.settle = std::chrono::milliseconds(args.settle_ms);
   options.page.web = !args.no_web;
+  parse_ref_check(args.ref_check, options.page.ref_check);
   const auto to_stderr = [](std::string_view message) {
     std::fprintf(stderr, "adbwire mcp: %.*s\n", static_cast<int>(message.size()), message.data());
   };
@@ -76,6 +80,7 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       ->check(CLI::Range(1000, 10000000))
       ->capture_default_str();
   add_helper_option(*cmd, args->tools.page.helper);
+  add_ref_check_option(*cmd, args->ref_check);
   cmd->add_flag(
       "--no-web", args->no_web,
       "show WebViews as the device reports them, without reading debuggable pages over CDP");

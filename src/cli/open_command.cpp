@@ -12,9 +12,11 @@ namespace {
 
 struct OpenArgs {
   std::string target;
+  std::string session;
   int idle = 1800;
   PageOptions::Helper helper = PageOptions::Helper::off;
   bool no_web = false;
+  std::string ref_check = "always";
 };
 
 }  // namespace
@@ -22,23 +24,34 @@ struct OpenArgs {
 void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto args = std::make_shared<OpenArgs>();
   auto* cmd = app.add_subcommand(
-      "open", "start a session: connect once, then snapshot/tap/type/… reuse the connection");
-  cmd->add_option("target", args->target, "device (default: -s, then $ANDROID_SERIAL)");
+      "open",
+      "start a session: connect once, then snapshot/tap/type/… reuse the connection. TARGET: -s, "
+      "then $ANDROID_SERIAL, else the only device an adb server or the USB bus offers");
+  cmd->add_option("target", args->target, "the device");
+  cmd->add_option("--session", args->session,
+                  "name the session, to run several side by side (later commands take "
+                  "--session NAME)");
   cmd->add_option("--idle", args->idle, "end the session after this many seconds without a command")
       ->check(CLI::Range(1, 7 * 24 * 3600))
       ->capture_default_str();
   add_helper_option(*cmd, args->helper);
+  add_ref_check_option(*cmd, args->ref_check);
   cmd->add_flag(
       "--no-web", args->no_web,
       "show WebViews as the device reports them, without reading debuggable pages over CDP");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
-      const std::string target = args->target.empty() ? globals.serial : args->target;
+      const std::string name = args->session.empty() ? globals.session : args->session;
       PageOptions options;
       options.helper = args->helper;
       options.web = !args->no_web;
-      open_session(target, std::chrono::seconds(args->idle), options, connect_options(globals));
-      std::printf("session open (%s)\n", session_socket_path().c_str());
+      parse_ref_check(args->ref_check, options.ref_check);
+      const std::string target =
+          open_session(name, args->target.empty() ? globals.serial : args->target,
+                       std::chrono::seconds(args->idle), options, connect_options(globals));
+      std::printf("session %s open on %s (%s)\n",
+                  name.empty() ? "default" : ("'" + name + "'").c_str(), target.c_str(),
+                  session_socket_path(name).c_str());
       return std::fflush(stdout) == 0 ? 0 : 1;
     };
   });

@@ -18,7 +18,7 @@ struct ScreenshotFlags {
 
 }  // namespace
 
-void add_screenshot_command(CLI::App& app, const GlobalOptions&, Run& run) {
+void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto flags = std::make_shared<ScreenshotFlags>();
   auto* cmd = app.add_subcommand(
       "screenshot",
@@ -34,13 +34,16 @@ void add_screenshot_command(CLI::App& app, const GlobalOptions&, Run& run) {
   auto* display =
       cmd->add_option("-d,--display", flags->display,
                       "display id, as `dumpsys SurfaceFlinger --display-id` lists them");
-  cmd->callback([flags, jpeg, display, &run] {
+  cmd->callback([flags, jpeg, display, &globals, &run] {
     nlohmann::json args = nlohmann::json::object();
-    if (jpeg->count() > 0) args["jpeg"] = flags->jpeg_quality;
+    if (jpeg->count() > 0) {
+      args["format"] = "jpeg";
+      args["quality"] = flags->jpeg_quality;
+    }
     if (flags->max_side != 0) args["max_side"] = flags->max_side;
     if (flags->device_png) args["device_png"] = true;
     if (display->count() > 0) args["display"] = flags->display;
-    run = [args] { return run_in_session("screenshot", args); };
+    run = [args, &globals] { return run_verb(globals.session, "screenshot", args); };
   });
 }
 

@@ -24,6 +24,7 @@ struct SnapshotArgs {
   ui::SnapshotOptions options;
   PageOptions::Helper helper = PageOptions::Helper::off;
   bool no_web = false;
+  bool activity = false;
 };
 
 std::string read_dump(const std::string& path) {
@@ -50,11 +51,13 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
                       (args.no_web ? "--no-web" : "--helper auto") +
                       " [TARGET]` (or use -s TARGET for a one-off snapshot)");
     }
-    return run_in_session("snapshot", {{"json", args.json},
-                                       {"print", args.print},
-                                       {"interactive", args.options.interactive_only},
-                                       {"compact", args.options.compact},
-                                       {"max_depth", args.options.max_depth}});
+    nlohmann::json arguments = {{"json", args.json},
+                                {"interactive", args.options.interactive_only},
+                                {"compact", args.options.compact},
+                                {"max_depth", args.options.max_depth},
+                                {"ids", args.options.show_ids},
+                                {"activity", args.activity}};
+    return run_verb(globals.session, "snapshot", std::move(arguments), args.print);
   }
   std::string xml;
   if (args.xml.empty()) {
@@ -93,6 +96,9 @@ void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run)
                 "hide text that is not part of an element with a ref");
   cmd->add_option("--max-depth", args->options.max_depth,
                   "print at most this many levels (0: all)");
+  cmd->add_flag("--ids", args->options.show_ids, "show resource ids (#id) for scripts and tests");
+  cmd->add_flag("--activity", args->activity,
+                "in the session, name the foreground activity at the top (one more query)");
   cmd->add_flag("--compact", args->options.compact,
                 "for very large screens: skip unlabeled groups and cut long text");
   add_helper_option(*cmd, args->helper);

@@ -1,7 +1,7 @@
-// The tools of `adbwire mcp` (tool_catalog.hpp describes them) run on Pages: one Page per
-// device, connected on first use and kept open, so a step costs a round trip, not a
-// connection. Failures come back as tool results with isError and a message that says what
-// to do next (a stale ref: take a new snapshot); only an unknown tool is a JSON-RPC error.
+// The tools of `adbwire mcp` are the agent verbs (verbs/verb.hpp), served on Pages: one Page per
+// device, connected on first use and kept open, so a step costs a round trip, not a connection.
+// Failures come back as tool results with isError and a message that says what to do next (a
+// stale ref: take a new snapshot); only an unknown tool is a JSON-RPC error.
 #pragma once
 
 #include <chrono>
@@ -12,10 +12,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adbwire/connect_options.hpp"
 #include "adbwire/page.hpp"
 #include "mcp/server.hpp"
+#include "verbs/call.hpp"
 
 namespace adbwire::mcp {
 
@@ -32,33 +34,43 @@ struct DeviceToolsOptions {
   // "" = mcp-<pid> in the private runtime folder ($XDG_RUNTIME_DIR/adbwire, else
   // /tmp/adbwire-UID), 0700; a folder given here must be this user's and not writable by others.
   std::filesystem::path snapshot_dir;
-  // Screenshot bytes before base64: 768 KiB keeps the encoded image under 1 MiB.
+  // Screenshot bytes before base64 (768 KiB keeps the encoded image under 1 MiB) and pixels a
+  // side; 0: no limit.
   std::size_t max_image_bytes = 768 * 1024;
+  std::uint32_t max_image_side = 2000;
   // Where progress notes go (connections made and lost); empty: nowhere.
   std::function<void(std::string_view)> log;
 };
 
+// An MCP CallToolResult from a verb's reply: text as text, images as base64 image content.
+Json to_tool_result(const verbs::Reply& reply);
+
 // Not thread safe: the Server calls it from its one worker thread.
-class DeviceTools : public Toolset {
+class DeviceTools : public Toolset, public verbs::Host {
  public:
   explicit DeviceTools(DeviceToolsOptions options);
   ~DeviceTools() override;
 
+  // Toolset
   Json list() const override;
   Json call(const std::string& name, const Json& arguments, const CancelToken& cancel) override;
 
+  // verbs::Host
+  Page& page(const std::string& device) override;
+  void forget(const std::string& device) override;
+  std::vector<std::string> connected() const override;
+  const std::string& default_device() const override { return options_.target; }
+  std::string save(std::string_view suggested_name, std::string_view bytes) override;
+  const verbs::Options& options() const override { return verb_options_; }
+  void log(std::string_view message) override;
+
  private:
-  class Call;
-  friend class Call;
-
-  Page& page(const std::string& device);
-  void forget(const std::string& device);
-  std::string save_snapshot(std::string_view text);
-
   DeviceToolsOptions options_;
-  Json definitions_;
+  verbs::Options verb_options_;
   std::map<std::string, std::unique_ptr<Page>> pages_;
-  std::uint64_t saved_snapshots_ = 0;
+  std::vector<std::string> lost_;   // targets whose connection dropped: the next call reconnects
+  std::vector<std::string> notes_;  // said once, with the next reply (reconnects, fallbacks)
+  std::uint64_t saved_ = 0;
   bool own_snapshot_dir_ = false;  // snapshot_dir was made here: held to FolderTrust::own
 };
 

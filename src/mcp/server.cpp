@@ -10,31 +10,6 @@
 
 namespace adbwire::mcp {
 
-bool CancelToken::cancelled() const {
-  detail::MutexLock lock(mutex_);
-  return cancelled_;
-}
-
-void CancelToken::cancel() {
-  {
-    detail::MutexLock lock(mutex_);
-    cancelled_ = true;
-  }
-  changed_.notify_all();
-}
-
-void CancelToken::check() const {
-  if (cancelled()) throw Error(errc::cancelled, "the client cancelled the call");
-}
-
-void CancelToken::sleep(std::chrono::milliseconds pause) const {
-  detail::MutexLock lock(mutex_);
-  if (changed_.wait_for(lock.native(), pause,
-                        [this]() ADBWIRE_REQUIRES(mutex_) { return cancelled_; })) {
-    throw Error(errc::cancelled, "the client cancelled the call");
-  }
-}
-
 std::string negotiate_version(std::string_view requested) {
   const auto* const end = std::end(kProtocolVersions);
   return std::string(std::find(std::begin(kProtocolVersions), end, requested) != end

@@ -15,26 +15,14 @@
 #include <string_view>
 #include <thread>
 
+#include "base/cancel_token.hpp"
 #include "base/mutex.hpp"
 #include "mcp/json_rpc.hpp"
 
 namespace adbwire::mcp {
 
-// Cancellation of one tools/call (notifications/cancelled). Thread safe.
-class CancelToken {
- public:
-  bool cancelled() const;
-  void cancel();
-  // Throws adbwire::Error(errc::cancelled) once cancelled; tools call it between steps.
-  void check() const;
-  // Sleeps for pause, returning early by throwing as check() does when cancelled meanwhile.
-  void sleep(std::chrono::milliseconds pause) const;
-
- private:
-  mutable detail::Mutex mutex_;
-  mutable std::condition_variable changed_;
-  bool cancelled_ ADBWIRE_GUARDED_BY(mutex_) = false;
-};
+// Cancellation of one tools/call (notifications/cancelled).
+using CancelToken = detail::CancelToken;
 
 // The tools a server offers. Calls come one at a time from the server's worker thread.
 class Toolset {

@@ -52,6 +52,49 @@ void launch(Device& device, std::string_view package, std::string_view activity,
     failure.set(errc::command_failed, "launching " + pkg + " failed: " + detail::quote_output(all));
 }
 
+std::string start(Device& device, const Intent& intent, Deadline deadline,
+                  detail::Failure& failure) {
+  if (intent.action.empty() && intent.data.empty() && intent.component.empty()) {
+    failure.set(errc::invalid_argument,
+                "an intent needs an action, data (a URI) or a component to start");
+    return {};
+  }
+  std::string command = "am start -W";
+  const auto option = [&command](std::string_view flag, const std::string& value) {
+    if (!value.empty()) command += " " + std::string(flag) + " " + detail::shell_quote(value);
+  };
+  option("-a", intent.action);
+  option("-d", intent.data);
+  option("-t", intent.mime_type);
+  option("-p", intent.package);
+  option("-n", intent.component);
+  for (const std::string& category : intent.categories) option("-c", category);
+  for (const auto& [key, value] : intent.extras)
+    command += " --es " + detail::shell_quote(key) + " " + detail::shell_quote(value);
+  std::error_code error;
+  const ShellResult result = device.shell(command, deadline, error);
+  if (error) {
+    failure = detail::reported(error);
+    return {};
+  }
+  const std::string all = result.out + result.err;
+  if (all.find("unable to resolve Intent") != std::string::npos ||
+      all.find("does not exist") != std::string::npos) {
+    failure.set(errc::not_found, "no activity takes this intent: " + detail::quote_output(all));
+    return {};
+  }
+  if (result.exit_code > 0 || all.find("Error") != std::string::npos ||
+      all.find("Exception") != std::string::npos) {
+    failure.set(errc::command_failed, "am start failed: " + detail::quote_output(all));
+    return {};
+  }
+  // "Activity: com.android.chrome/com.google.android.apps.chrome.Main" (am start -W).
+  const std::size_t at = all.find("Activity: ");
+  if (at == std::string::npos) return {};
+  const std::size_t end = all.find_first_of("\r\n", at);
+  return detail::trim(all.substr(at + 10, end == std::string::npos ? end : end - at - 10));
+}
+
 void stop(Device& device, std::string_view package, Deadline deadline, detail::Failure& failure) {
   if (!valid_name(package, "")) {
     failure.set(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
@@ -115,6 +158,23 @@ std::vector<std::string> list_packages(Device& device, Deadline deadline) {
 }
 std::vector<std::string> list_packages(Device& device, Deadline deadline, std::error_code& error) {
   return detail::or_code(error, [&](detail::Failure& f) { return packages(device, deadline, f); });
+}
+
+Intent view_intent(std::string_view url) {
+  Intent intent;
+  intent.action = "android.intent.action.VIEW";
+  intent.data = std::string(url);
+  return intent;
+}
+
+std::string start_intent(Device& device, const Intent& intent, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return start(device, intent, deadline, f); });
+}
+
+std::string start_intent(Device& device, const Intent& intent, Deadline deadline,
+                         std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return start(device, intent, deadline, f); });
 }
 
 }  // namespace adbwire

@@ -103,16 +103,12 @@ void assign_refs(detail::SnapshotState& impl) {
   }
 }
 
-NodeIndex resolve(const RefInfo& old, const Snapshot& current, std::error_code& error) {
-  error.clear();
-  if (old.exact_token.empty() || old.identity_token.empty()) {
-    error = make_error_code(errc::invalid_argument);
-    return kNoNode;
-  }
+RefMatch find_ref(const RefInfo& old, const Snapshot& current) noexcept {
+  RefMatch match;
+  if (old.exact_token.empty() || old.identity_token.empty()) return match;
   NodeIndex exact = kNoNode;
   NodeIndex identity = kNoNode;
   std::size_t exact_hits = 0;
-  std::size_t identity_hits = 0;
   for (const RefInfo& candidate : current.refs()) {
     if (candidate.exact_token == old.exact_token) {
       exact = candidate.node;
@@ -120,13 +116,30 @@ NodeIndex resolve(const RefInfo& old, const Snapshot& current, std::error_code& 
     }
     if (candidate.identity_token == old.identity_token) {
       identity = candidate.node;
-      ++identity_hits;
+      ++match.look_alikes;
     }
   }
-  if (exact_hits == 1) return exact;
-  if (identity_hits == 1) return identity;
-  error = make_error_code(errc::stale_ref);
-  return kNoNode;
+  if (exact_hits == 1) {
+    match.kind = RefMatch::Kind::exact;
+    match.node = exact;
+  } else if (match.look_alikes == 1) {
+    match.kind = RefMatch::Kind::moved;
+    match.node = identity;
+  } else {
+    match.kind = match.look_alikes == 0 ? RefMatch::Kind::gone : RefMatch::Kind::ambiguous;
+  }
+  return match;
+}
+
+NodeIndex resolve(const RefInfo& old, const Snapshot& current, std::error_code& error) {
+  error.clear();
+  if (old.exact_token.empty() || old.identity_token.empty()) {
+    error = make_error_code(errc::invalid_argument);
+    return kNoNode;
+  }
+  const RefMatch match = find_ref(old, current);
+  if (match.node == kNoNode) error = make_error_code(errc::stale_ref);
+  return match.node;
 }
 
 NodeIndex resolve(const RefInfo& old, const Snapshot& current) {
@@ -137,10 +150,7 @@ NodeIndex resolve(const RefInfo& old, const Snapshot& current) {
                 "resolve: the RefInfo carries no tokens; pass one taken from Snapshot::refs()");
   }
   if (error) {
-    std::size_t identity_hits = 0;
-    for (const RefInfo& candidate : current.refs()) {
-      if (candidate.identity_token == old.identity_token) ++identity_hits;
-    }
+    const std::size_t identity_hits = find_ref(old, current).look_alikes;
     throw Error(error,
                 "ref " + std::to_string(old.ref) + " (" + old.label +
                     ") does not match the current screen: " +

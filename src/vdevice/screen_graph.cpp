@@ -228,8 +228,9 @@ std::unique_ptr<ScreenGraph> ScreenGraph::load(const fs::path& folder, std::stri
 ScreenGraph::Screen& ScreenGraph::current() { return *screens_[current_]; }
 const ScreenGraph::Screen& ScreenGraph::current() const { return *screens_[current_]; }
 
-std::string ScreenGraph::dump() const {
+std::string ScreenGraph::dump() {
   detail::MutexLock lock(mutex_);
+  apply_due_focus();
   if (!current().edited) return current().text;
   std::ostringstream out;
   out << kDeclaration;
@@ -237,7 +238,7 @@ std::string ScreenGraph::dump() const {
   return std::move(out).str();
 }
 
-std::shared_ptr<const SampleScreen> ScreenGraph::picture() const {
+std::shared_ptr<const SampleScreen> ScreenGraph::picture() {
   std::string xml = dump();
   detail::MutexLock lock(mutex_);
   const Screen& screen = current();
@@ -268,6 +269,7 @@ void ScreenGraph::go_to(std::size_t index) {
 void ScreenGraph::input(const std::vector<std::string>& args) {
   if (args.empty()) return;
   detail::MutexLock lock(mutex_);
+  apply_due_focus();
   Screen& screen = current();
   const std::string& command = args[0];
   if (command == "tap" && args.size() == 3) {
@@ -284,7 +286,12 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
     pugi::xml_node field = deepest_at(screen.doc.child("hierarchy"), *x, *y, is_edit_text);
     if (field) {
       if (pugi::xml_node old = screen.focused()) old.attribute("focused").set_value("false");
-      field.attribute("focused").set_value("true");
+      if (focus_delay_.count() > 0) {
+        // The field's path in the document names it until the focus lands.
+        pending_focus_.emplace(field.path(), std::chrono::steady_clock::now() + focus_delay_);
+      } else {
+        field.attribute("focused").set_value("true");
+      }
       screen.edited = true;
       screen.picture.reset();
     }
@@ -330,6 +337,61 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
       }
     }
   }
+}
+
+bool ScreenGraph::show(const std::string& xml, std::string& message) {
+  detail::MutexLock lock(mutex_);
+  Screen& screen = current();
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_string(xml.c_str());
+  if (!parsed || !doc.child("hierarchy")) {
+    message = std::string("not a uiautomator dump: ") + parsed.description();
+    return false;
+  }
+  screen.doc.reset(doc);
+  screen.edited = true;
+  screen.picture.reset();
+  return true;
+}
+
+void ScreenGraph::type_raw(std::string_view text) {
+  detail::MutexLock lock(mutex_);
+  apply_due_focus();
+  Screen& screen = current();
+  if (pugi::xml_node field = screen.focused()) {
+    const std::string now = field.attribute("text").value() + std::string(text);
+    field.attribute("text").set_value(now.c_str());
+    screen.edited = true;
+    screen.picture.reset();
+  }
+}
+
+void ScreenGraph::clear_focused() {
+  detail::MutexLock lock(mutex_);
+  apply_due_focus();
+  Screen& screen = current();
+  if (pugi::xml_node field = screen.focused()) {
+    field.attribute("text").set_value("");
+    screen.edited = true;
+    screen.picture.reset();
+  }
+}
+
+void ScreenGraph::set_focus_delay(std::chrono::milliseconds delay) {
+  detail::MutexLock lock(mutex_);
+  focus_delay_ = delay;
+}
+
+void ScreenGraph::apply_due_focus() {
+  if (!pending_focus_ || std::chrono::steady_clock::now() < pending_focus_->second) return;
+  Screen& screen = current();
+  const pugi::xml_node field = screen.doc.first_element_by_path(pending_focus_->first.c_str());
+  pending_focus_.reset();
+  if (!field) return;
+  if (pugi::xml_node old = screen.focused()) old.attribute("focused").set_value("false");
+  field.attribute("focused").set_value("true");
+  screen.edited = true;
+  screen.picture.reset();
 }
 
 void ScreenGraph::set_clipboard(std::string text) {

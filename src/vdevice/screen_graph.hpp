@@ -17,6 +17,7 @@
 // next dump shows what was typed. Edits stay with the screen until the device stops.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -42,9 +43,9 @@ class ScreenGraph {
   ~ScreenGraph();
 
   // The current screen as `uiautomator dump` writes it (declaration, one line).
-  std::string dump() const;
+  std::string dump();
   // The picture of the current screen drawn from its dump.
-  std::shared_ptr<const SampleScreen> picture() const;
+  std::shared_ptr<const SampleScreen> picture();
   // The current screen's PNG file, when the graph names one (screencap -p streams it).
   std::optional<std::filesystem::path> png_file() const;
   // "PKG/.Activity" of the current screen ("" when the graph does not say).
@@ -58,9 +59,20 @@ class ScreenGraph {
 
   // Applies an `input` command (argv without "input" and the source word). Thread safe.
   void input(const std::vector<std::string>& args);
+  // Appends text to the focused field exactly as given (an input method typing it), and empties
+  // the focused field. Thread safe.
+  void type_raw(std::string_view text);
+  void clear_focused();
 
   // Makes the next `times` dumps fail with fault. Thread safe.
   void set_fault(UiDumpFault fault, std::uint32_t times);
+  // The current screen changes by itself to `xml` (a dump), until input moves the graph. On
+  // malformed xml returns false and sets message. Thread safe.
+  bool show(const std::string& xml, std::string& message);
+  // A tap on a text field focuses it only `delay` later, as on a phone busy bringing the keyboard
+  // up: until then dumps show it unfocused and `input text` has nowhere to go (it is lost).
+  // Thread safe.
+  void set_focus_delay(std::chrono::milliseconds delay);
   // The fault the next dump suffers (counting it down), UiDumpFault::none when healthy.
   UiDumpFault take_fault();
 
@@ -78,6 +90,11 @@ class ScreenGraph {
   UiDumpFault fault_ = UiDumpFault::none;
   std::string clipboard_ ADBWIRE_GUARDED_BY(mutex_);
   std::uint32_t fault_times_ = 0;
+  // A focus tap not applied yet (set_focus_delay): the field and when it takes focus.
+  void apply_due_focus() ADBWIRE_REQUIRES(mutex_);
+  std::chrono::milliseconds focus_delay_ ADBWIRE_GUARDED_BY(mutex_){0};
+  std::optional<std::pair<std::string, std::chrono::steady_clock::time_point>> pending_focus_
+      ADBWIRE_GUARDED_BY(mutex_);
 };
 
 }  // namespace adbwire::vdevice

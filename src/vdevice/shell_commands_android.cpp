@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/base64.hpp"
 #include "base/number.hpp"
 #include "vdevice/device_state_commands.hpp"
 #include "vdevice/dumper_app_process.hpp"
@@ -173,13 +174,44 @@ int run_am(const Argv& argv, JobIo& io) {
   io.device().log_event(join_argv(argv));
   if (argv.size() > 1 && (argv[1] == "start" || argv[1] == "start-activity")) {
     std::string intent;
-    for (std::size_t i = 2; i + 1 < argv.size(); ++i) {
+    std::string component;
+    std::string data;
+    bool wait = false;
+    for (std::size_t i = 2; i < argv.size(); ++i) {
+      if (argv[i] == "-W") wait = true;
+      if (i + 1 >= argv.size()) continue;
+      if (argv[i] == "-n") component = argv[i + 1];
+      if (argv[i] == "-d") data = argv[i + 1];
       if (argv[i] == "-n") intent = "cmp=" + argv[i + 1];
       if (argv[i] == "-a" && intent.empty()) intent = "act=" + argv[i + 1];
     }
     io.out("Starting: Intent { " + intent + " }\n");
+    if (wait) {
+      // What `am start -W` adds once the activity is up; a web or other URI goes to the browser.
+      if (component.empty() && data.find(':') != std::string::npos)
+        component = "com.android.browser/.BrowserActivity";
+      io.out("Status: ok\nLaunchState: COLD\n");
+      if (!component.empty()) io.out("Activity: " + component + "\n");
+      io.out("TotalTime: 120\nWaitTime: 125\nComplete\n");
+    }
   } else if (argv.size() > 1 && argv[1] == "broadcast") {
     io.out("Broadcasting: Intent { }\nBroadcast completed: result=0\n");
+    // ADBKeyBoard, when it is the input method, types what these broadcasts carry.
+    const std::optional<std::string> ime = io.device().setting("secure", "default_input_method");
+    if (ime && ime->starts_with("com.android.adbkeyboard/")) {
+      std::string action;
+      std::string message;
+      for (std::size_t i = 2; i + 1 < argv.size(); ++i) {
+        if (argv[i] == "-a") action = argv[i + 1];
+        if (argv[i] == "--es" && i + 2 < argv.size() && argv[i + 1] == "msg") message = argv[i + 2];
+      }
+      if (action == "ADB_INPUT_B64") {
+        if (const auto bytes = detail::base64_decode(message))
+          io.device().screens().type_raw(std::string(bytes->begin(), bytes->end()));
+      } else if (action == "ADB_CLEAR_TEXT") {
+        io.device().screens().clear_focused();
+      }
+    }
   }
   return 0;
 }

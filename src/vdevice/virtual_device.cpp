@@ -293,6 +293,16 @@ void VirtualDevice::set_ui_dump_fault(UiDumpFault fault, std::uint32_t times) {
   if (impl_->device) impl_->device->screens().set_fault(fault, times);
 }
 
+void VirtualDevice::show_dump(const std::string& xml) {
+  std::string message = "the virtual device is not started";
+  if (!impl_->device || !impl_->device->screens().show(xml, message))
+    throw Error(errc::parse_error, "show_dump: " + message);
+}
+
+void VirtualDevice::set_focus_delay(std::chrono::milliseconds delay) {
+  if (impl_->device) impl_->device->screens().set_focus_delay(delay);
+}
+
 void VirtualDevice::set_dumper_fault(DumperFault fault, std::uint32_t after_requests) {
   if (impl_->device) impl_->device->set_dumper_fault(fault, after_requests);
 }

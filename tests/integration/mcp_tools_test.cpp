@@ -245,11 +245,11 @@ TEST_F(McpTools, BadArgumentsNameWhatIsExpected) {
   EXPECT_NE(text_of(result).find("unknown argument 'reff'"), std::string::npos) << text_of(result);
 }
 
-TEST_F(McpTools, WaitForTextGivesUpAtItsTimeout) {
+TEST_F(McpTools, WaitGivesUpAtItsTimeout) {
   DeviceTools tools(options());
-  const Json found = call(tools, "wait_for_text", {{"text", "Add item"}, {"timeout_ms", 5000}});
+  const Json found = call(tools, "wait", {{"text", "Add item"}, {"timeout_ms", 5000}});
   EXPECT_FALSE(found["isError"].get<bool>()) << text_of(found);
-  const Json missing = call(tools, "wait_for_text", {{"text", "Never shown"}, {"timeout_ms", 400}});
+  const Json missing = call(tools, "wait", {{"text", "Never shown"}, {"timeout_ms", 400}});
   EXPECT_TRUE(missing["isError"].get<bool>());
   EXPECT_NE(text_of(missing).find("Never shown"), std::string::npos) << text_of(missing);
 }

@@ -105,7 +105,7 @@ test("tools/list describes every tool with a schema; shell only when allowed", a
   const { tools } = await within(client.listTools(), kStepTimeoutMs, "tools/list");
   const names = tools.map((t) => t.name);
   for (const name of ["devices", "connect", "snapshot", "tap", "type", "press", "scroll", "swipe",
-                      "long_press", "launch", "back", "home", "screenshot", "wait_for_text", "find", "webviews"]) {
+                      "long_press", "launch", "back", "home", "screenshot", "wait", "find", "webviews"]) {
     assert.ok(names.includes(name), `tools/list has ${name}`);
   }
   assert.ok(!names.includes("shell"), "shell is off without --allow-shell");

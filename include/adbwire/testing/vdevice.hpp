@@ -247,6 +247,15 @@ class VirtualDevice {
   // start().
   void set_ui_dump_fault(UiDumpFault fault, std::uint32_t times = 1);
 
+  // Test hook: the screen changes by itself, as an async load, a dialog or a list that re-lays
+  // out does: the current screen shows `xml` (a uiautomator dump) until input moves the screen
+  // graph. Throws Error(parse_error) for malformed xml. Thread safe; call after start().
+  void show_dump(const std::string& xml);
+  // Test hook: a phone slow to focus a text field (busy bringing the keyboard up): a tap on a
+  // field focuses it only `delay` later; until then dumps show it unfocused and `input text`
+  // is lost. Thread safe; call after start().
+  void set_focus_delay(std::chrono::milliseconds delay);
+
   // Makes every dumper process started from now on misbehave with fault (after_requests:
   // see DumperFault::die_after). Thread safe; call after start().
   void set_dumper_fault(DumperFault fault, std::uint32_t after_requests = 0);

@@ -1,3 +1,5 @@
+// The client side of CLI sessions (session.hpp): socket paths, starting a daemon, one verb per
+// connection as an MCP tools/call, listing and closing.
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -10,7 +12,10 @@
 #include <cstring>
 #include <thread>
 
+#include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
+#include "adbwire/usb.hpp"
+#include "base/private_files.hpp"
 #include "cli/runtime_folder.hpp"
 #include "cli/session/session.hpp"
 #include "cli/session/session_server.hpp"
@@ -20,9 +25,13 @@ namespace adbwire::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-// A connected Unix socket to the session, or -1 when nothing listens there.
+constexpr std::string_view kPrefix = "session-";
+constexpr std::string_view kSuffix = ".sock";
+
+// A connected Unix socket, or -1 when nothing listens there.
 int connect_socket(const fs::path& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
@@ -42,7 +51,7 @@ int connect_socket(const fs::path& path) {
 
 void write_all(int fd, std::string_view data) {
   while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       throw Error(errc::io_error, "the session closed the connection while we were writing");
@@ -50,81 +59,121 @@ void write_all(int fd, std::string_view data) {
   }
 }
 
-std::string read_line(int fd) {
-  std::string line;
-  char buffer[4096];
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[65536];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    line.append(buffer, static_cast<std::size_t>(n));
-    if (line.find('\n') != std::string::npos) break;
+    text.append(buffer, static_cast<std::size_t>(n));
   }
-  if (const std::size_t end = line.find('\n'); end != std::string::npos) line.resize(end);
-  return line;
+  return text;
 }
 
-}  // namespace
-
-fs::path session_socket_path() {
-  if (const char* explicit_path = std::getenv("ADBWIRE_SESSION");
-      explicit_path != nullptr && *explicit_path != 0) {
-    return explicit_path;
-  }
-  return private_runtime_folder() / "session.sock";
+std::string session_name(std::string_view name) {
+  return name.empty() ? std::string("the default session") : "session '" + std::string(name) + "'";
 }
 
-std::string call_session(std::string_view cmd, const nlohmann::json& args) {
-  const fs::path path = session_socket_path();
+// One request to session `name`: its JSON-RPC reply (the result, or a thrown error).
+json ask(std::string_view name, const json& request) {
+  const fs::path path = session_socket_path(name);
   const int fd = connect_socket(path);
   if (fd < 0) {
-    throw Error(errc::not_found, "no adbwire session is running (" + path.string() +
-                                     "); start one with `adbwire open [TARGET]`");
+    throw Error(
+        errc::not_found,
+        "no adbwire session" + (name.empty() ? std::string() : " '" + std::string(name) + "'") +
+            " is running (" + path.string() + "); start one with `adbwire open" +
+            (name.empty() ? std::string() : " --session " + std::string(name)) + " [TARGET]`");
   }
-  nlohmann::json request = {
-      {"cmd", cmd}, {"args", args}, {"dir", (fs::current_path() / ".adbwire").string()}};
-  std::string line;
+  std::string reply;
   try {
-    write_all(fd, request.dump() + "\n");
-    line = read_line(fd);
+    write_all(fd, request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    ::shutdown(fd, SHUT_WR);
+    reply = read_all(fd);
   } catch (...) {
     ::close(fd);
     throw;
   }
   ::close(fd);
-  const nlohmann::json reply = nlohmann::json::parse(line, nullptr, false);
-  if (reply.is_discarded() || !reply.is_object()) {
-    throw Error(errc::protocol_error,
-                "the session answered something that is not JSON; run `adbwire open` again");
+  const json message = json::parse(reply.substr(0, reply.find('\n')), nullptr, false);
+  if (message.is_discarded() || !message.is_object()) {
+    throw Error(errc::protocol_error, "the " + session_name(name) +
+                                          " answered something that is not JSON-RPC; run "
+                                          "`adbwire open` again");
   }
-  if (const std::string warning = reply.value("warning", std::string()); !warning.empty()) {
-    std::fprintf(stderr, "adbwire: %s\n", shown(warning).c_str());
+  if (message.contains("error")) {
+    throw Error(errc::invalid_argument, message["error"].value("message", std::string("error")));
   }
-  if (!reply.value("ok", false)) {
-    throw Error(make_error_code(
-                    static_cast<errc>(reply.value("code", static_cast<int>(errc::command_failed)))),
-                reply.value("message", std::string("the session reported an error")));
-  }
-  return reply.value("out", std::string());
+  return message.value("result", json::object());
 }
 
-int run_in_session(std::string_view cmd, const nlohmann::json& args) {
-  const std::string out = call_session(cmd, args);
-  if (!out.empty()) {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    if (out.back() != '\n') std::fputc('\n', stdout);
+// The target an open without one uses: $ANDROID_SERIAL, else the only device there is.
+std::string pick_target() {
+  if (const char* serial = std::getenv("ANDROID_SERIAL"); serial != nullptr && *serial != 0)
+    return serial;
+  std::vector<std::string> choices;
+  std::error_code error;
+  const AdbServer server(ServerAddress{}, 3s, error);
+  if (!error) {
+    for (const auto& entry : server.devices(false, deadline_after(3s), error)) {
+      if (entry.state_text == "device") choices.push_back(entry.serial);
+    }
   }
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  for (const UsbDevice& device : list_usb_devices(error)) {
+    if (device.access == UsbAccess::ok) choices.push_back(device.target());
+  }
+  if (choices.size() == 1) return choices[0];
+  if (choices.empty()) {
+    throw Error(errc::not_found,
+                "no device to open: none is attached over USB or listed by an adb server, and "
+                "$ANDROID_SERIAL is not set; give a target (tcp:HOST:PORT, a serial, usb:SERIAL)");
+  }
+  std::string list;
+  for (const std::string& choice : choices) list += "\n  " + choice;
+  throw Error(errc::invalid_argument,
+              "several devices are reachable; name one: `adbwire open TARGET` with one of:" + list);
 }
 
-void open_session(const std::string& target, std::chrono::seconds idle, const PageOptions& options,
-                  const ConnectOptions& connect) {
-  const fs::path path = session_socket_path();
+}  // namespace
+
+fs::path session_socket_path(std::string_view name) {
+  if (name.empty()) {
+    if (const char* explicit_path = std::getenv("ADBWIRE_SESSION");
+        explicit_path != nullptr && *explicit_path != 0) {
+      return explicit_path;
+    }
+    return private_runtime_folder() / "session.sock";
+  }
+  for (const char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+      throw Error(
+          errc::invalid_argument,
+          "a session name is letters, digits, '-', '_' and '.', not '" + std::string(name) + "'");
+    }
+  }
+  return private_runtime_folder() /
+         (std::string(kPrefix) + std::string(name) + std::string(kSuffix));
+}
+
+std::string open_session(std::string_view name, const std::string& given_target,
+                         std::chrono::seconds idle, const PageOptions& options,
+                         const ConnectOptions& connect) {
+  const fs::path path = session_socket_path(name);
   if (const int fd = connect_socket(path); fd >= 0) {
     ::close(fd);
-    call_session("close", nlohmann::json::object());
-    for (int i = 0; i < 100 && fs::exists(path); ++i) std::this_thread::sleep_for(20ms);
+    std::string target = "?";
+    try {
+      target = ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/info"}})
+                   .value("target", std::string("?"));
+    } catch (const Error&) {
+    }
+    throw Error(errc::busy, "the " + session_name(name) + " is already open (" + target +
+                                "); close it first (`adbwire" +
+                                (name.empty() ? std::string() : " --session " + std::string(name)) +
+                                " close`), or open another with --session NAME");
   }
+  const std::string target = given_target.empty() ? pick_target() : given_target;
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0)
     throw Error(errc::io_error, "cannot create a pipe for the session daemon");
@@ -140,14 +189,15 @@ void open_session(const std::string& target, std::chrono::seconds idle, const Pa
     ::dup2(null, STDOUT_FILENO);
     ::dup2(null, STDERR_FILENO);
     if (null > STDERR_FILENO) ::close(null);
-    ::_exit(serve_session(target, idle, options, connect, path, ready[1]));
+    ::_exit(serve_session(std::string(name), target, idle, options, connect, path, ready[1]));
   }
   ::close(ready[1]);
   int status = 0;
   ::waitpid(child, &status, 0);
-  const std::string line = read_line(ready[0]);
+  std::string line = read_all(ready[0]);
   ::close(ready[0]);
-  if (line == "ok") return;
+  if (const std::size_t end = line.find('\n'); end != std::string::npos) line.resize(end);
+  if (line == "ok") return target;
   if (line.starts_with("error ")) {
     char* rest = nullptr;
     const long code = std::strtol(line.c_str() + 6, &rest, 10);
@@ -155,6 +205,63 @@ void open_session(const std::string& target, std::chrono::seconds idle, const Pa
                 rest != nullptr && *rest == ' ' ? rest + 1 : "");
   }
   throw Error(errc::io_error, "the session daemon exited before it was ready");
+}
+
+int run_verb(std::string_view name, std::string_view verb, json arguments, bool print) {
+  arguments["_cli"] = {{"dir", (fs::current_path() / ".adbwire").string()}, {"print", print}};
+  const json result = ask(name, {{"jsonrpc", "2.0"},
+                                 {"id", 1},
+                                 {"method", "tools/call"},
+                                 {"params", {{"name", verb}, {"arguments", arguments}}}});
+  const bool is_error = result.value("isError", false);
+  std::string text;
+  for (const json& block : result.value("content", json::array())) {
+    if (block.value("type", std::string()) != "text") continue;
+    const std::string body = block.value("text", std::string());
+    // What the session says once (a reconnect, a fallback) goes to stderr, as warnings do.
+    if (body.starts_with("Note: ")) {
+      std::fprintf(stderr, "adbwire: %s\n", shown(body.substr(6)).c_str());
+      continue;
+    }
+    text += body;
+    if (!text.ends_with('\n')) text += '\n';
+  }
+  if (is_error) {
+    const int code = result.value("_meta", json::object()).value("adbwire/errc", 0);
+    const std::string meaning =
+        code > 0 ? ": " + make_error_code(static_cast<errc>(code)).message() : std::string();
+    while (text.ends_with('\n')) text.pop_back();
+    std::fprintf(stderr, "adbwire: error: %s%s\n", shown(text).c_str(), meaning.c_str());
+    return 1;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+void close_session(std::string_view name) {
+  ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/close"}});
+  const fs::path path = session_socket_path(name);
+  for (int i = 0; i < 100 && fs::exists(path); ++i) std::this_thread::sleep_for(20ms);
+}
+
+std::vector<SessionInfo> list_sessions() {
+  std::vector<SessionInfo> sessions;
+  const auto probe = [&sessions](const std::string& name) {
+    try {
+      const json info = ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/info"}});
+      sessions.push_back({name, info.value("target", std::string()), session_socket_path(name),
+                          info.value("pid", 0L)});
+    } catch (const Error&) {
+    }
+  };
+  probe("");
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(private_runtime_folder(), error)) {
+    const std::string file = entry.path().filename().string();
+    if (file.starts_with(kPrefix) && file.ends_with(kSuffix))
+      probe(file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size()));
+  }
+  return sessions;
 }
 
 }  // namespace adbwire::cli

@@ -1,3 +1,5 @@
+// The session daemon: the MCP server of src/mcp, serving the verbs on a Unix socket, one client
+// connection a call; files a CLI call asks for are written under its folder.
 #include "cli/session/session_server.hpp"
 
 #include <poll.h>
@@ -8,148 +10,85 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <optional>
+#include <map>
+#include <utility>
 
 #include "adbwire/error.hpp"
-#include "adbwire/page.hpp"
-#include "adbwire/screencap.hpp"
+#include "base/base64.hpp"
 #include "base/private_files.hpp"
+#include "mcp/device_tools.hpp"
+#include "mcp/json_rpc.hpp"
+#include "mcp/server.hpp"
+#include "verbs/verb.hpp"
 
 namespace adbwire::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using mcp::Json;
 
 constexpr int kRequestTimeoutMs = 10000;
 
-std::uint32_t ref_arg(const json& args) {
-  const json& ref = args.at("ref");
-  if (!ref.is_number_unsigned())
-    throw Error(errc::invalid_argument, "a ref is a number from the snapshot, like 5");
-  return ref.get<std::uint32_t>();
-}
-
-Direction direction_arg(const std::string& name) {
-  if (name == "up") return Direction::up;
-  if (name == "down") return Direction::down;
-  if (name == "left") return Direction::left;
-  if (name == "right") return Direction::right;
-  throw Error(errc::invalid_argument, "direction '" + name + "': use up, down, left or right");
-}
-
-// Writes bytes to dir/name privately (base/private_files.hpp: dir 0700 when created, owned by
-// this user; the file 0600, never through a link), returning the path.
-std::string save(const fs::path& dir, const std::string& name, std::string_view bytes) {
-  detail::Failure failure;
-  const detail::FolderFd folder =
-      detail::open_private_folder(dir, detail::FolderTrust::chosen, failure);
-  if (folder) detail::write_private_file(folder.get(), name, bytes, failure);
-  failure.throw_if_failed();
-  return (dir / name).string();
-}
-
-class Server {
+// The verbs of one session. A CLI call's "_cli" asks for files: a snapshot saved as
+// DIR/snapshot-N.yml (or .json) and an image as DIR/screenshot-N.png, the reply giving their
+// paths (with print, the snapshot's text too).
+class SessionTools final : public mcp::DeviceTools {
  public:
-  explicit Server(Page page) : page_(std::move(page)) {}
+  using DeviceTools::DeviceTools;
 
-  // Runs one request; sets done when the session should end.
-  std::string handle(const json& request, bool& done) {
-    const std::string cmd = request.value("cmd", std::string());
-    const json args = request.value("args", json::object());
-    const fs::path dir = request.value("dir", std::string(".adbwire"));
-    if (cmd == "close") {
-      done = true;
-      return "session closed";
-    }
-    if (cmd == "snapshot") {
-      page_.snapshot();
-      // Refs are numbered the same whatever is printed, so the view re-renders the dump.
-      ui::SnapshotOptions options;
-      options.interactive_only = args.value("interactive", false);
-      options.compact = args.value("compact", false);
-      options.max_depth = args.value("max_depth", 0U);
-      const bool json_format = args.value("json", false);
-      const ui::Snapshot view = ui::parse_dump(page_.last_dump(), options);
-      const std::string text = json_format ? view.to_json() + "\n" : view.to_text();
-      const std::string path = save(
-          dir, "snapshot-" + std::to_string(++snapshots_) + (json_format ? ".json" : ".yml"), text);
-      return args.value("print", false) ? path + "\n" + text : path;
-    }
-    if (cmd == "screenshot") {
-      ScreenshotOptions options;
-      if (args.contains("jpeg")) {
-        options.format = ImageFormat::jpeg;
-        options.jpeg_quality = args.value("jpeg", 80);
+  Json call(const std::string& name, const Json& arguments,
+            const mcp::CancelToken& cancel) override {
+    Json args = arguments.is_object() ? arguments : Json::object();
+    Json cli = args.contains("_cli") ? args["_cli"] : Json();
+    args.erase("_cli");
+    Json result = DeviceTools::call(name, args, cancel);
+    if (!cli.is_object() || result.value("isError", false)) return result;
+    const fs::path dir = cli.value("dir", std::string(".adbwire"));
+    const verbs::Verb* verb = verbs::find(name);
+    Json content = Json::array();
+    bool first_text = true;
+    for (Json& block : result["content"]) {
+      const std::string type = block.value("type", std::string());
+      if (type == "image") {
+        const std::string mime = block.value("mimeType", std::string());
+        const auto bytes = detail::base64_decode(block.value("data", std::string()));
+        content.push_back(text(save(dir, "screenshot", mime == "image/jpeg" ? ".jpg" : ".png",
+                                    bytes ? std::string(bytes->begin(), bytes->end()) : "")));
+      } else if (type == "text" && first_text && verb != nullptr && !verb->cli_file.empty()) {
+        first_text = false;
+        const std::string body = block.value("text", std::string());
+        const std::string extension =
+            "." + std::string(args.value("json", false) ? "json" : verb->cli_file);
+        std::string out = save(dir, std::string(name), extension, body);
+        if (cli.value("print", false)) out += "\n" + body;
+        content.push_back(text(std::move(out)));
+      } else if (type == "text" && block.value("text", std::string()).starts_with("Screenshot ")) {
+        // The image's summary: the path says it.
+      } else {
+        content.push_back(std::move(block));
       }
-      options.max_side = args.value("max_side", 0U);
-      options.encode_on_host = !args.value("device_png", false);
-      if (args.contains("display")) options.display_id = args.at("display").get<std::uint64_t>();
-      // Without flags the Page takes it, so a recorded trajectory shows the screenshot.
-      const EncodedImage image = args.empty()
-                                     ? EncodedImage{ImageFormat::png, 0, 0, page_.screenshot()}
-                                     : screenshot(page_.device(), options);
-      const char* extension = image.format == ImageFormat::jpeg ? ".jpg" : ".png";
-      return save(dir, "screenshot-" + std::to_string(++screenshots_) + extension,
-                  {reinterpret_cast<const char*>(image.bytes.data()), image.bytes.size()});
     }
-    if (cmd == "tap") {
-      page_.tap(ref_arg(args));
-      return {};
-    }
-    if (cmd == "type") {
-      page_.type(ref_arg(args), args.value("text", std::string()),
-                 {.clear = args.value("clear", false), .submit = args.value("submit", false)});
-      return {};
-    }
-    if (cmd == "press") {
-      page_.press(args.value("key", std::string()));
-      return {};
-    }
-    if (cmd == "scroll") {
-      page_.scroll(ref_arg(args), direction_arg(args.value("direction", std::string())));
-      return {};
-    }
-    if (cmd == "launch") {
-      page_.launch(args.value("package", std::string()), args.value("activity", std::string()));
-      return {};
-    }
-    throw Error(errc::invalid_argument, "the session does not know the request '" + cmd + "'");
+    result["content"] = std::move(content);
+    return result;
   }
 
  private:
-  Page page_;
-  std::uint64_t snapshots_ = 0;
-  std::uint64_t screenshots_ = 0;
+  static Json text(std::string body) { return {{"type", "text"}, {"text", std::move(body)}}; }
+
+  // DIR/STEM-N.EXT, private (0600, never through a link), N counted per stem in this session.
+  std::string save(const fs::path& dir, const std::string& stem, const std::string& extension,
+                   std::string_view bytes) {
+    const std::string file = stem + "-" + std::to_string(++counts_[stem]) + extension;
+    detail::Failure failure;
+    const detail::FolderFd folder =
+        detail::open_private_folder(dir, detail::FolderTrust::chosen, failure);
+    if (folder) detail::write_private_file(folder.get(), file, bytes, failure);
+    failure.throw_if_failed();
+    return (dir / file).string();
+  }
+
+  std::map<std::string, std::uint64_t> counts_;
 };
-
-std::string read_request(int fd) {
-  std::string line;
-  char buffer[4096];
-  for (;;) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, kRequestTimeoutMs) <= 0) return {};
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return line;
-    line.append(buffer, static_cast<std::size_t>(n));
-    if (const std::size_t end = line.find('\n'); end != std::string::npos)
-      return line.substr(0, end);
-  }
-}
-
-void send_reply(int fd, const json& reply) {
-  std::string data = reply.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-  std::string_view rest = data;
-  while (!rest.empty()) {
-    const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    rest.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
 
 void report(int ready_fd, const std::string& line) {
   const std::string data = line + "\n";
@@ -157,15 +96,69 @@ void report(int ready_fd, const std::string& line) {
   ::close(ready_fd);
 }
 
+void send_line(int fd, std::string_view line) {
+  while (!line.empty()) {
+    const ssize_t n = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    line.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Serves one client connection: its request lines until it shuts its side.
+void serve_client(int client, SessionTools& tools, const Json& info, const fs::path& socket,
+                  bool& done) {
+  mcp::Server server(tools, {}, [client](std::string_view line) { send_line(client, line); });
+  std::string pending;
+  char buffer[65536];
+  for (;;) {
+    pollfd p{client, POLLIN, 0};
+    if (::poll(&p, 1, kRequestTimeoutMs) <= 0) break;
+    const ssize_t n = ::read(client, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buffer, static_cast<std::size_t>(n));
+    for (std::size_t end; (end = pending.find('\n')) != std::string::npos;) {
+      const std::string line = pending.substr(0, end);
+      pending.erase(0, end + 1);
+      const Json message = Json::parse(line, nullptr, false);
+      const std::string method =
+          message.is_object() ? message.value("method", std::string()) : std::string();
+      if (method == "adbwire/info" || method == "adbwire/close") {
+        if (method == "adbwire/close") {
+          done = true;
+          // The socket goes before the reply: a client that then opens a new session on the
+          // same path never loses its socket to this ending daemon.
+          ::unlink(socket.c_str());
+        }
+        const Json result = method == "adbwire/info" ? info : Json{{"closed", true}};
+        send_line(client,
+                  Json{{"jsonrpc", "2.0"}, {"id", message.value("id", Json())}, {"result", result}}
+                          .dump() +
+                      "\n");
+      } else {
+        server.handle_line(line);
+      }
+    }
+  }
+  server.finish();
+}
+
 }  // namespace
 
-int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions options,
-                  const ConnectOptions& connect, const fs::path& socket, int ready_fd) {
-  std::optional<Server> server;
-  std::string warning;  // said once, with the next reply
+int serve_session(const std::string& name, const std::string& target, std::chrono::seconds idle,
+                  PageOptions options, const ConnectOptions& connect, const fs::path& socket,
+                  int ready_fd) {
+  mcp::DeviceToolsOptions tools_options;
+  tools_options.target = target;
+  tools_options.connect = connect;
+  tools_options.page = std::move(options);
+  // The CLI saves images as files: full size, as the device shows them.
+  tools_options.max_image_bytes = 0;
+  tools_options.max_image_side = 0;
+  SessionTools tools(std::move(tools_options));
   try {
-    options.on_warning = [&warning](std::string_view message) { warning = message; };
-    server.emplace(Page::connect(target, options, connect));
+    tools.page("");  // connect now: open reports a target that does not answer
   } catch (const Error& e) {
     report(ready_fd, "error " + std::to_string(e.code().value()) + " " + e.detail());
     return 1;
@@ -190,6 +183,7 @@ int serve_session(const std::string& target, std::chrono::seconds idle, PageOpti
   ::chmod(socket.c_str(), 0600);
   report(ready_fd, "ok");
 
+  const Json info = {{"name", name}, {"target", target}, {"pid", static_cast<long>(::getpid())}};
   bool done = false;
   while (!done) {
     pollfd p{listener, POLLIN, 0};
@@ -198,28 +192,7 @@ int serve_session(const std::string& target, std::chrono::seconds idle, PageOpti
     if (ready <= 0) break;  // idle: nobody asked for anything for `idle`
     const int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) continue;
-    json reply;
-    const json request = json::parse(read_request(client), nullptr, false);
-    if (request.is_discarded() || !request.is_object()) {
-      reply = {{"ok", false},
-               {"code", static_cast<int>(errc::parse_error)},
-               {"message", "the request is not one JSON object"}};
-    } else {
-      try {
-        reply = {{"ok", true}, {"out", server->handle(request, done)}};
-      } catch (const Error& e) {
-        reply = {{"ok", false}, {"code", e.code().value()}, {"message", e.detail()}};
-      } catch (const json::exception& e) {
-        reply = {{"ok", false},
-                 {"code", static_cast<int>(errc::invalid_argument)},
-                 {"message", e.what()}};
-      }
-    }
-    if (!warning.empty()) reply["warning"] = std::exchange(warning, {});
-    // On close the socket goes before the reply: a client that then checks, or opens a new
-    // session on the same path, never meets (or loses its socket to) this ending daemon.
-    if (done) ::unlink(socket.c_str());
-    send_reply(client, reply);
+    serve_client(client, tools, info, socket, done);
     ::close(client);
   }
   ::close(listener);

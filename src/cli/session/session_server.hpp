@@ -1,4 +1,4 @@
-// The daemon side of the CLI session (see session.hpp).
+// The daemon side of CLI sessions (see session.hpp).
 #pragma once
 
 #include <chrono>
@@ -10,11 +10,11 @@
 namespace adbwire::cli {
 
 // Connects a Page made with options to target with connect (the global flags: -H/-P, --record,
-// --auth-timeout; on_warning is replaced: a warning goes out with the next reply), listens on
-// socket, writes "ok\n" (or "error CODE MESSAGE\n") to ready_fd
-// and closes it, then serves requests until `close` or `idle` without one. Returns the
+// --auth-timeout), listens on socket, writes "ok\n" (or "error CODE MESSAGE\n") to ready_fd and
+// closes it, then serves the verbs until adbwire/close or `idle` without a request. Returns the
 // process exit code. Runs in the daemon process only.
-int serve_session(const std::string& target, std::chrono::seconds idle, PageOptions options,
-                  const ConnectOptions& connect, const std::filesystem::path& socket, int ready_fd);
+int serve_session(const std::string& name, const std::string& target, std::chrono::seconds idle,
+                  PageOptions options, const ConnectOptions& connect,
+                  const std::filesystem::path& socket, int ready_fd);
 
 }  // namespace adbwire::cli

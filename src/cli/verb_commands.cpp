@@ -1,0 +1,117 @@
+// The agent verbs as CLI subcommands, registered from the verb table (verbs/verb.hpp): each
+// parameter becomes --name (booleans are flags), the verb's positional ones also plain
+// arguments, and the call goes to the session (`adbwire open`, --session NAME).
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "cli/commands.hpp"
+#include "cli/session/session.hpp"
+#include "verbs/verb.hpp"
+
+namespace adbwire::cli {
+namespace {
+
+// Commands of the CLI whose names verbs share: adb's own (one-shot on -s TARGET) keep the name;
+// with --session the verb runs in the session instead. snapshot and screenshot have commands of
+// their own with CLI-only options, which also run the verb.
+bool registered_elsewhere(std::string_view name) {
+  return name == "devices" || name == "install" || name == "uninstall" || name == "shell" ||
+         name == "snapshot" || name == "screenshot" || name == "webviews";
+}
+
+std::string flag_name(std::string_view param) {
+  std::string flag = "--" + std::string(param);
+  for (char& c : flag) {
+    if (c == '_') c = '-';
+  }
+  return flag;
+}
+
+struct VerbArgs {
+  std::map<std::string, std::string> strings;
+  std::map<std::string, double> numbers;
+  std::map<std::string, std::int64_t> integers;
+  std::map<std::string, bool> flags;
+  std::vector<CLI::Option*> options;       // as order
+  std::vector<const verbs::Param*> order;  // the parameters, positional ones first
+};
+
+void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const verbs::Verb& verb) {
+  auto args = std::make_shared<VerbArgs>();
+  auto* cmd = app.add_subcommand(std::string(verb.name),
+                                 std::string(verb.title) + " (in the session; see --help)");
+  cmd->footer(std::string(verb.description));
+  // Positional arguments are taken in the order they are added: the verb's positional ones
+  // first, in its order, then the rest (options only).
+  std::vector<const verbs::Param*> order;
+  for (const std::string_view name : verb.positional) {
+    for (const verbs::Param& param : verb.params) {
+      if (param.name == name) order.push_back(&param);
+    }
+  }
+  for (const verbs::Param& param : verb.params) {
+    if (std::find(order.begin(), order.end(), &param) == order.end()) order.push_back(&param);
+  }
+  args->order = order;
+  for (const verbs::Param* p : order) {
+    const verbs::Param& param = *p;
+    const std::string name(param.name);
+    const bool positional = std::find(verb.positional.begin(), verb.positional.end(), param.name) !=
+                            verb.positional.end();
+    const std::string names =
+        positional ? name + "," + flag_name(param.name) : flag_name(param.name);
+    CLI::Option* option = nullptr;
+    switch (param.type) {
+      case verbs::ParamType::string:
+        option = cmd->add_option(names, args->strings[name], std::string(param.description));
+        break;
+      case verbs::ParamType::number:
+        option = cmd->add_option(names, args->numbers[name], std::string(param.description));
+        break;
+      case verbs::ParamType::integer:
+        option = cmd->add_option(names, args->integers[name], std::string(param.description));
+        break;
+      case verbs::ParamType::boolean:
+        option =
+            cmd->add_flag(flag_name(param.name), args->flags[name], std::string(param.description));
+        break;
+    }
+    args->options.push_back(option);
+  }
+  cmd->callback([args, &verb, &globals, &run] {
+    nlohmann::json arguments = nlohmann::json::object();
+    for (std::size_t i = 0; i < args->order.size(); ++i) {
+      if (args->options[i]->count() == 0) continue;
+      const std::string name(args->order[i]->name);
+      switch (args->order[i]->type) {
+        case verbs::ParamType::string:
+          arguments[name] = args->strings[name];
+          break;
+        case verbs::ParamType::number:
+          arguments[name] = args->numbers[name];
+          break;
+        case verbs::ParamType::integer:
+          arguments[name] = args->integers[name];
+          break;
+        case verbs::ParamType::boolean:
+          arguments[name] = args->flags[name];
+          break;
+      }
+    }
+    run = [arguments, &verb, &globals] { return run_verb(globals.session, verb.name, arguments); };
+  });
+}
+
+}  // namespace
+
+void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  for (const verbs::Verb& verb : verbs::all()) {
+    if (!registered_elsewhere(verb.name)) add_verb(app, globals, run, verb);
+  }
+}
+
+}  // namespace adbwire::cli

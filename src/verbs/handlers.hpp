@@ -1,0 +1,53 @@
+// The handlers of the verb table (table.cpp), one function a verb, grouped by what they touch:
+// the screen (verbs_screen.cpp), input (verbs_input.cpp), apps (verbs_apps.cpp) and the device
+// (verbs_device.cpp). Internal.
+#pragma once
+
+#include "verbs/call.hpp"
+
+namespace adbwire::verbs::handlers {
+
+// verbs_screen.cpp
+Reply snapshot(Call& call);
+Reply find(Call& call);
+Reply wait(Call& call);
+Reply screenshot(Call& call);
+Reply page_source(Call& call);
+Reply webviews(Call& call);
+
+// verbs_input.cpp
+Reply tap(Call& call);
+Reply long_press(Call& call);
+Reply type(Call& call);
+Reply scroll(Call& call);
+Reply swipe(Call& call);
+Reply drag(Call& call);
+Reply press(Call& call);
+Reply back(Call& call);
+Reply home(Call& call);
+Reply recent(Call& call);
+
+// verbs_apps.cpp
+Reply launch(Call& call);
+Reply stop(Call& call);
+Reply open_url(Call& call);
+Reply foreground(Call& call);
+Reply apps(Call& call);
+Reply install(Call& call);
+Reply uninstall(Call& call);
+
+// verbs_device.cpp
+Reply devices(Call& call);
+Reply connect(Call& call);
+Reply capabilities(Call& call);
+Reply notifications(Call& call);
+Reply rotate(Call& call);
+Reply clipboard_get(Call& call);
+Reply clipboard_set(Call& call);
+Reply date(Call& call);
+Reply setting_get(Call& call);
+Reply setting_put(Call& call);
+Reply logs(Call& call);
+Reply shell(Call& call);
+
+}  // namespace adbwire::verbs::handlers

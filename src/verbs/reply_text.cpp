@@ -1,0 +1,151 @@
+#include "verbs/reply_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace adbwire::verbs {
+
+std::string advice(const Error& e, const std::string& device) {
+  std::string message = e.detail();
+  const auto add = [&message](std::string_view hint) {
+    if (!message.ends_with('.')) message += '.';
+    message += ' ';
+    message += hint;
+  };
+  const bool mentions_snapshot = message.find("snapshot") != std::string::npos;
+  switch (static_cast<errc>(e.code().value())) {
+    case errc::stale_ref:
+    case errc::not_found:
+      if (!mentions_snapshot) add("Take a new snapshot to see what is on the screen now.");
+      break;
+    case errc::device_offline:
+    case errc::closed:
+      add("The connection to " + (device.empty() ? std::string("the device") : device) +
+          " was lost; the next call reconnects (check the cable or network if it fails again).");
+      break;
+    case errc::timeout:
+      add("The device did not finish in time: check that it is awake and responsive, then retry.");
+      break;
+    case errc::connection_refused:
+      add("Check the address, that the device is on and that wireless debugging (or `adb "
+          "tcpip`) is enabled; the devices verb lists what is reachable.");
+      break;
+    default:
+      break;
+  }
+  return message;
+}
+
+std::string in_quotes(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string format_number(double value) {
+  if (value == std::floor(value) && std::abs(value) < 1e9)
+    return std::to_string(static_cast<long long>(value));
+  std::string text = std::to_string(value);
+  while (text.ends_with('0')) text.pop_back();
+  return text;
+}
+
+std::string label_of(const Page& page, std::uint32_t ref) {
+  const ui::RefInfo* info = page.last_snapshot().ref(ref);
+  return info == nullptr || info->label.empty() ? std::string() : " (" + info->label + ")";
+}
+
+std::string describe(const ui::Snapshot& snapshot, ui::NodeIndex index) {
+  const ui::Node& node = snapshot.node(index);
+  const ui::ElementInfo info = snapshot.info(index);
+  std::string line = "- " + std::string(node.role);
+  if (node.ref != 0) line += " [ref=" + std::to_string(node.ref) + "]";
+  if (!node.text.empty()) line += " " + in_quotes(node.text);
+  if (!node.content_desc.empty()) line += " (" + std::string(node.content_desc) + ")";
+  if (!node.resource_id.empty()) line += " id=" + std::string(node.resource_id);
+  line += " centre (" + std::to_string(info.center.x) + ", " + std::to_string(info.center.y) + ")";
+  if (node.ref == 0) {
+    for (ui::NodeIndex up = node.parent; up != ui::kNoNode; up = snapshot.node(up).parent) {
+      if (snapshot.node(up).ref == 0) continue;
+      line += " inside [ref=" + std::to_string(snapshot.node(up).ref) + "]";
+      break;
+    }
+  }
+  return line;
+}
+
+std::string moved_note(const Page& page) {
+  std::string note;
+  for (const RefCheckReport& report : page.last_ref_checks()) {
+    if (!report.moved) continue;
+    const ui::Point from = report.issued.center();
+    const ui::Point to = report.acted.center();
+    note += " Ref " + std::to_string(report.ref) + " had moved since the snapshot, from (" +
+            std::to_string(from.x) + ", " + std::to_string(from.y) + ") to (" +
+            std::to_string(to.x) + ", " + std::to_string(to.y) +
+            "): the action went where it is now.";
+  }
+  return note;
+}
+
+std::string fit(Call& call, const Page& page, std::string text) {
+  const std::size_t budget = call.options().max_snapshot_chars;
+  if (text.size() <= budget) return text;
+  const std::string path = call.host().save("snapshot.yml", text);
+  std::string out = "The snapshot is " + std::to_string(text.size()) + " characters (" +
+                    std::to_string(std::count(text.begin(), text.end(), '\n')) + " lines, " +
+                    std::to_string(page.last_snapshot().refs().size()) + " refs), over the " +
+                    std::to_string(budget) + "-character budget, so it is saved in full to " +
+                    path + ". Its refs are valid. The interactive elements, compactly:\n";
+  ui::SnapshotOptions view = page.options().snapshot;
+  view.interactive_only = true;
+  view.compact = true;
+  view.max_depth = 0;
+  const std::string compact = ui::parse_dump(page.last_dump(), view).to_text();
+  const std::size_t room = budget > out.size() ? budget - out.size() : 0;
+  std::size_t cut = compact.size() <= room ? compact.size() : compact.rfind('\n', room);
+  if (cut == std::string::npos) cut = 0;
+  out.append(compact, 0, cut);
+  if (cut < compact.size()) {
+    const auto rest =
+        std::count(compact.begin() + static_cast<std::ptrdiff_t>(cut), compact.end(), '\n');
+    out += (cut > 0 ? "\n… " : "… ") + std::to_string(rest) +
+           " more lines: read the file, use find, or snapshot with max_depth.\n";
+  }
+  return out;
+}
+
+std::string cap(const Call& call, const std::string& output) {
+  const std::size_t budget = call.options().max_snapshot_chars;
+  if (output.size() <= budget) return output;
+  return output.substr(0, budget) + "\n… " + std::to_string(output.size() - budget) +
+         " more bytes cut; narrow the command (grep, head) to see them";
+}
+
+Reply action_done(Call& call, std::string summary) {
+  Page& page = call.page();
+  summary += moved_note(page);
+  if (!call.options().auto_snapshot) return Reply::text(std::move(summary));
+  call.cancel().sleep(call.options().settle);
+  std::error_code error;
+  page.snapshot(kDefaultDeadline, error);
+  Reply reply = Reply::text(std::move(summary));
+  reply.blocks.push_back(
+      {Block::Kind::text,
+       error ? "The action was sent, but the snapshot after it failed: " + page.last_error() +
+                   ". Take a snapshot before the next action on a ref."
+             : "The screen after it (refs are current):\n" +
+                   fit(call, page, page.last_snapshot().to_text()),
+       {},
+       {}});
+  return reply;
+}
+
+}  // namespace adbwire::verbs

@@ -1,0 +1,583 @@
+// The verb table: every agent verb once, with its parameters and handler (verbs/verb.hpp).
+#include <algorithm>
+
+#include "verbs/handlers.hpp"
+#include "verbs/verb.hpp"
+
+namespace adbwire::verbs {
+namespace {
+
+constexpr Hints kReadOnly{.read_only = true, .destructive = false, .idempotent = true};
+constexpr Hints kAction{.read_only = false, .destructive = true, .idempotent = false};
+constexpr Hints kNavigation{.read_only = false, .destructive = false, .idempotent = false};
+constexpr Hints kWorld{
+    .read_only = true, .destructive = false, .idempotent = true, .open_world = true};
+
+Param text_param(std::string_view name, std::string_view description, bool required = false) {
+  return {name, ParamType::string, description, required};
+}
+Param integer_param(std::string_view name, std::string_view description, std::int64_t minimum,
+                    std::int64_t maximum, bool required = false) {
+  return {name, ParamType::integer, description, required, minimum, maximum};
+}
+Param number_param(std::string_view name, std::string_view description, bool required = false) {
+  return {name, ParamType::number, description, required};
+}
+Param flag_param(std::string_view name, std::string_view description) {
+  return {name, ParamType::boolean, description};
+}
+Param choice_param(std::string_view name, std::string_view description,
+                   std::vector<std::string_view> choices, bool required = false) {
+  Param p{name, ParamType::string, description, required};
+  p.choices = std::move(choices);
+  return p;
+}
+
+const Param kRef =
+    integer_param("ref", "The element's [ref=N] from the latest snapshot.", 1, 0xFFFFFFFF);
+const Param kSelector = text_param(
+    "selector",
+    "Instead of a ref: the element whose resource-id, text or description matches (tried in "
+    "that order, exact before substring). Several matches are an error listing their refs.");
+const Param kId = text_param("id", "Instead of a ref: the element with this resource-id.");
+const Param kText = text_param("text", "Instead of a ref: the element showing this text.");
+const Param kDesc =
+    text_param("desc", "Instead of a ref: the element with this content description.");
+const Param kX = number_param("x", "Horizontal position in pixels (or 0..1 with normalized).");
+const Param kY = number_param("y", "Vertical position in pixels (or 0..1 with normalized).");
+const Param kNormalized =
+    flag_param("normalized", "true: coordinates are fractions 0..1 of the screen.");
+const Param kDirection = choice_param("direction", "Where the content you want to see lies.",
+                                      {"up", "down", "left", "right"}, true);
+const Param kPackage =
+    text_param("package", "The app's package name, e.g. com.android.settings.", true);
+const Param kNamespace = choice_param("namespace", "The settings namespace (default system).",
+                                      {"system", "secure", "global"});
+
+std::vector<Verb> make_table() {
+  using namespace handlers;
+  std::vector<Verb> v;
+  v.push_back(
+      {"snapshot",
+       "Read the screen",
+       "Read the current screen as an accessibility tree, one element per line: "
+       "`- Role [ref=N] \"text\" (description) [states]`, indented by depth, the app "
+       "named first. Elements you can tap, type into, long-press, check or scroll carry "
+       "[ref=N]; pass N to the other verbs. Refs belong to the latest snapshot; every "
+       "action re-checks its ref against the screen and refuses (stale ref) rather than "
+       "guess. A screen too large for the reply is saved to a file and summarized.",
+       {flag_param("interactive", "Hide text that is not part of an element with a ref."),
+        flag_param("compact", "Skip unlabeled groups and cut long text (huge screens)."),
+        integer_param("max_depth",
+                      "Print at most this many levels (0: all); refs keep their numbers.", 0, 1000),
+        flag_param("ids", "Show resource ids (#id) for scripts and tests."),
+        flag_param("activity", "Name the foreground activity too (one more query)."),
+        flag_param("json", "The pruned tree as JSON instead of text.")},
+       kReadOnly,
+       {},
+       true,
+       false,
+       "yml",
+       snapshot});
+  v.push_back({"tap",
+               "Tap",
+               "Tap an element by ref, by selector (one call instead of find then tap), or a "
+               "point (x, y). The element is first found on the current screen: if it moved, the "
+               "tap goes where it is now and the reply says so; if it is gone or ambiguous, "
+               "nothing is tapped and the error says to take a new snapshot.",
+               {kRef, kSelector, kId, kText, kDesc, kX, kY, kNormalized},
+               kAction,
+               {"ref"},
+               true,
+               false,
+               "",
+               tap});
+  v.push_back({"long_press",
+               "Long-press",
+               "Press and hold (1 s) an element by ref or selector, or a point: opens context "
+               "menus, starts selection or drag modes.",
+               {kRef, kSelector, kId, kText, kDesc, kX, kY, kNormalized},
+               kAction,
+               {"ref"},
+               true,
+               false,
+               "",
+               long_press});
+  v.push_back({"type",
+               "Type text",
+               "Type text into an editable element (TextInput) named by ref or selector: taps it, "
+               "waits until it has focus, types, and reads it back (an error says what arrived "
+               "if characters were lost). Spaces, quotes and shell characters are typed "
+               "literally; '\\n' presses Enter. Non-ASCII text needs the on-device dumper "
+               "(--helper) or the ADBKeyBoard input method.",
+               {kRef, kSelector, kId, kDesc, text_param("text", "The text to type.", true),
+                flag_param("clear", "Delete the field's current text first."),
+                flag_param("submit", "Press Enter after the text (search boxes, chat inputs).")},
+               kAction,
+               {"ref", "text"},
+               true,
+               false,
+               "",
+               type});
+  v.push_back({"scroll",
+               "Scroll",
+               "Scroll a scrollable element (ref or selector) or, without one, the screen, so "
+               "that the content lying in `direction` comes into view (down shows what is "
+               "below). Take a new snapshot afterwards to see it.",
+               {kDirection, kRef, kSelector, kId, kText, kDesc},
+               kNavigation,
+               {"ref", "direction"},
+               true,
+               false,
+               "",
+               scroll});
+  v.push_back(
+      {"swipe",
+       "Swipe",
+       "Swipe from one point to another (pixels, or fractions 0..1 with normalized). "
+       "For lists prefer scroll, which aims inside the element.",
+       {number_param("from_x", "Start x.", true), number_param("from_y", "Start y.", true),
+        number_param("to_x", "End x.", true), number_param("to_y", "End y.", true), kNormalized,
+        integer_param("duration_ms", "How long the swipe takes (default 300).", 1, 60000)},
+       kAction,
+       {"from_x", "from_y", "to_x", "to_y"},
+       true,
+       false,
+       "",
+       swipe});
+  v.push_back({"drag",
+               "Drag",
+               "Long-press an element (from_ref) or point (from_x, from_y), move it to another "
+               "(to_ref, or to_x and to_y) and drop it: reorder lists, move icons.",
+               {integer_param("from_ref", "The element to pick up.", 1, 0xFFFFFFFF),
+                integer_param("to_ref", "The element to drop it on.", 1, 0xFFFFFFFF),
+                number_param("from_x", "Start x."), number_param("from_y", "Start y."),
+                number_param("to_x", "End x."), number_param("to_y", "End y."), kNormalized},
+               kAction,
+               {"from_ref", "to_ref"},
+               true,
+               false,
+               "",
+               drag});
+  v.push_back({"press",
+               "Press a key",
+               "Press a key: back, home, enter, delete, tab, escape, up, down, left, right, "
+               "space, power, volup, voldown, recent, menu, paste, a KEYCODE_* name or a number.",
+               {text_param("key", "The key's name or number, for example enter.", true)},
+               kAction,
+               {"key"},
+               true,
+               false,
+               "",
+               press});
+  v.push_back({"back",
+               "Go back",
+               "Press Back: leaves the current screen or closes a dialog or the keyboard.",
+               {},
+               kNavigation,
+               {},
+               true,
+               false,
+               "",
+               back});
+  v.push_back({"home",
+               "Go home",
+               "Press Home: shows the launcher.",
+               {},
+               kNavigation,
+               {},
+               true,
+               false,
+               "",
+               home});
+  v.push_back({"recent",
+               "Recent apps",
+               "Open the recent apps (overview) screen.",
+               {},
+               kNavigation,
+               {},
+               true,
+               false,
+               "",
+               recent});
+  v.push_back(
+      {"find",
+       "Find elements",
+       "Take a fresh snapshot and list the elements matching text, id (resource-id), "
+       "desc (content description), class (a class or role name) or an XPath query; "
+       "several criteria must all match. Text matching is a case-insensitive substring "
+       "unless exact. Each match shows its ref (or the ref around it), role and centre.",
+       {text_param("text", "Text shown by the element."),
+        text_param("id", "Resource id, such as com.example:id/submit or just submit."),
+        text_param("desc", "Content description (accessibility label)."),
+        text_param("class", "Class (android.widget.Switch, Switch) or role (Button)."),
+        text_param("xpath", "An XPath 1.0 query on the dump, e.g. //node[@checked='true']."),
+        flag_param("exact", "Match whole values only.")},
+       kReadOnly,
+       {"text"},
+       true,
+       false,
+       "",
+       find});
+  v.push_back(
+      {"wait",
+       "Wait for an element",
+       "Take snapshots until an element matching the selector appears (or, with gone, "
+       "until none is left), then return that snapshot (its refs are current). Use after "
+       "an action that loads something. An error after timeout_ms.",
+       {kSelector, kId, kText, kDesc, flag_param("gone", "Wait for it to disappear instead."),
+        integer_param("timeout_ms", "How long to wait (default 10000).", 1, 120000)},
+       kReadOnly,
+       {"selector"},
+       true,
+       false,
+       "",
+       wait});
+  v.push_back({"screenshot",
+               "Take a screenshot",
+               "Capture the screen as an image, scaled to at most 2000 px a side and under 1 MB. "
+               "Prefer snapshot to find and act on elements; use a screenshot when appearance "
+               "matters or the screen has no accessible elements (games), then tap by x and y.",
+               {choice_param("format", "png (default, exact) or jpeg (smaller).", {"png", "jpeg"}),
+                integer_param("quality", "JPEG quality 1..100 (default 80).", 1, 100),
+                integer_param("max_side", "Longest side in pixels (default 2000).", 16, 2000),
+                integer_param("display",
+                              "A display id, as dumpsys SurfaceFlinger --display-id "
+                              "lists them (default: the main display).",
+                              0, std::numeric_limits<std::int64_t>::max()),
+                flag_param("device_png", "Use the device's own PNG (slower on phones)."),
+                flag_param("save", "Also save the image and return its path.")},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               screenshot});
+  v.push_back({"page_source",
+               "Save the raw screen XML",
+               "Save the screen's raw uiautomator XML (every attribute of every node) to a file "
+               "and return its path: for scripts, tests and cases the snapshot prunes away.",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               page_source});
+  v.push_back({"webviews",
+               "List web pages",
+               "List the debuggable WebViews and browser tabs (debug builds, apps that enable "
+               "WebView debugging, Chrome): type, title, URL and app. Visible ones already "
+               "appear inside snapshot with refs.",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               webviews});
+  v.push_back({"launch",
+               "Launch an app",
+               "Start an app by package name through its launcher entry, or a given activity. "
+               "The apps verb lists the packages.",
+               {kPackage, text_param("activity",
+                                     "An activity instead of the launcher entry, "
+                                     "such as .MainActivity.")},
+               kAction,
+               {"package", "activity"},
+               true,
+               false,
+               "",
+               launch});
+  v.push_back({"stop",
+               "Stop an app",
+               "Force-stop an app (its activities and services end).",
+               {kPackage},
+               kAction,
+               {"package"},
+               true,
+               false,
+               "",
+               stop});
+  v.push_back({"open_url",
+               "Open a URL or intent",
+               "Open a URL as tapping a link does (https:, geo:, tel:, market:, an app's deep "
+               "link), or start an intent by action and data, optionally in one package or "
+               "activity, with a category or shared text.",
+               {text_param("url", "The URL or URI to view."),
+                text_param("action", "An intent action, e.g. android.intent.action.SEND."),
+                text_param("data", "The intent's data URI."),
+                text_param("package", "Only this app may take it."),
+                text_param("activity", "Exactly this activity: PACKAGE/ACTIVITY."),
+                text_param("category", "An intent category."),
+                text_param("text", "Shared text (the EXTRA_TEXT extra).")},
+               kAction,
+               {"url"},
+               true,
+               false,
+               "",
+               open_url});
+  v.push_back({"foreground",
+               "Foreground app",
+               "Which app and activity are in the foreground now.",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               foreground});
+  v.push_back({"apps",
+               "List apps",
+               "List the installed packages (optionally filtered).",
+               {text_param("filter", "Only packages whose name contains this.")},
+               kReadOnly,
+               {"filter"},
+               true,
+               false,
+               "",
+               apps});
+  v.push_back({"install",
+               "Install an app",
+               "Install an APK file from this computer (streamed to the device).",
+               {text_param("path", "The APK file's path on this computer.", true)},
+               kAction,
+               {"path"},
+               true,
+               false,
+               "",
+               install});
+  v.push_back({"uninstall",
+               "Uninstall an app",
+               "Remove an app and its data.",
+               {kPackage},
+               kAction,
+               {"package"},
+               true,
+               false,
+               "",
+               uninstall});
+  v.push_back({"notifications",
+               "Open notifications",
+               "Pull down the notification shade; take a snapshot to read the notifications.",
+               {},
+               kNavigation,
+               {},
+               true,
+               false,
+               "",
+               notifications});
+  v.push_back(
+      {"rotate",
+       "Rotate the screen",
+       "Lock the screen's rotation (auto-rotate off) at an orientation.",
+       {choice_param("orientation", "The orientation.",
+                     {"portrait", "landscape", "reverse_portrait", "reverse_landscape"}, true)},
+       kNavigation,
+       {"orientation"},
+       true,
+       false,
+       "",
+       rotate});
+  v.push_back({"clipboard_get",
+               "Read the clipboard",
+               "The clipboard's text (needs the on-device dumper, --helper).",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               clipboard_get});
+  v.push_back({"clipboard_set",
+               "Set the clipboard",
+               "Put text on the clipboard (needs the on-device dumper, --helper); press paste "
+               "in a field to insert it.",
+               {text_param("text", "The text.", true)},
+               kAction,
+               {"text"},
+               true,
+               false,
+               "",
+               clipboard_set});
+  v.push_back({"date",
+               "Device date",
+               "The device's clock: its date and time now.",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               date});
+  v.push_back({"setting_get",
+               "Read a setting",
+               "A value of Android's settings provider (settings get).",
+               {text_param("key", "The setting's key, e.g. screen_off_timeout.", true), kNamespace},
+               kReadOnly,
+               {"key", "namespace"},
+               true,
+               false,
+               "",
+               setting_get});
+  v.push_back({"setting_put",
+               "Change a setting",
+               "Set a value of Android's settings provider (settings put).",
+               {text_param("key", "The setting's key.", true),
+                text_param("value", "The new value.", true), kNamespace},
+               kAction,
+               {"key", "value", "namespace"},
+               true,
+               false,
+               "",
+               setting_put});
+  v.push_back({"logs",
+               "Read the log",
+               "Recent lines of the device log (logcat), optionally filtered by adb filter specs "
+               "(\"ActivityManager:I *:S\") and by a text the tag or message contains.",
+               {integer_param("lines", "How many of the newest lines (default 100).", 1, 10000),
+                text_param("filter", "adb filter specs, space separated: TAG:LEVEL, *:LEVEL."),
+                text_param("contains", "Only lines whose tag or message contains this.")},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               logs});
+  v.push_back({"capabilities",
+               "What the device can do",
+               "The Android version, screen size, input method and what is supported "
+               "(snapshot, input, unicode_text, clipboard, drag_and_drop, screenshot, install, "
+               "settings, notifications, …).",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               "",
+               capabilities});
+  v.push_back({"devices",
+               "List devices",
+               "List the devices reachable: those a running adb server lists and those this "
+               "server is connected to. Pass one as `device` to any other verb.",
+               {},
+               kWorld,
+               {},
+               false,
+               false,
+               "",
+               devices});
+  v.push_back({"connect",
+               "Connect to a device",
+               "Connect to a device and keep the connection for later calls (other verbs "
+               "connect on first use). If the phone shows 'Allow USB debugging?', ask the person "
+               "to accept it.",
+               {text_param("target",
+                           "tcp:HOST:PORT, HOST:PORT, an adb serial (through the adb "
+                           "server) or server:HOST:PORT/SERIAL.",
+                           true)},
+               {.read_only = false, .destructive = false, .idempotent = true, .open_world = true},
+               {"target"},
+               false,
+               false,
+               "",
+               connect});
+  v.push_back({"shell",
+               "Run a shell command",
+               "Run a command in the device's shell and return its exit code and output.",
+               {text_param("command", "The command line (sh -c).", true),
+                integer_param("timeout_ms", "How long it may run (default 30000).", 1, 600000)},
+               kAction,
+               {"command"},
+               true,
+               true,
+               "",
+               shell});
+  return v;
+}
+
+Json schema_of(const Param& p) {
+  Json schema;
+  switch (p.type) {
+    case ParamType::string:
+      schema["type"] = "string";
+      if (!p.choices.empty()) {
+        schema["enum"] = Json::array();
+        for (const std::string_view c : p.choices) schema["enum"].push_back(std::string(c));
+      }
+      break;
+    case ParamType::integer:
+      schema["type"] = "integer";
+      if (p.minimum != std::numeric_limits<std::int64_t>::min()) schema["minimum"] = p.minimum;
+      if (p.maximum != std::numeric_limits<std::int64_t>::max()) schema["maximum"] = p.maximum;
+      break;
+    case ParamType::number:
+      schema["type"] = "number";
+      break;
+    case ParamType::boolean:
+      schema["type"] = "boolean";
+      break;
+  }
+  schema["description"] = std::string(p.description);
+  return schema;
+}
+
+}  // namespace
+
+std::span<const Verb> all() noexcept {
+  static const std::vector<Verb> table = make_table();
+  return table;
+}
+
+const Verb* find(std::string_view name) noexcept {
+  for (const Verb& verb : all()) {
+    if (verb.name == name) return &verb;
+  }
+  return nullptr;
+}
+
+Json tool_definition(const Verb& verb) {
+  Json properties = Json::object();
+  Json required = Json::array();
+  for (const Param& p : verb.params) {
+    properties[std::string(p.name)] = schema_of(p);
+    if (p.required) required.push_back(std::string(p.name));
+  }
+  if (verb.per_device) {
+    properties["device"] = {
+        {"type", "string"},
+        {"description",
+         "Which device: a target such as tcp:HOST:PORT, HOST:PORT or an adb serial (the devices "
+         "verb lists them). Omit it for the default device."}};
+  }
+  Json schema = {
+      {"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
+  if (!required.empty()) schema["required"] = std::move(required);
+  return {{"name", std::string(verb.name)},
+          {"title", std::string(verb.title)},
+          {"description", std::string(verb.description)},
+          {"inputSchema", std::move(schema)},
+          {"annotations",
+           {{"title", std::string(verb.title)},
+            {"readOnlyHint", verb.hints.read_only},
+            {"destructiveHint", verb.hints.destructive},
+            {"idempotentHint", verb.hints.idempotent},
+            {"openWorldHint", verb.hints.open_world}}}};
+}
+
+Json cli_catalog() {
+  Json verbs = Json::array();
+  for (const Verb& verb : all()) {
+    Json entry = tool_definition(verb);
+    entry.erase("annotations");
+    entry["positional"] = Json::array();
+    for (const std::string_view name : verb.positional)
+      entry["positional"].push_back(std::string(name));
+    entry["cli_file"] = std::string(verb.cli_file);
+    entry["needs_shell"] = verb.needs_shell;
+    verbs.push_back(std::move(entry));
+  }
+  return verbs;
+}
+
+}  // namespace adbwire::verbs

@@ -1,0 +1,77 @@
+// Verbs about apps: launch, stop, open (a URL or an intent), foreground, apps, install,
+// uninstall.
+#include <filesystem>
+
+#include "adbwire/apps.hpp"
+#include "adbwire/install.hpp"
+#include "verbs/handlers.hpp"
+#include "verbs/reply_text.hpp"
+
+namespace adbwire::verbs::handlers {
+
+Reply launch(Call& call) {
+  const std::string package = call.required_string("package");
+  const std::string activity = call.string("activity").value_or("");
+  call.page().launch(package, activity);
+  return action_done(call, "Launched " + package + (activity.empty() ? "" : "/" + activity) + ".");
+}
+
+Reply stop(Call& call) {
+  const std::string package = call.required_string("package");
+  call.page().stop(package);
+  return action_done(call, "Stopped " + package + " (force-stop: its activities and services).");
+}
+
+Reply open_url(Call& call) {
+  Intent intent;
+  if (const std::optional<std::string> url = call.string("url")) {
+    if (call.has("action") || call.has("data"))
+      throw Error(errc::invalid_argument, "give url, or an intent's action and data, not both");
+    intent = view_intent(*url);
+  } else {
+    intent.action = call.string("action").value_or("");
+    intent.data = call.string("data").value_or("");
+  }
+  intent.package = call.string("package").value_or("");
+  intent.component = call.string("activity").value_or("");
+  if (const std::optional<std::string> category = call.string("category"))
+    intent.categories.push_back(*category);
+  if (const std::optional<std::string> text = call.string("text"))
+    intent.extras.emplace_back("android.intent.extra.TEXT", *text);
+  const std::string took = start_intent(call.page().device(), intent);
+  return action_done(call, "Opened " + (intent.data.empty() ? intent.action : intent.data) +
+                               (took.empty() ? "." : " in " + took + "."));
+}
+
+Reply foreground(Call& call) {
+  const ForegroundActivity now = call.page().foreground();
+  return Reply::text("In the foreground: " + now.package +
+                     (now.activity.empty() ? "" : " (activity " + now.activity + ")") + ".");
+}
+
+Reply apps(Call& call) {
+  std::vector<std::string> packages = call.page().packages();
+  const std::string filter = call.string("filter").value_or("");
+  std::erase_if(packages, [&filter](const std::string& p) {
+    return !filter.empty() && p.find(filter) == std::string::npos;
+  });
+  std::string text = std::to_string(packages.size()) + " package" +
+                     (packages.size() == 1 ? "" : "s") +
+                     (filter.empty() ? "" : " matching " + in_quotes(filter)) + ":\n";
+  for (const std::string& package : packages) text += package + '\n';
+  return Reply::text(std::move(text));
+}
+
+Reply install(Call& call) {
+  const std::filesystem::path apk = call.required_string("path");
+  call.page().install(apk);
+  return action_done(call, "Installed " + apk.string() + ".");
+}
+
+Reply uninstall(Call& call) {
+  const std::string package = call.required_string("package");
+  call.page().uninstall(package);
+  return action_done(call, "Uninstalled " + package + ".");
+}
+
+}  // namespace adbwire::verbs::handlers

@@ -1,0 +1,165 @@
+// Verbs that act on the screen: tap, long_press, type, scroll, swipe, drag, press, back, home,
+// recent. An element is named by ref, by selector (one call where an agent would find, then
+// tap), or by a point.
+#include "verbs/handlers.hpp"
+#include "verbs/reply_text.hpp"
+#include "verbs/selector.hpp"
+
+namespace adbwire::verbs::handlers {
+namespace {
+
+std::string point_words(const ScreenPoint& p) {
+  return "(" + format_number(p.x) + ", " + format_number(p.y) + ")";
+}
+
+// The element the call names by ref or selector; nullopt when it names none (a point, or
+// nothing). invalid_argument when it names more than one way.
+std::optional<std::uint32_t> element(Call& call, bool with_text = true) {
+  const int ways =
+      (call.ref() ? 1 : 0) + (has_selector(call, with_text) ? 1 : 0) + (call.point() ? 1 : 0);
+  if (ways > 1)
+    throw Error(errc::invalid_argument,
+                "name the element one way: ref, a selector (selector, id, text, desc) or x and y");
+  if (call.ref()) return call.ref();
+  if (has_selector(call, with_text)) return ref_by_selector(call, with_text);
+  return std::nullopt;
+}
+
+Reply tap_or_press(Call& call, bool long_press) {
+  const char* done = long_press ? "Long-pressed" : "Tapped";
+  Page& page = call.page();
+  if (const std::optional<std::uint32_t> ref = element(call)) {
+    const std::string label = label_of(page, *ref);
+    long_press ? page.long_press(*ref) : page.tap(*ref);
+    return action_done(call, std::string(done) + " ref " + std::to_string(*ref) + label + ".");
+  }
+  if (const std::optional<ScreenPoint> at = call.point()) {
+    long_press ? page.long_press_at(*at) : page.tap_at(*at);
+    return action_done(call, std::string(done) + " at " + point_words(*at) + ".");
+  }
+  throw Error(errc::invalid_argument,
+              "give ref (an element's [ref=N] from the latest snapshot), a selector (selector, "
+              "id, text or desc) or x and y");
+}
+
+Direction direction_of(const std::string& name) {
+  if (name == "up") return Direction::up;
+  if (name == "left") return Direction::left;
+  if (name == "right") return Direction::right;
+  return Direction::down;
+}
+
+}  // namespace
+
+Reply tap(Call& call) { return tap_or_press(call, false); }
+
+Reply long_press(Call& call) { return tap_or_press(call, true); }
+
+Reply type(Call& call) {
+  if (call.point())
+    throw Error(errc::invalid_argument, "type names its field by ref or selector, not x and y");
+  const std::optional<std::uint32_t> ref = element(call, false);
+  if (!ref)
+    throw Error(errc::invalid_argument,
+                "give ref (the TextInput's [ref=N]) or a selector (selector, id or desc)");
+  const std::string text = call.required_string("text");
+  const TypeOptions options{.clear = call.flag("clear"), .submit = call.flag("submit")};
+  Page& page = call.page();
+  const std::string label = label_of(page, *ref);
+  page.type(*ref, text, options);
+  return action_done(call, "Typed " + in_quotes(text) + " into ref " + std::to_string(*ref) +
+                               label + (options.submit ? " and pressed Enter." : "."));
+}
+
+Reply scroll(Call& call) {
+  const std::string name = call.required_string("direction");
+  const Direction direction = direction_of(name);
+  Page& page = call.page();
+  if (const std::optional<std::uint32_t> ref = element(call)) {
+    const std::string label = label_of(page, *ref);
+    page.scroll(*ref, direction);
+    return action_done(call, "Scrolled ref " + std::to_string(*ref) + label + " " + name + ".");
+  }
+  // The whole screen: the finger moves against the direction, from near the middle.
+  ScreenPoint from{0.5, 0.5, true};
+  ScreenPoint to{0.5, 0.5, true};
+  switch (direction) {
+    case Direction::down:
+      from.y = 0.6;
+      to.y = 0.3;
+      break;
+    case Direction::up:
+      from.y = 0.4;
+      to.y = 0.7;
+      break;
+    case Direction::right:
+      from.x = 0.6;
+      to.x = 0.3;
+      break;
+    case Direction::left:
+      from.x = 0.4;
+      to.x = 0.7;
+      break;
+  }
+  page.swipe(from, to);
+  return action_done(call, "Scrolled the screen " + name + ".");
+}
+
+Reply swipe(Call& call) {
+  const bool normalized = call.flag("normalized");
+  const ScreenPoint from{call.required_number("from_x"), call.required_number("from_y"),
+                         normalized};
+  const ScreenPoint to{call.required_number("to_x"), call.required_number("to_y"), normalized};
+  const std::chrono::milliseconds duration{call.integer("duration_ms").value_or(0)};
+  call.page().swipe(from, to, duration);
+  return action_done(call, "Swiped from " + point_words(from) + " to " + point_words(to) + ".");
+}
+
+Reply drag(Call& call) {
+  Page& page = call.page();
+  const std::optional<std::int64_t> from_ref = call.integer("from_ref");
+  const std::optional<std::int64_t> to_ref = call.integer("to_ref");
+  const std::optional<ScreenPoint> from = call.point("from_x", "from_y");
+  const std::optional<ScreenPoint> to = call.point("to_x", "to_y");
+  if ((from_ref.has_value() == from.has_value()) || (to_ref.has_value() == to.has_value()))
+    throw Error(errc::invalid_argument,
+                "give the start as from_ref or from_x and from_y, and the end as to_ref or to_x "
+                "and to_y");
+  if (from_ref && to_ref) {
+    const auto a = static_cast<std::uint32_t>(*from_ref);
+    const auto b = static_cast<std::uint32_t>(*to_ref);
+    const std::string labels =
+        label_of(page, a) + " onto ref " + std::to_string(b) + label_of(page, b);
+    page.drag(a, b);
+    return action_done(call, "Dragged ref " + std::to_string(a) + labels + ".");
+  }
+  if (from_ref || to_ref)
+    throw Error(errc::invalid_argument,
+                "drag from a ref to a ref, or from a point to a point (a snapshot's centre of an "
+                "element is in find's reply)");
+  page.drag_at(*from, *to);
+  return action_done(call, "Dragged from " + point_words(*from) + " to " + point_words(*to) + ".");
+}
+
+Reply press(Call& call) {
+  const std::string key = call.required_string("key");
+  call.page().press(key);
+  return action_done(call, "Pressed " + key + ".");
+}
+
+Reply back(Call& call) {
+  call.page().back();
+  return action_done(call, "Pressed back.");
+}
+
+Reply home(Call& call) {
+  call.page().home();
+  return action_done(call, "Pressed home.");
+}
+
+Reply recent(Call& call) {
+  call.page().recent();
+  return action_done(call, "Opened the recent apps.");
+}
+
+}  // namespace adbwire::verbs::handlers
