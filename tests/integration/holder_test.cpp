@@ -387,8 +387,8 @@ TEST_F(Holder, ConnectErrorsReadAsWithoutAHolder) {
 TEST_F(Holder, FrontLinksNoHeavyLibrary) {
   const test::ProcessResult front = test::run_process({"/usr/bin/ldd", ADBWIRE_CLI_PATH}, {}, {});
   ASSERT_EQ(front.exit_code, 0) << "ldd (Debian package libc-bin) is needed: " << front.err;
-  for (const char* heavy : {"libssl", "libcrypto", "libusb", "pugixml", "spng", "turbojpeg",
-                            "brotli", "lz4", "zstd"}) {
+  for (const char* heavy :
+       {"libssl", "libcrypto", "libusb", "pugixml", "spng", "turbojpeg", "brotli", "lz4", "zstd"}) {
     EXPECT_EQ(front.out.find(heavy), std::string::npos) << heavy << " in\n" << front.out;
   }
   if (ADBWIRE_FRONT_STATIC_LIBSTDCXX) {

@@ -319,7 +319,7 @@ void start_holder(const HolderStart& start, const Target& target, detail::Failur
 
 Device connect_through_holder(const Target& target, const HolderStart& start, NoteHandler on_note) {
   detail::Failure failure;
-  const HolderPaths paths = holder_paths(holder_identity(target), failure);
+  const HolderPaths paths = holder_paths(holder_identity(target, start.program), failure);
   failure.throw_if_failed();
   int fd = connect_holder(paths.socket, failure);
   if (fd < 0 && !failure) {

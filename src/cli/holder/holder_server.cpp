@@ -372,7 +372,7 @@ int serve_holder(const HolderOptions& options) {
     if (error) failure = detail::reported(error);
   }
   HolderPaths paths;
-  if (!failure) paths = holder_paths(holder_identity(target), failure);
+  if (!failure) paths = holder_paths(holder_identity(target, "/proc/self/exe"), failure);
   const int listener = failure ? -1 : listen_at(paths.socket, failure);
   report_ready(options.ready_fd, failure);
   if (failure) return 1;

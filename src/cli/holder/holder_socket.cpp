@@ -70,9 +70,15 @@ void refuse(const fs::path& path, std::string_view why, detail::Failure& failure
 
 }  // namespace
 
-std::string holder_identity(const Target& target) {
-  return "adbwire " ADBWIRE_VERSION "\ntarget=" + target.to_string() +
-         "\nhome=" + env_or_empty("HOME") + "\nvendor_keys=" + env_or_empty("ADB_VENDOR_KEYS");
+std::string holder_identity(const Target& target, const fs::path& program) {
+  struct stat st {};
+  std::string build = "adbwire " ADBWIRE_VERSION;
+  if (::stat(program.c_str(), &st) == 0) {
+    build += " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+             std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  }
+  return build + "\ntarget=" + target.to_string() + "\nhome=" + env_or_empty("HOME") +
+         "\nvendor_keys=" + env_or_empty("ADB_VENDOR_KEYS");
 }
 
 HolderPaths holder_paths(std::string_view identity, detail::Failure& failure) {

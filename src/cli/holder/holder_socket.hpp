@@ -17,9 +17,11 @@
 namespace adbwire::cli::holder {
 
 // What one held connection is: the target's canonical form, what picks the host key ($HOME,
-// $ADB_VENDOR_KEYS: another key is another connection) and this build's version (a holder left
-// running by another install is never asked).
-std::string holder_identity(const Target& target);
+// $ADB_VENDOR_KEYS: another key is another connection), and which build holds it: the version
+// and the full program's file (device, inode, modification time), so a holder left running by
+// another build, worktree or install, or by the program before an upgrade, is never asked.
+// program: the full program (the front's full_program_path(), the holder's /proc/self/exe).
+std::string holder_identity(const Target& target, const std::filesystem::path& program);
 
 struct HolderPaths {
   std::filesystem::path socket;  // <runtime>/holders/<hash of the identity>.sock
