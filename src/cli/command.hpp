@@ -5,9 +5,20 @@
 #include <functional>
 #include <string>
 
+namespace adbwire {
+class Device;
+}
+
 namespace adbwire::cli {
 
-// adb-style global flags, shared by every subcommand.
+struct GlobalOptions;
+
+// How a program reaches the device of -s: the full program connects directly
+// (connect_directly, connect.hpp); the lean front through the connection holder
+// (front/front_connect.hpp). Each program's main() sets GlobalOptions::connector.
+using DeviceConnector = Device (*)(const GlobalOptions& globals);
+
+// adb-style global flags, shared by every subcommand (program.hpp registers them).
 struct GlobalOptions {
   std::string serial;        // -s TARGET (or ANDROID_SERIAL)
   std::string host;          // -H adb server host
@@ -15,6 +26,8 @@ struct GlobalOptions {
   std::string record;        // --record FILE.pcapng: record the connection's every byte
   double auth_timeout = -1;  // --auth-timeout SECONDS for a person to accept the key (<0: default)
   std::string session;       // --session NAME: the session verbs run in ("" = the default one)
+  bool no_holder = false;    // --no-holder: connect directly, never through a connection holder
+  DeviceConnector connector = nullptr;
 };
 
 // What a subcommand's parse hands back: the work to run, returning the process exit code.

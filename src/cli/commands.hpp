@@ -39,6 +39,7 @@ void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_holder_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
@@ -49,7 +50,8 @@ inline constexpr AddCommand kCommands[] = {
     add_install_command,  add_uninstall_command, add_forward_command,  add_reverse_command,
     add_logcat_command,   add_get_state_command, add_getprop_command,  add_reboot_command,
     add_root_command,     add_unroot_command,    add_remount_command,  add_tcpip_command,
-    add_usb_command,      add_mcp_command,       add_webviews_command, add_verb_commands,
+    add_usb_command,      add_mcp_command,       add_webviews_command, add_holder_command,
+    add_verb_commands,
 };
 
 }  // namespace adbwire::cli

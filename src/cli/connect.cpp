@@ -26,9 +26,7 @@ ConnectOptions connect_options(const GlobalOptions& globals) {
   return options;
 }
 
-Device connect_device(const GlobalOptions& globals) {
-  return Device::connect(globals.serial, connect_options(globals));
-}
+Device connect_device(const GlobalOptions& globals) { return globals.connector(globals); }
 
 std::string join_command(const std::vector<std::string>& words) {
   std::string command;

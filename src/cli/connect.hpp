@@ -21,10 +21,14 @@ ServerAddress server_address(const GlobalOptions& globals);
 // --auth-timeout. Throws Error(invalid_argument) for a bad -P.
 ConnectOptions connect_options(const GlobalOptions& globals);
 
-// Connects to globals.serial ($ANDROID_SERIAL when empty) with adb's key locations; server:
-// targets and bare serials go through the server of -H/-P. Throws adbwire::Error as
-// Device::connect does.
+// The device of -s ($ANDROID_SERIAL when empty), reached the way this program does
+// (globals.connector). Throws adbwire::Error as Device::connect does.
 Device connect_device(const GlobalOptions& globals);
+
+// The full program's connector: Device::connect with adb's key locations; server: targets and
+// bare serials go through the server of -H/-P. Defined in connect_direct.cpp, which only the full
+// program links (it brings the whole connection runtime).
+Device connect_directly(const GlobalOptions& globals);
 
 // COMMAND… words joined by single spaces, as adb joins `adb shell` arguments.
 std::string join_command(const std::vector<std::string>& words);

@@ -253,6 +253,11 @@ bool Connection::can_use_feature(std::string_view feature) const noexcept {
          std::find(our_features_.begin(), our_features_.end(), feature) != our_features_.end();
 }
 
+bool Connection::connected() const noexcept {
+  std::lock_guard lock(mutex_);
+  return phase_ == Phase::online && !closing_;
+}
+
 ConnectionInfo Connection::info() const {
   std::lock_guard lock(mutex_);
   return info_;

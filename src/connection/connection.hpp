@@ -55,6 +55,7 @@ class Connection final : public detail::StreamOpener,
   std::string serial() const override { return serial_; }
   ConnectionInfo info() const override;
   void close() noexcept override;
+  bool connected() const noexcept override;
   bool set_incoming(std::shared_ptr<detail::IncomingStreams> handler) override;
 
  private:

@@ -47,6 +47,11 @@ class StreamOpener {
   // Fails waiting and later calls with errc::closed. Idempotent.
   virtual void close() noexcept = 0;
 
+  // False once the connection has failed or was closed, so every later open fails (the CLI's
+  // connection holder watches this to let go of a device that went away). A backend without a
+  // connection of its own (one adb-server socket per stream) is always true.
+  virtual bool connected() const noexcept { return true; }
+
   // Routes device-initiated OPENs to handler (nullptr: refuse them all, the default).
   // False when this backend cannot receive them (an adb server carries reverse itself).
   virtual bool set_incoming(std::shared_ptr<IncomingStreams> handler) {

@@ -1,0 +1,195 @@
+// One-shot CLI calls as a user makes them, each a process from spawn to exit: `adbwire -s tcp:…
+// shell true` (the lean front through its connection holder) against the real AOSP
+// `adb -s SERIAL shell true` through a private adb server that already holds the device, both
+// against the same virtual device (a process of its own) in the same run; and the front's start
+// (`adbwire version`) against /bin/true.
+//
+// Usage: oneshot_bench [N]   (N calls per steady-state variant, default 200; first calls: 15)
+// Steady-state variants alternate call by call, so machine noise falls on each alike. A first
+// call runs with a fresh runtime folder (no holder yet): it starts the holder, whose connect is
+// part of the time. `--no-holder` (the full program connecting directly, the path before the
+// holder) is shown for reference.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "support/bench_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using adbwire::bench::median_ms;
+
+// Runs argv (stdin, stdout and stderr on /dev/null) and returns how long it took, spawn to
+// reaped, in milliseconds. Throws when it fails.
+double timed_run(std::vector<std::string> argv, std::vector<std::string> env) {
+  std::vector<char*> args;
+  for (std::string& word : argv) args.push_back(word.data());
+  args.push_back(nullptr);
+  std::vector<char*> envp;
+  for (std::string& entry : env) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (spawned != 0 || waitpid(pid, &status, 0) != pid) {
+    throw adbwire::Error(adbwire::errc::io_error, "cannot run " + argv[0]);
+  }
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw adbwire::Error(adbwire::errc::command_failed, argv[0] + " " + argv.back() + " failed");
+  }
+  return ms;
+}
+
+// A scratch folder; as a runtime folder, one no holder has used yet (a first call meets none),
+// whose holders end with it.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    std::random_device random;
+    path_ = fs::temp_directory_path() / ("adbwire-oneshot-" + std::to_string(random()));
+    fs::create_directories(path_);
+    fs::permissions(path_, fs::perms::owner_all);
+  }
+  ~ScratchFolder() {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(path_ / "adbwire" / "holders", error)) {
+      if (entry.path().extension() == ".sock") stop_holder(entry.path());
+    }
+    fs::remove_all(path_, error);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  // The holder is the process listening at its socket (SO_PEERCRED).
+  static void stop_holder(const fs::path& socket) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+        ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.pid > 0) {
+      ::kill(peer.pid, SIGTERM);
+    }
+    ::close(fd);
+  }
+  fs::path path_;
+};
+
+int run(int n) {
+  const fs::path cli = fs::path(ADBWIRE_CLI_PATH);
+  const ScratchFolder device_files;
+  fs::create_directories(device_files.path() / "root");
+  const adbwire::bench::ForkedVirtualDevice vd(device_files.path() / "root");
+  const std::string target = vd.target();
+  const std::string serial = "127.0.0.1:" + std::to_string(vd.port());
+  const adbwire::bench::PrivateAdb adb;
+  adb.connect_device(vd.port());
+  const std::vector<std::string> adb_call = {
+      adbwire::bench::kAdb, "-P", std::to_string(adb.port()), "-s", serial, "shell", "true"};
+  auto adbwire_env = [](const fs::path& runtime) {
+    return std::vector<std::string>{"XDG_RUNTIME_DIR=" + runtime.string(), "PATH=/usr/bin:/bin"};
+  };
+  const std::vector<std::string> adbwire_call = {cli.string(), "-s", target, "shell", "true"};
+
+  // Steady state: one holder, warmed; adbwire and adb alternate call by call. Spread over the
+  // same run: first calls (each with a fresh runtime folder, so it starts a holder) and direct
+  // calls (--no-holder), so a busy moment of the machine falls on every variant alike.
+  const ScratchFolder runtime;
+  const std::vector<std::string> env = adbwire_env(runtime.path());
+  for (int i = 0; i < 10; ++i) {
+    timed_run(adbwire_call, env);
+    timed_run(adb_call, adb.environment());
+  }
+  constexpr int kFirstCalls = 20;
+  const int every = std::max(1, n / kFirstCalls);
+  std::vector<double> held, adb_shell, first, direct, version, full_version, bin_true;
+  std::vector<std::string> direct_call = adbwire_call;
+  direct_call.insert(direct_call.begin() + 1, "--no-holder");
+  for (int i = 0; i < n; ++i) {
+    held.push_back(timed_run(adbwire_call, env));
+    adb_shell.push_back(timed_run(adb_call, adb.environment()));
+    if (i % every == 0) {
+      const ScratchFolder fresh;
+      first.push_back(timed_run(adbwire_call, adbwire_env(fresh.path())));
+      direct.push_back(timed_run(direct_call, env));
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    version.push_back(timed_run({cli.string(), "version"}, env));
+    bin_true.push_back(timed_run({"/bin/true"}, env));
+    if (i % 4 == 0)
+      full_version.push_back(
+          timed_run({(cli.parent_path() / "adbwire-full").string(), "version"}, env));
+  }
+
+  const double held_ms = median_ms(held);
+  const double adb_ms = median_ms(adb_shell);
+  const double first_ms = median_ms(first);
+  const double version_ms = median_ms(version);
+  const double true_ms = median_ms(bin_true);
+  const std::string adb_label = "adb -s " + serial + " shell true (server)";
+  auto row = [](const std::string& label, double ms, const std::string& note) {
+    std::printf("  %-44s %8.3f ms%s\n", label.c_str(), ms, note.c_str());
+  };
+  std::printf("one-shot calls, spawn to exit, median (virtual device on loopback; N = %d)\n", n);
+  row("adbwire shell true, holder running", held_ms, "");
+  row(adb_label, adb_ms, "");
+  row("adbwire shell true, first call", first_ms,
+      "   (" + std::to_string(first.size()) + " calls, each starting the holder)");
+  row("adbwire --no-holder shell true", median_ms(direct),
+      "   (" + std::to_string(direct.size()) + " calls, direct connect)");
+  row("adbwire version (the front's start)", version_ms, "");
+  row("adbwire-full version", median_ms(full_version),
+      "   (" + std::to_string(full_version.size()) + " calls)");
+  row("/bin/true", true_ms, "");
+  std::printf(
+      "ratio adbwire/adb: %.2f (steady state), %.2f (first call); "
+      "adbwire version / bin/true: %.2f\n",
+      held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 200;
+  if (n <= 0) {
+    std::fprintf(stderr, "usage: oneshot_bench [N > 0]\n");
+    return 2;
+  }
+  try {
+    return run(n);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "oneshot_bench: %s\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,100 @@
+#include "cli/front/dispatch.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <system_error>
+
+#include "adbwire/target.hpp"
+#include "cli/commands.hpp"
+#include "cli/program.hpp"
+
+namespace adbwire::cli::front {
+namespace {
+
+// What the front serves. Every other subcommand runs in the full program.
+constexpr FrontCommand kFrontCommands[] = {
+    {"version", add_version_command, false},
+    {"shell", add_shell_command, true},
+    {"exec-out", add_exec_out_command, true},
+};
+
+bool is_valued_option(std::string_view word) {
+  return std::find(std::begin(kValuedGlobalOptions), std::end(kValuedGlobalOptions), word) !=
+         std::end(kValuedGlobalOptions);
+}
+
+// "-sVALUE" or "--record=VALUE": the option's name, and the value through value.
+std::string_view joined_option(std::string_view word, std::string_view& value) {
+  for (const std::string_view name : kValuedGlobalOptions) {
+    if (name.starts_with("--")) {
+      if (word.size() > name.size() && word.starts_with(name) && word[name.size()] == '=') {
+        value = word.substr(name.size() + 1);
+        return name;
+      }
+    } else if (word.size() > name.size() && word.starts_with(name)) {
+      value = word.substr(name.size());
+      return name;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+CommandLine scan_command_line(std::span<const char* const> args) {
+  CommandLine line;
+  std::string_view seen[std::size(kValuedGlobalOptions)];
+  std::size_t seen_count = 0;
+  auto take = [&](std::string_view name, std::string_view value) {
+    if (std::find(seen, seen + seen_count, name) != seen + seen_count) {
+      line.plain = false;  // CLI11 refuses a repeated option: the full program says so
+    } else {
+      seen[seen_count++] = name;  // at most once each, so never more than the array holds
+    }
+    if (name == "-s") line.serial = value;
+    if (name == "--record") line.record = true;
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view word = args[i];
+    if (word == "-h" || word == "--help" || word == "--") {
+      line.plain = false;
+      continue;
+    }
+    if (!line.command.empty()) continue;
+    std::string_view value;
+    if (is_valued_option(word)) {
+      if (i + 1 == args.size()) {
+        line.plain = false;
+        continue;
+      }
+      take(word, args[++i]);
+    } else if (const std::string_view name = joined_option(word, value); !name.empty()) {
+      take(name, value);
+    } else if (word == kNoHolderFlag) {
+      line.no_holder = true;
+    } else if (word.starts_with("-")) {
+      line.plain = false;
+    } else {
+      line.command = word;
+    }
+  }
+  return line;
+}
+
+const FrontCommand* front_command(const CommandLine& line, const Environment& environment) {
+  if (!line.plain || line.command.empty()) return nullptr;
+  const auto* command = std::find_if(std::begin(kFrontCommands), std::end(kFrontCommands),
+                                     [&](const FrontCommand& c) { return c.name == line.command; });
+  if (command == std::end(kFrontCommands)) return nullptr;
+  if (!command->reaches_device) return command;
+  if (line.no_holder || line.record) return nullptr;
+  if (!environment.no_holder.empty() && environment.no_holder != "0") return nullptr;
+  const std::string_view text = line.serial.empty() ? environment.android_serial : line.serial;
+  if (text.empty()) return nullptr;
+  std::error_code error;
+  const Target target = Target::parse(text, error);
+  if (error || target.kind() != Target::Kind::tcp) return nullptr;
+  return command;
+}
+
+}  // namespace adbwire::cli::front

@@ -1,0 +1,49 @@
+// The front program's dispatch, done on argv before any parser is built: which subcommand the
+// call names, and whether the front serves it (then only that subcommand's parser is made) or
+// hands the call, argv unchanged, to the full program. Sans-IO: the environment comes in as
+// arguments.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "cli/command.hpp"
+
+namespace adbwire::cli::front {
+
+// What the words before the subcommand say.
+struct CommandLine {
+  std::string_view command;  // the first word that is not a global option or its value
+  std::string_view serial;   // -s's value; empty when not given
+  bool record = false;       // --record given
+  bool no_holder = false;    // --no-holder given
+  // Only what the front understands: no help request anywhere, no unknown or repeated global
+  // option, no "--". Anything else goes to the full program, which handles every case.
+  bool plain = true;
+};
+
+// args: argv without argv[0]. Follows add_global_options (program.hpp): the options of
+// kValuedGlobalOptions take a value ("-s X", "-sX", "--record=X"), --no-holder is a flag.
+CommandLine scan_command_line(std::span<const char* const> args);
+
+// A subcommand the front serves. The lead's session verbs join here: a verb that only talks to
+// a local socket (the session daemon) needs no device and nothing heavy, so it belongs in the
+// front; register it with reaches_device = false.
+struct FrontCommand {
+  std::string_view name;
+  AddCommand add;
+  // Reaches a device: served here only when the connection holder can carry the call (a tcp:
+  // target, no --record, no opt-out); otherwise the full program connects directly.
+  bool reaches_device;
+};
+
+// The environment's say in the choice.
+struct Environment {
+  std::string_view android_serial;  // $ANDROID_SERIAL, for a call without -s
+  std::string_view no_holder;       // $ADBWIRE_NO_HOLDER: set and not "0" opts out
+};
+
+// The front's entry for line, or nullptr when the full program should run the call.
+const FrontCommand* front_command(const CommandLine& line, const Environment& environment);
+
+}  // namespace adbwire::cli::front

@@ -1,0 +1,452 @@
+// The lean front and the connection holder (src/cli/README.md) as users meet them: one-shot
+// calls sharing one device connection, a holder that reconnects after its device restarts, the
+// opt-outs, a private socket that nothing planted can stand in for, the idle end, connect
+// errors worded as without a holder, a front that loads no heavy library, and every other
+// command run by the full program as before.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adbwire/testing/vdevice.hpp"
+#include "integration/adb_server.hpp"
+#include "integration/temp_dir.hpp"
+
+namespace adbwire {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kWait = 30s;  // a bound for hangs, never a pause
+
+unsigned mode_of(const fs::path& path) {
+  struct stat st {};
+  ::lstat(path.c_str(), &st);
+  return st.st_mode & 07777;
+}
+
+// The pid of the process listening at a Unix socket (SO_PEERCRED), or -1.
+pid_t listener_pid(const fs::path& socket) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  ucred credentials{};
+  socklen_t size = sizeof credentials;
+  const bool known = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0;
+  ::close(fd);
+  return known ? credentials.pid : -1;
+}
+
+// True once pid has ended (gone, or a zombie nobody reaped yet: the holder is init's child).
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const std::size_t paren = text.rfind(')');
+  return paren != std::string::npos && text.size() > paren + 2 && text[paren + 2] == 'Z';
+}
+
+bool wait_until(const std::function<bool()>& done, Clock::duration bound = kWait) {
+  const auto deadline = Clock::now() + bound;
+  while (!done()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// Each test: its own runtime folder (so its holders are its own), HOME, and a short idle.
+class Holder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(dir_.path() / "home");
+    fs::create_directories(runtime());
+    ::chmod(runtime().c_str(), 0700);
+  }
+  void TearDown() override {
+    for (const fs::path& socket : sockets()) {
+      const pid_t pid = listener_pid(socket);
+      if (pid > 0) ::kill(pid, SIGKILL);
+    }
+  }
+
+  fs::path runtime() const { return dir_.path() / "run"; }
+  fs::path holders() const { return runtime() / "adbwire" / "holders"; }
+
+  // The test's environment; extra entries ("NAME=value") replace its defaults.
+  std::vector<std::string> env(const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> all = extra;
+    for (const std::string& entry :
+         {"HOME=" + (dir_.path() / "home").string(), "XDG_RUNTIME_DIR=" + runtime().string(),
+          std::string("ADBWIRE_HOLDER_IDLE=60"), std::string("PATH=/usr/bin:/bin")}) {
+      const std::string name = entry.substr(0, entry.find('=') + 1);
+      if (std::none_of(extra.begin(), extra.end(),
+                       [&](const std::string& e) { return e.starts_with(name); })) {
+        all.push_back(entry);
+      }
+    }
+    return all;
+  }
+
+  test::ProcessResult adbwire(std::vector<std::string> args,
+                              const std::vector<std::string>& extra_env = {},
+                              std::string_view input = {}) const {
+    args.insert(args.begin(), ADBWIRE_CLI_PATH);
+    return test::run_process(std::move(args), env(extra_env), input, kWait);
+  }
+
+  std::vector<fs::path> sockets() const {
+    std::vector<fs::path> found;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(holders(), error)) {
+      if (entry.path().extension() == ".sock") found.push_back(entry.path());
+    }
+    return found;
+  }
+
+  // The one holder's socket, after a call started it.
+  fs::path only_socket() const {
+    const std::vector<fs::path> found = sockets();
+    EXPECT_EQ(found.size(), 1u);
+    return found.empty() ? fs::path() : found.front();
+  }
+
+  // Kills the holder at socket and waits until it is gone; its socket stays (a holder killed).
+  void kill_holder(const fs::path& socket) const {
+    const pid_t pid = listener_pid(socket);
+    ASSERT_GT(pid, 0) << "no holder answers at " << socket;
+    ASSERT_EQ(::kill(pid, SIGKILL), 0);
+    ASSERT_TRUE(wait_until([pid] { return ended(pid); }));
+  }
+
+  test::TempDir dir_;
+};
+
+TEST_F(Holder, OneShotCallsShareOneConnection) {
+  VirtualDevice vd;
+  vd.start();
+  // Four first calls at once: the lock lets one start the holder, the others use it.
+  std::vector<std::thread> calls;
+  std::vector<test::ProcessResult> results(4);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    calls.emplace_back([&, i] {
+      results[i] = adbwire({"-s", vd.target(), "shell", "echo", "call" + std::to_string(i)});
+    });
+  }
+  for (std::thread& call : calls) call.join();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].exit_code, 0) << results[i].err;
+    EXPECT_EQ(results[i].out, "call" + std::to_string(i) + "\n");
+  }
+  const test::ProcessResult status = adbwire({"-s", vd.target(), "shell", "exit 7"});
+  EXPECT_EQ(status.exit_code, 7);
+  const test::ProcessResult piped = adbwire({"-s", vd.target(), "shell", "cat"}, {}, "abc");
+  EXPECT_EQ(piped.out, "abc") << piped.err;
+  const test::ProcessResult exec = adbwire({"-s", vd.target(), "exec-out", "echo", "raw"});
+  EXPECT_EQ(exec.out, "raw\n") << exec.err;
+  EXPECT_EQ(vd.connections_accepted(), 1u);
+  EXPECT_EQ(sockets().size(), 1u);
+}
+
+TEST_F(Holder, ReconnectsAfterTheDeviceRestartsOnTheSamePort) {
+  VirtualDeviceOptions options;
+  auto first = std::make_unique<VirtualDevice>(options);
+  first->start();
+  const std::string target = first->target();
+  ASSERT_EQ(adbwire({"-s", target, "shell", "echo", "before"}).out, "before\n");
+  options.port = first->port();
+  first->stop();
+  first.reset();
+  VirtualDevice second(options);
+  second.start();
+
+  const test::ProcessResult after = adbwire({"-s", target, "shell", "echo", "after"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, "after\n");
+  EXPECT_NE(after.err.find("adbwire: reconnected to " + target), std::string::npos) << after.err;
+  const test::ProcessResult again = adbwire({"-s", target, "shell", "echo", "again"});
+  EXPECT_EQ(again.out, "again\n");
+  EXPECT_EQ(again.err, "") << "the reconnect is said once";
+  EXPECT_EQ(second.connections_accepted(), 1u);
+  EXPECT_EQ(sockets().size(), 1u) << "the same holder reconnected";
+}
+
+TEST_F(Holder, ADropUnderAStreamIsAnErrorNotAnEnd) {
+  auto vd = std::make_unique<VirtualDevice>();
+  vd->start();
+  const std::string target = vd->target();
+  ASSERT_EQ(adbwire({"-s", target, "shell", "true"}).exit_code, 0);
+  test::ProcessResult exec;
+  std::thread call([&] { exec = adbwire({"-s", target, "exec-out", "sleep", "20"}); });
+  std::this_thread::sleep_for(300ms);
+  vd->stop();
+  call.join();
+  EXPECT_FALSE(exec.timed_out);
+  EXPECT_EQ(exec.exit_code, 1);
+  EXPECT_NE(exec.err.find("device offline"), std::string::npos) << exec.err;
+}
+
+TEST_F(Holder, OptOutsAndRecordingConnectDirectly) {
+  VirtualDevice vd;
+  vd.start();
+  const std::string target = vd.target();
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(adbwire({"--no-holder", "-s", target, "shell", "echo", "flag"}).out, "flag\n");
+    EXPECT_EQ(adbwire({"-s", target, "exec-out", "echo", "var"}, {"ADBWIRE_NO_HOLDER=1"}).out,
+              "var\n");
+  }
+  const fs::path capture = dir_.path() / "shell.pcapng";
+  const test::ProcessResult recorded =
+      adbwire({"--record", capture.string(), "-s", target, "shell", "echo", "rec"});
+  EXPECT_EQ(recorded.out, "rec\n") << recorded.err;
+  EXPECT_GT(fs::file_size(capture), 0u);
+  EXPECT_EQ(vd.connections_accepted(), 5u);
+  EXPECT_TRUE(sockets().empty()) << "an opted-out call started a holder";
+
+  EXPECT_EQ(adbwire({"-s", target, "shell", "echo", "held"}, {"ADBWIRE_NO_HOLDER=0"}).out,
+            "held\n");
+  EXPECT_EQ(sockets().size(), 1u);
+}
+
+TEST_F(Holder, SocketIsPrivate) {
+  VirtualDevice vd;
+  vd.start();
+  ASSERT_EQ(adbwire({"-s", vd.target(), "shell", "true"}).exit_code, 0);
+  const fs::path socket = only_socket();
+  struct stat st {};
+  ASSERT_EQ(::lstat(socket.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_uid, ::geteuid());
+  EXPECT_EQ(mode_of(socket), 0600u);
+  EXPECT_EQ(mode_of(holders()), 0700u);
+  EXPECT_EQ(mode_of(runtime() / "adbwire"), 0700u);
+}
+
+TEST_F(Holder, PlantedPathsAreRefusedAndLeftAlone) {
+  VirtualDevice vd;
+  vd.start();
+  ASSERT_EQ(adbwire({"-s", vd.target(), "shell", "true"}).exit_code, 0);
+  const fs::path socket = only_socket();
+  kill_holder(socket);
+  const fs::path elsewhere = dir_.path() / "elsewhere";
+
+  auto expect_refused = [&](std::string_view why) {
+    const test::ProcessResult run = adbwire({"-s", vd.target(), "shell", "echo", "no"});
+    EXPECT_EQ(run.exit_code, 1) << why;
+    EXPECT_EQ(run.out, "") << why;
+    EXPECT_NE(run.err.find("refusing the connection holder socket " + socket.string()),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find(why), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("permission denied"), std::string::npos) << run.err;
+  };
+
+  fs::remove(socket);
+  fs::create_symlink(elsewhere, socket);
+  expect_refused("it is a symbolic link");
+  EXPECT_TRUE(fs::is_symlink(socket)) << "the planted link was replaced";
+  EXPECT_FALSE(fs::exists(elsewhere)) << "something was made through the link";
+
+  fs::remove(socket);
+  std::ofstream(socket) << "planted";
+  expect_refused("it is not a socket");
+  EXPECT_EQ(test::read_file(socket), "planted");
+
+  fs::remove(socket);
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ::chmod(socket.c_str(), 0666);
+  expect_refused("its mode is 0666, open to other users");
+  ::close(listener);
+  EXPECT_EQ(vd.connections_accepted(), 1u) << "a refused call reached the device";
+}
+
+// Another user's socket at the path, and this user's socket answered by another user's
+// process: both need a second user, so this test runs as root (as the CI container does).
+TEST_F(Holder, AnotherUsersSocketOrProcessIsRefused) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test plants another user's socket: run it as root";
+  constexpr uid_t kNobody = 65534;
+  // A socket made and served by user nobody, in a folder nobody may write; forked before any
+  // thread of ours starts, so the child runs no code another thread had half done.
+  const fs::path open_folder = dir_.path() / "open";
+  fs::create_directories(open_folder);
+  ::chmod(dir_.path().c_str(), 0755);
+  ::chmod(open_folder.c_str(), 0777);
+  const std::string made = (open_folder / "s.sock").string();
+  int ready[2], end[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(end, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    ::close(end[1]);
+    if (::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) ::_exit(2);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, made.c_str(), sizeof address.sun_path - 1);
+    if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(fd, 4) != 0) {
+      ::_exit(3);
+    }
+    [[maybe_unused]] const ssize_t said = ::write(ready[1], "r", 1);
+    char byte;
+    [[maybe_unused]] const ssize_t until_closed = ::read(end[0], &byte, 1);
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(end[0]);
+  char byte = 0;
+  const bool listening = ::read(ready[0], &byte, 1) == 1;
+  ::close(ready[0]);
+  struct ChildGuard {
+    pid_t pid;
+    int end;
+    ~ChildGuard() {
+      ::close(end);  // ends the child's wait
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } guard{child, end[1]};
+  ASSERT_TRUE(listening) << "user " << kNobody << " could not listen in " << open_folder;
+
+  VirtualDevice vd;
+  vd.start();
+  ASSERT_EQ(adbwire({"-s", vd.target(), "shell", "true"}).exit_code, 0);
+  const fs::path socket = only_socket();
+  kill_holder(socket);
+  ASSERT_EQ(::rename(made.c_str(), socket.c_str()), 0) << std::strerror(errno);
+  ::chmod(socket.c_str(), 0600);
+
+  const test::ProcessResult other_owner = adbwire({"-s", vd.target(), "shell", "true"});
+  EXPECT_EQ(other_owner.exit_code, 1);
+  EXPECT_NE(other_owner.err.find("it belongs to user 65534"), std::string::npos) << other_owner.err;
+
+  ASSERT_EQ(::chown(socket.c_str(), 0, 0), 0);
+  const test::ProcessResult other_process = adbwire({"-s", vd.target(), "shell", "true"});
+  EXPECT_EQ(other_process.exit_code, 1);
+  EXPECT_NE(other_process.err.find("the process answering there runs as user 65534"),
+            std::string::npos)
+      << other_process.err;
+  EXPECT_EQ(listener_pid(socket), child) << "the planted socket was replaced";
+  EXPECT_EQ(vd.connections_accepted(), 1u) << "a refused call reached the device";
+}
+
+TEST_F(Holder, EndsWhenIdle) {
+  VirtualDevice vd;
+  vd.start();
+  ASSERT_EQ(adbwire({"-s", vd.target(), "shell", "true"}, {"ADBWIRE_HOLDER_IDLE=1"}).exit_code, 0);
+  const fs::path socket = only_socket();
+  const pid_t pid = listener_pid(socket);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(
+      wait_until([&] { return !fs::exists(fs::symlink_status(socket)) && ended(pid); }, 10s))
+      << "the holder outlived its idle second";
+  EXPECT_TRUE(fs::is_empty(holders())) << "the holder left its lock file";
+  // The next call starts a new one.
+  EXPECT_EQ(adbwire({"-s", vd.target(), "shell", "echo", "new"}).out, "new\n");
+  EXPECT_EQ(vd.connections_accepted(), 2u);
+}
+
+TEST_F(Holder, ConnectErrorsReadAsWithoutAHolder) {
+  const std::string target = "tcp:127.0.0.1:" + std::to_string(test::free_port());
+  const test::ProcessResult held = adbwire({"-s", target, "shell", "true"});
+  const test::ProcessResult direct = adbwire({"--no-holder", "-s", target, "shell", "true"});
+  EXPECT_EQ(held.exit_code, 1);
+  EXPECT_EQ(held.exit_code, direct.exit_code);
+  EXPECT_NE(direct.err.find("adbwire: error: "), std::string::npos) << direct.err;
+  EXPECT_EQ(held.err, direct.err);
+  EXPECT_TRUE(fs::is_empty(holders())) << "a holder that never connected left a file";
+}
+
+TEST_F(Holder, FrontLinksNoHeavyLibrary) {
+  const test::ProcessResult front = test::run_process({"/usr/bin/ldd", ADBWIRE_CLI_PATH}, {}, {});
+  ASSERT_EQ(front.exit_code, 0) << "ldd (Debian package libc-bin) is needed: " << front.err;
+  for (const char* heavy :
+       {"libssl", "libcrypto", "libusb", "pugixml", "spng", "turbojpeg", "brotli", "lz4", "zstd"}) {
+    EXPECT_EQ(front.out.find(heavy), std::string::npos) << heavy << " in\n" << front.out;
+  }
+  if (ADBWIRE_FRONT_STATIC_LIBSTDCXX) {
+    EXPECT_EQ(front.out.find("libstdc++"), std::string::npos) << front.out;
+  }
+  // The check can fail: the full program loads them.
+  const fs::path full = fs::path(ADBWIRE_CLI_PATH).parent_path() / "adbwire-full";
+  const test::ProcessResult all = test::run_process({"/usr/bin/ldd", full.string()}, {}, {});
+  EXPECT_NE(all.out.find("libssl"), std::string::npos) << all.out;
+}
+
+TEST_F(Holder, OtherCommandsRunInTheFullProgram) {
+  VirtualDevice vd;
+  vd.start();
+  const test::ProcessResult prop = adbwire({"-s", vd.target(), "getprop", "ro.serialno"});
+  EXPECT_EQ(prop.exit_code, 0) << prop.err;
+  EXPECT_EQ(prop.out, "adbwire-vdevice\n");
+  EXPECT_EQ(vd.connections_accepted(), 1u);
+  EXPECT_TRUE(sockets().empty());
+  const test::ProcessResult help = adbwire({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("pull"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--no-holder"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("\n  holder "), std::string::npos) << "the holder is not for users";
+  const fs::path full = fs::path(ADBWIRE_CLI_PATH).parent_path() / "adbwire-full";
+  const test::ProcessResult version = adbwire({"version"});
+  EXPECT_EQ(version.out.substr(0, 8), "adbwire ");
+  EXPECT_EQ(version.out, test::run_process({full.string(), "version"}, {}, {}).out);
+
+  // The full program takes over the process: same pid, its image.
+  std::vector<std::string> argv = {ADBWIRE_CLI_PATH, "vdevice", "--port", "0"};
+  std::vector<std::string> environment = env();
+  auto args = test::c_strings(argv);
+  auto envp = test::c_strings(environment);
+  int out[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::execve(args[0], args.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string said;
+  char buffer[256];
+  while (said.find("listening") == std::string::npos) {
+    const ssize_t n = ::read(out[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    said.append(buffer, static_cast<std::size_t>(n));
+  }
+  EXPECT_NE(said.find("listening"), std::string::npos) << said;
+  std::error_code error;
+  EXPECT_EQ(fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", error).filename(),
+            "adbwire-full");
+  ::kill(pid, SIGTERM);
+  ::waitpid(pid, nullptr, 0);
+  ::close(out[0]);
+}
+
+}  // namespace
+}  // namespace adbwire

@@ -1,0 +1,97 @@
+#include "cli/front/dispatch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/program.hpp"
+
+namespace adbwire::cli::front {
+namespace {
+
+CommandLine scan(std::vector<const char*> args) { return scan_command_line(args); }
+
+std::string served(std::vector<const char*> args, Environment environment = {}) {
+  const FrontCommand* command = front_command(scan(std::move(args)), environment);
+  return command == nullptr ? "full program" : std::string(command->name);
+}
+
+TEST(FrontDispatch, FindsTheCommandAfterGlobalOptionsAndTheirValues) {
+  const CommandLine line = scan({"-s", "tcp:h:5555", "-H", "host", "-P", "5038", "--auth-timeout",
+                                 "3", "--no-holder", "shell", "ls", "-l"});
+  EXPECT_EQ(line.command, "shell");
+  EXPECT_EQ(line.serial, "tcp:h:5555");
+  EXPECT_TRUE(line.no_holder);
+  EXPECT_FALSE(line.record);
+  EXPECT_TRUE(line.plain);
+
+  const CommandLine joined = scan({"-stcp:h:1", "--record=x.pcapng", "exec-out", "cat"});
+  EXPECT_EQ(joined.command, "exec-out");
+  EXPECT_EQ(joined.serial, "tcp:h:1");
+  EXPECT_TRUE(joined.record);
+  EXPECT_TRUE(joined.plain);
+
+  // A value that looks like a command is a value.
+  EXPECT_EQ(scan({"-s", "shell", "version"}).command, "version");
+}
+
+TEST(FrontDispatch, AnythingUnusualIsLeftToTheFullProgram) {
+  EXPECT_FALSE(scan({"--help"}).plain);
+  EXPECT_FALSE(scan({"shell", "ls", "--help"}).plain);
+  EXPECT_FALSE(scan({"-h", "shell"}).plain);
+  EXPECT_FALSE(scan({"--verbose", "shell"}).plain);
+  EXPECT_FALSE(scan({"-s", "a", "-s", "b", "shell"}).plain);
+  EXPECT_FALSE(scan({"-s"}).plain);
+  EXPECT_FALSE(scan({"--", "shell"}).plain);
+  EXPECT_TRUE(scan({}).command.empty());
+}
+
+TEST(FrontDispatch, ServesShellAndExecOutOnTcpTargetsOnly) {
+  EXPECT_EQ(served({"-s", "tcp:127.0.0.1:5555", "shell", "true"}), "shell");
+  EXPECT_EQ(served({"-s", "127.0.0.1:5555", "exec-out", "true"}), "exec-out");
+  EXPECT_EQ(served({"shell"}, {.android_serial = "tcp:h", .no_holder = {}}), "shell");
+  EXPECT_EQ(served({"version"}), "version");
+  // The adb server holds these; a USB interface has one owner; no target at all is an error
+  // the full program words.
+  EXPECT_EQ(served({"-s", "server:emulator-5554", "shell"}), "full program");
+  EXPECT_EQ(served({"-s", "emulator-5554", "shell"}), "full program");
+  EXPECT_EQ(served({"-s", "usb:", "shell"}), "full program");
+  EXPECT_EQ(served({"shell"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h:99999", "shell"}), "full program");
+  // Every other subcommand, and an unknown one.
+  EXPECT_EQ(served({"-s", "tcp:h", "pull", "/x"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "no-such-command"}), "full program");
+}
+
+TEST(FrontDispatch, OptOutsAndRecordingConnectDirectly) {
+  EXPECT_EQ(served({"--no-holder", "-s", "tcp:h", "shell"}), "full program");
+  EXPECT_EQ(served({"--record", "x.pcapng", "-s", "tcp:h", "shell"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.android_serial = {}, .no_holder = "1"}),
+            "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.android_serial = {}, .no_holder = "yes"}),
+            "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.android_serial = {}, .no_holder = "0"}), "shell");
+  // version reaches no device: no reason to hand it over.
+  EXPECT_EQ(served({"--no-holder", "version"}), "version");
+}
+
+// The scan skips exactly the values CLI11 takes: each valued option of the list takes one, and
+// --no-holder is a flag, in the parser add_global_options builds.
+TEST(FrontDispatch, ValuedOptionsAreThoseTheParserGivesAValue) {
+  CLI::App app;
+  GlobalOptions globals;
+  add_global_options(app, globals);
+  for (const std::string_view name : kValuedGlobalOptions) {
+    const CLI::Option* option = app.get_option(std::string(name));
+    ASSERT_NE(option, nullptr) << name;
+    EXPECT_EQ(option->get_items_expected_min(), 1) << name;
+  }
+  const CLI::Option* flag = app.get_option(std::string(kNoHolderFlag));
+  ASSERT_NE(flag, nullptr);
+  EXPECT_EQ(flag->get_items_expected_min(), 0);
+}
+
+}  // namespace
+}  // namespace adbwire::cli::front
