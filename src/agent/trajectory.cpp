@@ -11,44 +11,12 @@
 #include "base/failure.hpp"
 #include "base/mutex.hpp"
 #include "base/private_files.hpp"
+#include "ui/escape.hpp"
 
 namespace adbwire {
 namespace {
 
 namespace fs = std::filesystem;
-
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (byte < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
 
 std::string numbered(std::uint64_t step, std::string_view suffix) {
   char prefix[32];
@@ -132,13 +100,13 @@ void Trajectory::append(const TrajectoryStep& step, detail::Failure& failure) {
                                                step.started.time_since_epoch())
                                                .count());
   line += ",\"action\":";
-  append_json_string(line, step.action);
+  ui::append_json_string(line, step.action);
   line += ",\"args\":{";
   for (std::size_t i = 0; i < step.args.size(); ++i) {
     if (i > 0) line += ',';
-    append_json_string(line, step.args[i].first);
+    ui::append_json_string(line, step.args[i].first);
     line += ':';
-    append_json_string(line, step.args[i].second);
+    ui::append_json_string(line, step.args[i].second);
   }
   line += "},\"ok\":";
   line += step.error ? "false" : "true";
@@ -148,17 +116,17 @@ void Trajectory::append(const TrajectoryStep& step, detail::Failure& failure) {
   line += ms;
   if (!step.snapshot.empty()) {
     line += ",\"snapshot\":";
-    append_json_string(line, step.snapshot);
+    ui::append_json_string(line, step.snapshot);
   }
   if (!step.screenshot.empty()) {
     line += ",\"screenshot\":";
-    append_json_string(line, step.screenshot);
+    ui::append_json_string(line, step.screenshot);
   }
   if (step.error) {
     line += ",\"error\":";
-    append_json_string(line, step.error.message());
+    ui::append_json_string(line, step.error.message());
     line += ",\"message\":";
-    append_json_string(line, step.message);
+    ui::append_json_string(line, step.message);
   }
   line += "}\n";
   // One write per line, so a line is never interleaved with another process's.
