@@ -18,7 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -72,15 +72,14 @@ class Trajectory {
   std::uint64_t steps() const;
 
  private:
-  bool open(std::error_code& code, std::string& detail);
+  struct Files;  // the open folder and log, the step count and the mutex that guards them
+
+  void open(detail::Failure& failure);
   std::string save_file(std::string_view suffix, std::string_view bytes, detail::Failure& failure);
   void append(const TrajectoryStep& step, detail::Failure& failure);
 
   TrajectoryOptions options_;
-  int folder_fd_ = -1;
-  mutable std::mutex mutex_;
-  int log_fd_ = -1;          // appends guarded by mutex_
-  std::uint64_t steps_ = 0;  // guarded by mutex_
+  std::unique_ptr<Files> files_;
 };
 
 }  // namespace adbwire

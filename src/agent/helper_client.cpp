@@ -12,6 +12,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "adbwire/protocol/printable.hpp"
 #include "adbwire/sync.hpp"
 #include "agent/dump.hpp"
 #include "agent/helper_dex.hpp"
@@ -55,11 +56,12 @@ bool read_exact(Stream& stream, std::span<std::uint8_t> into, Deadline deadline,
   return true;
 }
 
-std::string printable(std::string_view bytes) {
-  std::string text;
-  for (const char c : bytes.substr(0, 200)) text += (c >= 0x20 && c < 0x7f) || c == '\n' ? c : '.';
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
+// The device's text as a message quotes it: without the line break it ends with, its first
+// 200 bytes, escaped (protocol::printable).
+std::string excerpt(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.remove_suffix(1);
+  return protocol::printable(text, 200);
 }
 
 // A file with the embedded dex for SyncClient::push, removed when this goes.
@@ -134,7 +136,7 @@ std::string HelperClient::read_log(Device& device, Deadline deadline) noexcept {
     got += n;
   }
   text.resize(got);
-  return printable(text);
+  return excerpt(text);
 }
 
 void HelperClient::install(Device& device, Deadline deadline, detail::Failure& failure) {
@@ -187,7 +189,7 @@ bool HelperClient::exchange(std::span<const std::uint8_t> request, Deadline repl
     } else {
       failure.set(errc::protocol_error,
                   "the on-device dumper answered with bytes that are no reply frame: \"" +
-                      printable(text) + "\"");
+                      excerpt(text) + "\"");
     }
     return false;
   }
@@ -236,10 +238,10 @@ void HelperClient::start(Device& device, const HelperBudget& budget, Deadline de
     return;
   }
   failure.set(errc::command_failed,
-              failed ? "the on-device dumper could not start: " + printable(payload)
+              failed ? "the on-device dumper could not start: " + excerpt(payload)
                      : "the on-device dumper is not the version this adbwire "
                        "expects (it said \"" +
-                           printable(payload) + "\")");
+                           excerpt(payload) + "\")");
 }
 
 std::string HelperClient::request(Device& device, std::string_view what,
@@ -300,7 +302,7 @@ void HelperClient::set_clipboard(Device& device, std::string_view text, const He
               budget.reply_timeout, budget, deadline, failed, failure);
   if (!failure && failed)
     failure.set(errc::command_failed,
-                "the device's clipboard service refused the text: " + printable(reply));
+                "the device's clipboard service refused the text: " + excerpt(reply));
 }
 
 std::string HelperClient::get_clipboard(Device& device, const HelperBudget& budget,
@@ -313,7 +315,7 @@ std::string HelperClient::get_clipboard(Device& device, const HelperBudget& budg
     failure.set(errc::command_failed,
                 "the device's clipboard service did not give its text (Android 10+ lets "
                 "only the focused app or the input method read it): " +
-                    printable(reply));
+                    excerpt(reply));
     return {};
   }
   return reply;

@@ -70,7 +70,7 @@ class HelperClient {
   // a hung dumper keeps the device's only UiAutomation connection, and the fallback to
   // `uiautomator dump` would fail "already registered" while it lives.
   void kill(Device& device) noexcept;
-  // The start of the dumper's stderr log, printable, for an error message ("" when empty).
+  // The start of the dumper's stderr log, escaped, for an error message ("" when empty).
   std::string read_log(Device& device, Deadline deadline) noexcept;
 
   std::string name_;

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "adbwire/protocol/bytes.hpp"
+
 namespace adbwire::agent::helper {
 
 inline constexpr std::uint8_t kPing = 'P';
@@ -38,16 +40,17 @@ inline std::array<std::uint8_t, 1> encode_ping() noexcept { return {kPing}; }
 // quiet and max are UiAutomation.waitForIdle's idle window and total wait, in milliseconds.
 inline std::array<std::uint8_t, 9> encode_dump(std::uint32_t quiet_ms,
                                                std::uint32_t max_ms) noexcept {
-  auto be = [](std::uint32_t v, int shift) { return static_cast<std::uint8_t>(v >> shift); };
-  return {kDump,          be(quiet_ms, 24), be(quiet_ms, 16), be(quiet_ms, 8), be(quiet_ms, 0),
-          be(max_ms, 24), be(max_ms, 16),   be(max_ms, 8),    be(max_ms, 0)};
+  std::array<std::uint8_t, 9> request{kDump};
+  protocol::store_be32(request.data() + 1, quiet_ms);
+  protocol::store_be32(request.data() + 5, max_ms);
+  return request;
 }
 
 // 'C', big-endian u32 length, then the text (at most kMaxClip bytes: the caller checks).
 inline std::string encode_set_clip(std::string_view text) {
-  const auto n = static_cast<std::uint32_t>(text.size());
-  std::string out{static_cast<char>(kSetClip), static_cast<char>(n >> 24),
-                  static_cast<char>(n >> 16), static_cast<char>(n >> 8), static_cast<char>(n)};
+  std::string out(1 + 4, static_cast<char>(kSetClip));
+  protocol::store_be32(reinterpret_cast<std::uint8_t*>(out.data() + 1),
+                       static_cast<std::uint32_t>(text.size()));
   out += text;
   return out;
 }
@@ -56,8 +59,7 @@ inline std::string encode_set_clip(std::string_view text) {
 inline std::optional<ReplyHeader> decode_reply_header(
     std::span<const std::uint8_t, kHeaderSize> bytes) noexcept {
   if (bytes[0] > static_cast<std::uint8_t>(Status::failed)) return std::nullopt;
-  const std::uint32_t length = (std::uint32_t{bytes[1]} << 24) | (std::uint32_t{bytes[2]} << 16) |
-                               (std::uint32_t{bytes[3]} << 8) | std::uint32_t{bytes[4]};
+  const std::uint32_t length = protocol::load_be32(bytes.data() + 1);
   if (length > kMaxReply) return std::nullopt;
   return ReplyHeader{static_cast<Status>(bytes[0]), length};
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "base/base64.hpp"
 #include "base/keycodes.hpp"
 #include "services/device_command.hpp"
 
@@ -86,28 +87,7 @@ std::optional<std::string> key_code(std::string_view name) {
 }
 
 std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16 |
-                            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1]))
-                                << 8 |
-                            static_cast<unsigned char>(bytes[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
-  }
-  if (i < bytes.size()) {
-    std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (i + 1 < bytes.size())
-      v |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
+  return detail::base64_encode({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
 }
 
 std::size_t code_points(std::string_view text) noexcept {

@@ -23,7 +23,7 @@ std::optional<std::string> ascii_type_command(std::string_view text, std::size_t
 // returned as is. nullopt for anything else.
 std::optional<std::string> key_code(std::string_view name);
 
-// Standard base64 (with padding) of bytes.
+// Standard base64 (with padding) of text, as the ADB keyboard takes it (base/base64.hpp).
 std::string base64(std::string_view bytes);
 
 // Number of UTF-8 code points in text.

@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
-#include "connection/wait.hpp"
 
 namespace adbwire::connection {
 namespace {
@@ -49,12 +48,13 @@ std::string milliseconds(std::chrono::milliseconds value) {
 struct Connection::StreamState {
   enum class Phase { opening, open, ended, failed };
 
-  explicit StreamState(std::string name) : service(std::move(name)) {}
+  // A stream the device opened (answer_open) starts open; one a caller opens, opening.
+  StreamState(std::string name, Phase initial) : service(std::move(name)), phase(initial) {}
 
   // Wakes waiters with `why` unless the stream already ended or failed.
   void fail(const detail::Failure& why) {
     {
-      std::lock_guard lock(mutex);
+      detail::MutexLock lock(mutex);
       if (phase == Phase::ended || phase == Phase::failed) return;
       phase = Phase::failed;
       failure = why;
@@ -64,15 +64,16 @@ struct Connection::StreamState {
 
   const std::string service;
 
-  std::mutex mutex;
+  detail::Mutex mutex;
   std::condition_variable changed;
-  Phase phase = Phase::opening;                  // guarded by mutex
-  detail::Failure failure;                       // guarded by mutex
-  std::deque<std::vector<std::uint8_t>> chunks;  // guarded by mutex; received, not yet read
-  std::size_t front_offset = 0;                  // guarded by mutex; read part of chunks.front()
-  std::uint64_t writes_posted = 0;               // guarded by mutex
-  std::uint64_t writes_done = 0;                 // guarded by mutex
-  bool locally_closed = false;                   // guarded by mutex
+  Phase phase ADBWIRE_GUARDED_BY(mutex);
+  detail::Failure failure ADBWIRE_GUARDED_BY(mutex);
+  // Received, not yet read; front_offset bytes of chunks.front() are read.
+  std::deque<std::vector<std::uint8_t>> chunks ADBWIRE_GUARDED_BY(mutex);
+  std::size_t front_offset ADBWIRE_GUARDED_BY(mutex) = 0;
+  std::uint64_t writes_posted ADBWIRE_GUARDED_BY(mutex) = 0;
+  std::uint64_t writes_done ADBWIRE_GUARDED_BY(mutex) = 0;
+  bool locally_closed ADBWIRE_GUARDED_BY(mutex) = false;
 
   // I/O thread only.
   std::uint32_t id = 0;
@@ -92,11 +93,12 @@ class Connection::SessionStream final : public detail::StreamBackend {
     std::size_t copied = 0;
     std::size_t consumed_chunk = 0;
     {
-      std::unique_lock lock(state_->mutex);
-      const bool ready = wait_until(state_->changed, lock, deadline, [&] {
-        return !state_->chunks.empty() || state_->phase == StreamState::Phase::ended ||
-               state_->phase == StreamState::Phase::failed;
-      });
+      detail::MutexLock lock(state_->mutex);
+      const bool ready = detail::wait_until(
+          state_->changed, lock, deadline, [&]() ADBWIRE_REQUIRES(state_->mutex) {
+            return !state_->chunks.empty() || state_->phase == StreamState::Phase::ended ||
+                   state_->phase == StreamState::Phase::failed;
+          });
       if (!ready) {
         failure.set(errc::timeout, "no output from '" + state_->service + "' before the deadline");
         return 0;
@@ -130,7 +132,7 @@ class Connection::SessionStream final : public detail::StreamBackend {
       const std::size_t piece = std::min(data.size(), kWriteChunk);
       std::uint64_t ticket = 0;
       {
-        std::lock_guard lock(state_->mutex);
+        detail::MutexLock lock(state_->mutex);
         if (!writable_locked(failure)) return;
         ticket = ++state_->writes_posted;
       }
@@ -138,10 +140,11 @@ class Connection::SessionStream final : public detail::StreamBackend {
                  [connection = connection_.get(), state = state_,
                   bytes = std::vector<std::uint8_t>(data.begin(), data.begin() + piece),
                   ticket] { connection->do_write(state, bytes, ticket); });
-      std::unique_lock lock(state_->mutex);
-      const bool done = wait_until(state_->changed, lock, deadline, [&] {
-        return state_->writes_done >= ticket || state_->phase != StreamState::Phase::open;
-      });
+      detail::MutexLock lock(state_->mutex);
+      const bool done = detail::wait_until(
+          state_->changed, lock, deadline, [&]() ADBWIRE_REQUIRES(state_->mutex) {
+            return state_->writes_done >= ticket || state_->phase != StreamState::Phase::open;
+          });
       if (!done) {
         failure.set(errc::timeout,
                     "'" + state_->service + "' did not accept more input before the deadline");
@@ -158,13 +161,12 @@ class Connection::SessionStream final : public detail::StreamBackend {
   void close() noexcept override { connection_->post_close_stream(state_); }
 
   bool is_open() const noexcept override {
-    std::lock_guard lock(state_->mutex);
+    detail::MutexLock lock(state_->mutex);
     return state_->phase == StreamState::Phase::open;
   }
 
  private:
-  // Caller holds state_->mutex.
-  bool writable_locked(detail::Failure& failure) const {
+  bool writable_locked(detail::Failure& failure) const ADBWIRE_REQUIRES(state_->mutex) {
     switch (state_->phase) {
       case StreamState::Phase::open:
         return true;
@@ -221,7 +223,7 @@ std::shared_ptr<Connection> Connection::establish(const TransportFactory& factor
 }
 
 void Connection::wait_online(Deadline connect_deadline, detail::Failure& failure) {
-  std::unique_lock lock(mutex_);
+  detail::MutexLock lock(mutex_);
   for (;;) {
     if (phase_ == Phase::online) return;
     if (phase_ == Phase::failed) {
@@ -229,7 +231,7 @@ void Connection::wait_online(Deadline connect_deadline, detail::Failure& failure
       return;
     }
     const Deadline deadline = awaiting_user_ ? auth_deadline_ : connect_deadline;
-    if (phase_changed_.wait_until(lock, deadline) == std::cv_status::timeout &&
+    if (phase_changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout &&
         phase_ == Phase::handshaking &&
         (awaiting_user_ ? auth_deadline_ : connect_deadline) <= Clock::now()) {
       if (awaiting_user_) {
@@ -259,15 +261,15 @@ bool Connection::connected() const noexcept {
 }
 
 ConnectionInfo Connection::info() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return info_;
 }
 
 std::unique_ptr<detail::StreamBackend> Connection::open(std::string_view service, Deadline deadline,
                                                         detail::Failure& failure) {
-  auto state = std::make_shared<StreamState>(std::string(service));
+  auto state = std::make_shared<StreamState>(std::string(service), StreamState::Phase::opening);
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     if (phase_ != Phase::online) {
       failure = phase_ == Phase::failed
                     ? failure_
@@ -279,9 +281,10 @@ std::unique_ptr<detail::StreamBackend> Connection::open(std::string_view service
   auto stream = std::make_unique<SessionStream>(shared_from_this(), state);
   asio::post(io_, [this, state] { do_open(state, state->service); });
 
-  std::unique_lock lock(state->mutex);
-  const bool settled = wait_until(state->changed, lock, deadline,
-                                  [&] { return state->phase != StreamState::Phase::opening; });
+  detail::MutexLock lock(state->mutex);
+  const bool settled = detail::wait_until(
+      state->changed, lock, deadline,
+      [&]() ADBWIRE_REQUIRES(state->mutex) { return state->phase != StreamState::Phase::opening; });
   if (!settled) {
     failure.set(errc::timeout,
                 target_ + " did not open '" + state->service + "' before the deadline");
@@ -296,7 +299,7 @@ std::unique_ptr<detail::StreamBackend> Connection::open(std::string_view service
 
 void Connection::post_close_stream(const std::shared_ptr<StreamState>& state) {
   {
-    std::lock_guard lock(state->mutex);
+    detail::MutexLock lock(state->mutex);
     if (state->locally_closed) return;
     state->locally_closed = true;
     state->chunks.clear();
@@ -312,13 +315,13 @@ void Connection::post_close_stream(const std::shared_ptr<StreamState>& state) {
 }
 
 void Connection::forget(const StreamState* state) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   live_.erase(state);
 }
 
 void Connection::close() noexcept {
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     if (closing_) return;
     closing_ = true;
   }
@@ -379,10 +382,16 @@ void Connection::on_read(const std::error_code& error, std::size_t bytes) {
 void Connection::handle_events() {
   protocol::Event event;
   while (session_.next_event(event)) {
+    // Expected failures (a refused key, a bad OPEN, a broken TLS handshake) reach fail()
+    // without throwing. What can still throw is exceptional: OpenSSL unable to sign
+    // (PrivateKey::sign_token; the session already refused tokens that are not 20 bytes), no
+    // memory, no thread left for a reverse connection's pumps (IncomingStreams::adopt). An
+    // exception must not leave the I/O thread, which would end the process: it ends this
+    // connection instead.
     try {
       handle_event(event);
     } catch (const Error& error) {
-      fail(error.code(), error.what());
+      fail(error.code(), error.detail());
     } catch (const std::exception& error) {
       fail(make_error_code(errc::io_error), error.what());
     }
@@ -409,7 +418,7 @@ void Connection::handle_event(protocol::Event& event) {
     case Type::stream_ready:
       if (auto state = find(event.stream)) {
         {
-          std::lock_guard lock(state->mutex);
+          detail::MutexLock lock(state->mutex);
           if (state->phase == StreamState::Phase::opening) state->phase = StreamState::Phase::open;
         }
         state->changed.notify_all();
@@ -422,7 +431,7 @@ void Connection::handle_event(protocol::Event& event) {
           return;
         }
         {
-          std::lock_guard lock(state->mutex);
+          detail::MutexLock lock(state->mutex);
           if (state->locally_closed) return;
           state->chunks.push_back(std::move(event.data));
         }
@@ -432,7 +441,7 @@ void Connection::handle_event(protocol::Event& event) {
     case Type::stream_writable:
       if (auto state = find(event.stream); state && state->write_waiting != 0) {
         {
-          std::lock_guard lock(state->mutex);
+          detail::MutexLock lock(state->mutex);
           state->writes_done = std::max(state->writes_done, state->write_waiting);
         }
         state->write_waiting = 0;
@@ -443,7 +452,7 @@ void Connection::handle_event(protocol::Event& event) {
       if (auto state = find(event.stream)) {
         streams_by_id_.erase(event.stream);
         {
-          std::lock_guard lock(state->mutex);
+          detail::MutexLock lock(state->mutex);
           if (state->phase == StreamState::Phase::opening) {
             state->phase = StreamState::Phase::failed;
             state->failure.set(errc::not_supported,
@@ -493,14 +502,14 @@ void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
   if (next_key_ < keys_.size()) {
     const PrivateKey& key = keys_[next_key_++];
     session_.send_auth_signature(key.sign_token(token));
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     ++info_.signatures_sent;
     return;
   }
   if (public_key_sent_) return;  // the device asks again while its prompt is up: keep waiting
   if (!options_.offer_public_key) {
     {
-      std::lock_guard lock(mutex_);
+      detail::MutexLock lock(mutex_);
       info_.key_fingerprint = keys_.front().fingerprint();
     }
     fail(make_error_code(errc::unauthorized),
@@ -514,7 +523,7 @@ void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
   public_key_sent_ = true;
   session_.send_auth_public_key(keys_.front().public_key_line(default_key_comment()));
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     awaiting_user_ = true;
     auth_deadline_ = deadline_after(options_.auth_timeout);
     info_.key_fingerprint = keys_.front().fingerprint();
@@ -523,7 +532,7 @@ void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
 }
 
 bool Connection::set_incoming(std::shared_ptr<detail::IncomingStreams> handler) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   incoming_ = std::move(handler);
   return true;
 }
@@ -531,20 +540,19 @@ bool Connection::set_incoming(std::shared_ptr<detail::IncomingStreams> handler) 
 void Connection::answer_open(const protocol::Event& event) {
   std::shared_ptr<detail::IncomingStreams> incoming;
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     incoming = incoming_;
   }
   if (!incoming || !incoming->accepts(event.service)) {
     session_.refuse_open(event.stream);
     return;
   }
-  auto state = std::make_shared<StreamState>(event.service);
-  state->phase = StreamState::Phase::open;  // not yet shared with any other thread
+  auto state = std::make_shared<StreamState>(event.service, StreamState::Phase::open);
   state->id = event.stream;
   session_.accept_open(event.stream);
   streams_by_id_[event.stream] = state;
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     live_.emplace(state.get(), state);
   }
   incoming->adopt(event.service, std::make_unique<SessionStream>(shared_from_this(), state));
@@ -553,7 +561,7 @@ void Connection::answer_open(const protocol::Event& event) {
 void Connection::went_online() {
   peer_banner_ = session_.peer_banner();
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     if (phase_ != Phase::handshaking) return;
     phase_ = Phase::online;
     if (public_key_sent_) {
@@ -612,7 +620,7 @@ void Connection::fail(std::error_code code, std::string detail) {
   std::vector<std::shared_ptr<StreamState>> waiting;
   detail::Failure why;
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     if (phase_ == Phase::failed) return;
     phase_ = Phase::failed;
     failure_.set(code, std::move(detail));
@@ -631,7 +639,7 @@ void Connection::fail(std::error_code code, std::string detail) {
 
 void Connection::do_open(const std::shared_ptr<StreamState>& state, const std::string& service) {
   {
-    std::lock_guard lock(state->mutex);
+    detail::MutexLock lock(state->mutex);
     if (state->locally_closed || state->phase != StreamState::Phase::opening) return;
   }
   std::error_code error;
@@ -666,7 +674,7 @@ void Connection::do_write(const std::shared_ptr<StreamState>& state,
   }
   if (session_.queued(state->id) <= kSendHighWater) {
     {
-      std::lock_guard lock(state->mutex);
+      detail::MutexLock lock(state->mutex);
       state->writes_done = std::max(state->writes_done, ticket);
     }
     state->changed.notify_all();

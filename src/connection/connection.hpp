@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -21,6 +20,7 @@
 #include "adbwire/connect_options.hpp"
 #include "adbwire/keys.hpp"
 #include "adbwire/protocol/session.hpp"
+#include "base/mutex.hpp"
 #include "connection/stream_opener.hpp"
 #include "transport/output_pump.hpp"
 #include "transport/tls_transport.hpp"
@@ -114,17 +114,18 @@ class Connection final : public detail::StreamOpener,
   // Written by the I/O thread before phase_ becomes online; read-only afterwards.
   protocol::Banner peer_banner_;
 
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   std::condition_variable phase_changed_;
-  Phase phase_ = Phase::handshaking;                   // guarded by mutex_
-  detail::Failure failure_;                            // guarded by mutex_
-  bool awaiting_user_ = false;                         // guarded by mutex_
-  Deadline auth_deadline_{};                           // guarded by mutex_
-  ConnectionInfo info_;                                // guarded by mutex_
-  bool closing_ = false;                               // guarded by mutex_
-  std::shared_ptr<detail::IncomingStreams> incoming_;  // guarded by mutex_
+  Phase phase_ ADBWIRE_GUARDED_BY(mutex_) = Phase::handshaking;
+  detail::Failure failure_ ADBWIRE_GUARDED_BY(mutex_);
+  bool awaiting_user_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  Deadline auth_deadline_ ADBWIRE_GUARDED_BY(mutex_){};
+  ConnectionInfo info_ ADBWIRE_GUARDED_BY(mutex_);
+  bool closing_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  std::shared_ptr<detail::IncomingStreams> incoming_ ADBWIRE_GUARDED_BY(mutex_);
   // Every stream a caller may be waiting on, so a failure can wake them all.
-  std::unordered_map<const StreamState*, std::weak_ptr<StreamState>> live_;  // guarded by mutex_
+  std::unordered_map<const StreamState*, std::weak_ptr<StreamState>> live_
+      ADBWIRE_GUARDED_BY(mutex_);
 };
 
 }  // namespace adbwire::connection

@@ -13,8 +13,6 @@
 #include <asio/write.hpp>
 #include <atomic>
 #include <future>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -22,10 +20,17 @@
 #include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "adbwire/protocol/smart_socket.hpp"
+#include "base/failure.hpp"
+#include "base/mutex.hpp"
 #include "base/port.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
+
+using detail::Failure;
+using detail::or_code;
+using detail::or_throw;
+
 namespace {
 
 constexpr std::size_t kPipeBuffer = 64 * 1024;
@@ -33,17 +38,6 @@ constexpr std::size_t kPipeBuffer = 64 * 1024;
 std::optional<std::uint16_t> tcp_port(std::string_view spec) {
   if (!spec.starts_with("tcp:")) return std::nullopt;
   return detail::parse_listen_port(spec.substr(4));
-}
-
-template <typename T, typename Body>
-T no_throw(std::error_code& error, Body body) {
-  error.clear();
-  try {
-    return body();
-  } catch (const Error& e) {
-    error = e.code();
-    return T{};
-  }
 }
 
 }  // namespace
@@ -56,7 +50,7 @@ struct Pipe {
   // Ends both directions; any thread. The socket is shut down (which wakes a blocked read),
   // never closed here: the pipe's threads still use it.
   void shutdown() noexcept {
-    std::lock_guard lock(mutex);
+    detail::MutexLock lock(mutex);
     ending = true;
     stream.close();
     if (socket.is_open()) ::shutdown(socket.native_handle(), SHUT_RDWR);
@@ -64,9 +58,11 @@ struct Pipe {
 
   asio::ip::tcp::socket socket;
   const std::string rule;  // the forward rule's local spec; "" for reverse
-  std::mutex mutex;
-  Stream stream;        // set once (guarded by mutex until the pump threads start)
-  bool ending = false;  // guarded by mutex
+  detail::Mutex mutex;
+  // Set once, with mutex held, before the pump threads start; they then use it without the
+  // mutex (Stream's calls are safe beside a close() from any thread), so it is not annotated.
+  Stream stream;
+  bool ending ADBWIRE_GUARDED_BY(mutex) = false;
   std::thread owner;
   std::atomic<bool> done{false};
 };
@@ -85,16 +81,21 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
   std::thread io_thread;
   bool incoming_supported = false;
 
-  mutable std::mutex mutex;
-  std::vector<std::pair<std::string, Rule>> rules;  // guarded by mutex; forward, in order made
-  std::vector<std::string> reverse_targets;         // guarded by mutex; host sides accepted
-  std::vector<std::shared_ptr<Pipe>> pipes;         // guarded by mutex
-  bool stopped = false;                             // guarded by mutex
+  mutable detail::Mutex mutex;
+  // Forward rules, in the order made.
+  std::vector<std::pair<std::string, Rule>> rules ADBWIRE_GUARDED_BY(mutex);
+  // Host sides of reverse rules: the device OPENs accepted.
+  std::vector<std::string> reverse_targets ADBWIRE_GUARDED_BY(mutex);
+  std::vector<std::shared_ptr<Pipe>> pipes ADBWIRE_GUARDED_BY(mutex);
+  bool stopped ADBWIRE_GUARDED_BY(mutex) = false;
 
   std::atomic<std::uint64_t> connections{0};
   std::atomic<std::uint64_t> to_device{0};
   std::atomic<std::uint64_t> from_device{0};
   std::atomic<std::uint64_t> refused{0};
+
+  // Each public operation once, against a Failure; the Forwarder's overload pairs wrap them.
+  struct Ops;
 
   // Runs fn on the io thread and waits for it (acceptors are used on that thread only).
   template <typename Fn>
@@ -105,8 +106,8 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     return result.get();
   }
 
-  // Joins pipes that ended. Caller holds mutex.
-  void reap_locked() {
+  // Joins pipes that ended.
+  void reap_locked() ADBWIRE_REQUIRES(mutex) {
     std::erase_if(pipes, [](const std::shared_ptr<Pipe>& pipe) {
       if (!pipe->done) return false;
       if (pipe->owner.joinable()) pipe->owner.join();
@@ -115,7 +116,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void start_pipe(std::shared_ptr<Pipe> pipe, std::string remote, Stream opened) {
-    std::lock_guard lock(mutex);
+    detail::MutexLock lock(mutex);
     reap_locked();
     if (stopped) {
       if (pipe->socket.is_open()) ::shutdown(pipe->socket.native_handle(), SHUT_RDWR);
@@ -136,7 +137,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
   // device → host on a second thread until either side ends.
   void run_pipe(Pipe& pipe, const std::string& remote, Stream opened) {
     if (!opened.is_open()) {
-      detail::Failure failure;
+      Failure failure;
       auto backend = opener->open(remote, deadline_after(timeout), failure);
       if (!backend) {
         pipe.shutdown();
@@ -153,7 +154,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
       pipe.socket.set_option(asio::ip::tcp::no_delay(true), error);
     }
     {
-      std::lock_guard lock(pipe.mutex);
+      detail::MutexLock lock(pipe.mutex);
       if (pipe.ending) {
         opened.close();
         ::shutdown(pipe.socket.native_handle(), SHUT_RDWR);
@@ -207,7 +208,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
   void end_pipes(const std::string* rule) {
     std::vector<std::shared_ptr<Pipe>> ending;
     {
-      std::lock_guard lock(mutex);
+      detail::MutexLock lock(mutex);
       std::erase_if(pipes, [&](const std::shared_ptr<Pipe>& pipe) {
         if (rule != nullptr && pipe->rule != *rule) return false;
         ending.push_back(pipe);
@@ -226,19 +227,27 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
 
   // Opens reverse:COMMAND and returns what follows the device's OKAY; FAIL becomes
   // command_failed with the device's text.
-  std::string ask_reverse(const std::string& command, Deadline deadline) {
+  std::string ask_reverse(const std::string& command, Deadline deadline, Failure& failure) {
+    if (!opener) {
+      failure = detail::moved_from_device();
+      return {};
+    }
     if (!incoming_supported) {
-      throw Error(errc::not_supported,
-                  serial +
-                      " is reached through an adb server, which carries reverse "
-                      "rules itself: use `adb reverse`");
+      failure.set(errc::not_supported, serial +
+                                           " is reached through an adb server, which carries "
+                                           "reverse rules itself: use `adb reverse`");
+      return {};
     }
     deadline = resolve(deadline);
-    detail::Failure failure;
     auto backend = opener->open("reverse:" + command, deadline, failure);
-    failure.throw_if_failed();
+    if (!backend) return {};
     Stream stream(std::move(backend), timeout);
-    const std::string answer = stream.read_all(deadline);
+    std::error_code error;
+    const std::string answer = stream.read_all(deadline, error);
+    if (error) {
+      failure = detail::reported(error);
+      return {};
+    }
     // adbd answers list-forward with the hex4-length listing alone.
     if (command == "list-forward" && !answer.starts_with("OKAY") && !answer.starts_with("FAIL"))
       return answer;
@@ -246,29 +255,32 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     reader.feed(protocol::bytes_of(answer));
     protocol::SmartStatus status;
     if (reader.read_status(status) != protocol::SmartReplyReader::Result::ready) {
-      throw Error(errc::protocol_error,
+      failure.set(errc::protocol_error,
                   "reverse " + command + " on " + serial + " answered '" +
                       protocol::printable(answer, 40) +
                       (answer.starts_with("FAIL") ? "', a FAIL without its length-prefixed reason"
                                                   : "', neither OKAY nor FAIL"));
+      return {};
     }
     if (!status.okay) {
-      throw Error(errc::command_failed, "reverse " + command + " on " + serial +
+      failure.set(errc::command_failed, "reverse " + command + " on " + serial +
                                             " failed: " + protocol::printable(status.message));
+      return {};
     }
     const std::vector<std::uint8_t> rest = reader.take_remaining();
     return {rest.begin(), rest.end()};
   }
 
   // The hex4-length-prefixed string of an answer ("" when there is none).
-  static std::string length_prefixed(const std::string& text) {
+  static std::string length_prefixed(const std::string& text, Failure& failure) {
     if (text.size() < 4) return {};
     protocol::SmartReplyReader reader;
     reader.feed(protocol::bytes_of(text));
     std::string string;
     if (reader.read_string(string) != protocol::SmartReplyReader::Result::ready) {
-      throw Error(errc::parse_error, "a reverse answer's length prefix is malformed: '" +
+      failure.set(errc::parse_error, "a reverse answer's length prefix is malformed: '" +
                                          protocol::printable(text, 40) + "'");
+      return {};
     }
     return string;
   }
@@ -281,7 +293,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     bool accepts(std::string_view service) override {
       auto impl = impl_.lock();
       if (!impl) return false;
-      std::lock_guard lock(impl->mutex);
+      detail::MutexLock lock(impl->mutex);
       const bool known =
           !impl->stopped && std::find(impl->reverse_targets.begin(), impl->reverse_targets.end(),
                                       service) != impl->reverse_targets.end();
@@ -303,12 +315,13 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
 
   void shutdown() noexcept {
     {
-      std::lock_guard lock(mutex);
+      detail::MutexLock lock(mutex);
       if (stopped) return;
       stopped = true;
     }
     if (incoming_supported) opener->set_incoming(nullptr);
     asio::post(io, [this] {
+      detail::MutexLock lock(mutex);
       for (auto& [local, rule] : rules) {
         std::error_code ignored;
         rule.acceptor->close(ignored);
@@ -332,183 +345,224 @@ Forwarder::Forwarder(Device& device) : impl_(std::make_shared<Impl>()) {
 
 Forwarder::~Forwarder() { impl_->shutdown(); }
 
-std::string Forwarder::forward(std::string_view local, std::string_view remote, bool no_rebind) {
-  Impl& d = *impl_;
-  const auto port = tcp_port(local);
-  if (!port) {
-    throw Error(
-        errc::invalid_argument,
-        "forward listens on 'tcp:PORT' (tcp:0 picks a port), not '" + std::string(local) + "'");
+struct Forwarder::Impl::Ops {
+  static std::string forward(Impl& d, std::string_view local, std::string_view remote,
+                             bool no_rebind, Failure& failure) {
+    const auto port = tcp_port(local);
+    if (!port) {
+      failure.set(
+          errc::invalid_argument,
+          "forward listens on 'tcp:PORT' (tcp:0 picks a port), not '" + std::string(local) + "'");
+      return {};
+    }
+    if (remote.empty()) {
+      failure.set(errc::invalid_argument,
+                  "forward needs a device service (tcp:PORT, localabstract:NAME …)");
+      return {};
+    }
+    if (!d.opener) {
+      failure = detail::moved_from_device();
+      return {};
+    }
+    return d.on_io([&]() -> std::string {
+      detail::MutexLock lock(d.mutex);
+      if (d.stopped) {
+        failure.set(errc::closed, "the Forwarder is shutting down");
+        return {};
+      }
+      auto existing = std::find_if(d.rules.begin(), d.rules.end(),
+                                   [&](const auto& r) { return r.first == local; });
+      if (existing != d.rules.end() && *port != 0) {
+        if (no_rebind) {
+          failure.set(errc::busy, "cannot rebind existing socket " + std::string(local));
+          return {};
+        }
+        std::error_code ignored;
+        existing->second.acceptor->close(ignored);
+        d.rules.erase(existing);
+      }
+      auto acceptor = std::make_shared<asio::ip::tcp::acceptor>(d.io);
+      const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(), *port);
+      std::error_code error;
+      acceptor->open(endpoint.protocol(), error);
+      if (!error) acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), error);
+      if (!error) acceptor->bind(endpoint, error);
+      if (!error) acceptor->listen(asio::socket_base::max_listen_connections, error);
+      if (error) {
+        failure.set(error == asio::error::address_in_use ? errc::busy : errc::io_error,
+                    "cannot listen on 127.0.0.1:" + std::to_string(*port) + ": " + error.message());
+        return {};
+      }
+      std::string key = "tcp:" + std::to_string(acceptor->local_endpoint().port());
+      d.rules.push_back({key, {std::string(remote), acceptor}});
+      d.accept(key, acceptor, std::string(remote));
+      return key;
+    });
   }
-  if (remote.empty())
-    throw Error(errc::invalid_argument,
-                "forward needs a device service (tcp:PORT, localabstract:NAME …)");
-  if (!d.opener)
-    throw Error(errc::closed, "the Device was moved from; use the Device it was moved to");
-  return d.on_io([&]() -> std::string {
-    std::lock_guard lock(d.mutex);
-    if (d.stopped) throw Error(errc::closed, "the Forwarder is shutting down");
-    auto existing = std::find_if(d.rules.begin(), d.rules.end(),
-                                 [&](const auto& r) { return r.first == local; });
-    if (existing != d.rules.end() && *port != 0) {
-      if (no_rebind) throw Error(errc::busy, "cannot rebind existing socket " + std::string(local));
-      existing->second.remote = std::string(remote);
+
+  static void remove(Impl& d, std::string_view local, Failure& failure) {
+    const std::string key(local);
+    const bool found = d.on_io([&] {
+      detail::MutexLock lock(d.mutex);
+      auto it = std::find_if(d.rules.begin(), d.rules.end(),
+                             [&](const auto& r) { return r.first == key; });
+      if (it == d.rules.end()) return false;
       std::error_code ignored;
-      existing->second.acceptor->close(ignored);
-      d.rules.erase(existing);
+      it->second.acceptor->close(ignored);
+      d.rules.erase(it);
+      return true;
+    });
+    if (!found) {
+      failure.set(errc::not_found, "listener '" + key + "' not found");
+      return;
     }
-    auto acceptor = std::make_shared<asio::ip::tcp::acceptor>(d.io);
-    const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(), *port);
-    std::error_code error;
-    acceptor->open(endpoint.protocol(), error);
-    if (!error) acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), error);
-    if (!error) acceptor->bind(endpoint, error);
-    if (!error) acceptor->listen(asio::socket_base::max_listen_connections, error);
-    if (error) {
-      throw Error(error == asio::error::address_in_use ? errc::busy : errc::io_error,
-                  "cannot listen on 127.0.0.1:" + std::to_string(*port) + ": " + error.message());
+    d.end_pipes(&key);
+  }
+
+  static std::string reverse(Impl& d, std::string_view device_side, std::string_view host_side,
+                             bool no_rebind, Deadline deadline, Failure& failure) {
+    if (!tcp_port(host_side) || tcp_port(host_side) == 0) {
+      failure.set(errc::invalid_argument, "reverse connects to 'tcp:PORT' on this host, not '" +
+                                              std::string(host_side) + "'");
+      return {};
     }
-    const std::string key = "tcp:" + std::to_string(acceptor->local_endpoint().port());
-    d.rules.push_back({key, {std::string(remote), acceptor}});
-    d.accept(key, acceptor, std::string(remote));
-    return key;
-  });
+    if (device_side.find(':') == std::string_view::npos) {
+      failure.set(errc::invalid_argument,
+                  "'" + std::string(device_side) +
+                      "' is not a device socket (tcp:PORT, localabstract:NAME …)");
+      return {};
+    }
+    bool added = false;
+    {
+      // Registered before the device is asked, so a connection that comes at once is accepted.
+      detail::MutexLock lock(d.mutex);
+      if (std::find(d.reverse_targets.begin(), d.reverse_targets.end(), host_side) ==
+          d.reverse_targets.end()) {
+        d.reverse_targets.emplace_back(host_side);
+        added = true;
+      }
+    }
+    const std::string rest =
+        d.ask_reverse(std::string("forward:") + (no_rebind ? "norebind:" : "") +
+                          std::string(device_side) + ";" + std::string(host_side),
+                      deadline, failure);
+    std::string port = failure ? std::string() : Impl::length_prefixed(rest, failure);
+    if (failure && added) {
+      detail::MutexLock lock(d.mutex);
+      std::erase(d.reverse_targets, std::string(host_side));
+    }
+    return port;
+  }
+
+  static std::vector<ForwardRule> reverse_list(Impl& d, Deadline deadline, Failure& failure) {
+    const std::string answer = d.ask_reverse("list-forward", deadline, failure);
+    if (failure) return {};
+    const std::string listing = Impl::length_prefixed(answer, failure);
+    if (failure) return {};
+    // "TRANSPORT DEVICE_SIDE HOST_SIDE" lines, as host:list-forward writes them.
+    std::vector<protocol::ForwardEntry> entries;
+    std::string detail;
+    if (protocol::parse_forward_list(listing, entries, detail)) {
+      failure.set(errc::parse_error, "reverse --list: " + protocol::printable(detail));
+      return {};
+    }
+    std::vector<ForwardRule> rules;
+    for (protocol::ForwardEntry& entry : entries)
+      rules.push_back({std::move(entry.local), std::move(entry.remote)});
+    return rules;
+  }
+
+  static void reverse_remove(Impl& d, std::string_view device_side, Deadline deadline,
+                             Failure& failure) {
+    std::string host_side;
+    for (const ForwardRule& rule : reverse_list(d, deadline, failure)) {
+      if (rule.local == device_side) host_side = rule.remote;
+    }
+    if (failure) return;
+    d.ask_reverse("killforward:" + std::string(device_side), deadline, failure);
+    if (failure) return;
+    detail::MutexLock lock(d.mutex);
+    std::erase(d.reverse_targets, host_side);
+  }
+
+  static void reverse_remove_all(Impl& d, Deadline deadline, Failure& failure) {
+    d.ask_reverse("killforward-all", deadline, failure);
+    if (failure) return;
+    detail::MutexLock lock(d.mutex);
+    d.reverse_targets.clear();
+  }
+};
+
+std::string Forwarder::forward(std::string_view local, std::string_view remote, bool no_rebind) {
+  return or_throw(
+      [&](Failure& f) { return Impl::Ops::forward(*impl_, local, remote, no_rebind, f); });
 }
 
 std::string Forwarder::forward(std::string_view local, std::string_view remote, bool no_rebind,
                                std::error_code& error) {
-  return no_throw<std::string>(error, [&] { return forward(local, remote, no_rebind); });
+  return or_code(
+      error, [&](Failure& f) { return Impl::Ops::forward(*impl_, local, remote, no_rebind, f); });
 }
 
 std::vector<ForwardRule> Forwarder::list() const {
-  std::lock_guard lock(impl_->mutex);
+  detail::MutexLock lock(impl_->mutex);
   std::vector<ForwardRule> out;
   for (const auto& [local, rule] : impl_->rules) out.push_back({local, rule.remote});
   return out;
 }
 
 void Forwarder::remove(std::string_view local) {
-  Impl& d = *impl_;
-  const std::string key(local);
-  const bool found = d.on_io([&] {
-    std::lock_guard lock(d.mutex);
-    auto it =
-        std::find_if(d.rules.begin(), d.rules.end(), [&](const auto& r) { return r.first == key; });
-    if (it == d.rules.end()) return false;
-    std::error_code ignored;
-    it->second.acceptor->close(ignored);
-    d.rules.erase(it);
-    return true;
-  });
-  if (!found) throw Error(errc::not_found, "listener '" + key + "' not found");
-  d.end_pipes(&key);
+  or_throw([&](Failure& f) { Impl::Ops::remove(*impl_, local, f); });
 }
 
 void Forwarder::remove(std::string_view local, std::error_code& error) {
-  no_throw<int>(error, [&] {
-    remove(local);
-    return 0;
-  });
+  or_code(error, [&](Failure& f) { Impl::Ops::remove(*impl_, local, f); });
 }
 
 void Forwarder::remove_all() noexcept {
   for (const ForwardRule& rule : list()) {
-    std::error_code ignored;
-    remove(rule.local, ignored);
+    Failure ignored;
+    Impl::Ops::remove(*impl_, rule.local, ignored);
   }
 }
 
 std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side,
                                bool no_rebind, Deadline deadline) {
-  Impl& d = *impl_;
-  if (!tcp_port(host_side) || tcp_port(host_side) == 0) {
-    throw Error(errc::invalid_argument, "reverse connects to 'tcp:PORT' on this host, not '" +
-                                            std::string(host_side) + "'");
-  }
-  if (device_side.find(':') == std::string_view::npos) {
-    throw Error(errc::invalid_argument,
-                "'" + std::string(device_side) +
-                    "' is not a device socket (tcp:PORT, localabstract:NAME …)");
-  }
-  bool added = false;
-  {
-    // Registered before the device is asked, so a connection that comes at once is accepted.
-    std::lock_guard lock(d.mutex);
-    if (std::find(d.reverse_targets.begin(), d.reverse_targets.end(), host_side) ==
-        d.reverse_targets.end()) {
-      d.reverse_targets.emplace_back(host_side);
-      added = true;
-    }
-  }
-  try {
-    const std::string rest =
-        d.ask_reverse(std::string("forward:") + (no_rebind ? "norebind:" : "") +
-                          std::string(device_side) + ";" + std::string(host_side),
-                      deadline);
-    return Impl::length_prefixed(rest);
-  } catch (const Error&) {
-    if (added) {
-      std::lock_guard lock(d.mutex);
-      std::erase(d.reverse_targets, std::string(host_side));
-    }
-    throw;
-  }
+  return or_throw([&](Failure& f) {
+    return Impl::Ops::reverse(*impl_, device_side, host_side, no_rebind, deadline, f);
+  });
 }
 
 std::string Forwarder::reverse(std::string_view device_side, std::string_view host_side,
                                bool no_rebind, Deadline deadline, std::error_code& error) {
-  return no_throw<std::string>(
-      error, [&] { return reverse(device_side, host_side, no_rebind, deadline); });
+  return or_code(error, [&](Failure& f) {
+    return Impl::Ops::reverse(*impl_, device_side, host_side, no_rebind, deadline, f);
+  });
 }
 
 std::vector<ForwardRule> Forwarder::reverse_list(Deadline deadline) {
-  const std::string listing = Impl::length_prefixed(impl_->ask_reverse("list-forward", deadline));
-  // "TRANSPORT DEVICE_SIDE HOST_SIDE" lines, as host:list-forward writes them.
-  std::vector<protocol::ForwardEntry> entries;
-  std::string detail;
-  if (protocol::parse_forward_list(listing, entries, detail))
-    throw Error(errc::parse_error, "reverse --list: " + protocol::printable(detail));
-  std::vector<ForwardRule> rules;
-  for (protocol::ForwardEntry& entry : entries)
-    rules.push_back({std::move(entry.local), std::move(entry.remote)});
-  return rules;
+  return or_throw([&](Failure& f) { return Impl::Ops::reverse_list(*impl_, deadline, f); });
 }
 
 std::vector<ForwardRule> Forwarder::reverse_list(Deadline deadline, std::error_code& error) {
-  return no_throw<std::vector<ForwardRule>>(error, [&] { return reverse_list(deadline); });
+  return or_code(error, [&](Failure& f) { return Impl::Ops::reverse_list(*impl_, deadline, f); });
 }
 
 void Forwarder::reverse_remove(std::string_view device_side, Deadline deadline) {
-  Impl& d = *impl_;
-  std::string host_side;
-  for (const ForwardRule& rule : reverse_list(deadline)) {
-    if (rule.local == device_side) host_side = rule.remote;
-  }
-  d.ask_reverse("killforward:" + std::string(device_side), deadline);
-  std::lock_guard lock(d.mutex);
-  std::erase(d.reverse_targets, host_side);
+  or_throw([&](Failure& f) { Impl::Ops::reverse_remove(*impl_, device_side, deadline, f); });
 }
 
 void Forwarder::reverse_remove(std::string_view device_side, Deadline deadline,
                                std::error_code& error) {
-  no_throw<int>(error, [&] {
-    reverse_remove(device_side, deadline);
-    return 0;
-  });
+  or_code(error, [&](Failure& f) { Impl::Ops::reverse_remove(*impl_, device_side, deadline, f); });
 }
 
 void Forwarder::reverse_remove_all(Deadline deadline) {
-  Impl& d = *impl_;
-  d.ask_reverse("killforward-all", deadline);
-  std::lock_guard lock(d.mutex);
-  d.reverse_targets.clear();
+  or_throw([&](Failure& f) { Impl::Ops::reverse_remove_all(*impl_, deadline, f); });
 }
 
 void Forwarder::reverse_remove_all(Deadline deadline, std::error_code& error) {
-  no_throw<int>(error, [&] {
-    reverse_remove_all(deadline);
-    return 0;
-  });
+  or_code(error, [&](Failure& f) { Impl::Ops::reverse_remove_all(*impl_, deadline, f); });
 }
 
 ForwardStats Forwarder::stats() const {

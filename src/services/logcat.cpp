@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <thread>
 
 #include "adbwire/error.hpp"
@@ -12,7 +11,6 @@
 #include "base/mutex.hpp"
 #include "base/shell_quote.hpp"
 #include "connection/device_access.hpp"
-#include "connection/wait.hpp"
 
 namespace adbwire {
 namespace {

@@ -4,10 +4,10 @@
 #include <asio/error.hpp>
 #include <asio/post.hpp>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "base/mutex.hpp"
 
 namespace adbwire::transport {
 namespace {
@@ -23,11 +23,16 @@ struct Direction {
 };
 
 struct Shared {
-  std::mutex mutex;
-  Direction towards[2];
+  Shared(asio::io_context& first_io, asio::io_context& second_io) {
+    towards[0].reader_io = &first_io;
+    towards[1].reader_io = &second_io;
+  }
 
-  // Completes the waiting read of `to` when it can. Caller holds mutex.
-  void try_complete_read(Direction& to) {
+  detail::Mutex mutex;
+  Direction towards[2] ADBWIRE_GUARDED_BY(mutex);
+
+  // Completes the waiting read of `to` (one of towards) when it can.
+  void try_complete_read(Direction& to) ADBWIRE_REQUIRES(mutex) {
     if (!to.read_handler) return;
     std::error_code error;
     std::size_t n = 0;
@@ -56,7 +61,7 @@ class MemoryEnd final : public Transport {
   ~MemoryEnd() override { close(); }
 
   void async_read_some(std::span<std::uint8_t> buffer, Handler handler) override {
-    std::lock_guard lock(shared_->mutex);
+    detail::MutexLock lock(shared_->mutex);
     Direction& in = shared_->towards[side_];
     in.read_buffer = buffer;
     in.read_handler = std::move(handler);
@@ -66,7 +71,7 @@ class MemoryEnd final : public Transport {
   void async_write(std::span<const std::uint8_t> data, Handler handler) override {
     std::error_code error;
     {
-      std::lock_guard lock(shared_->mutex);
+      detail::MutexLock lock(shared_->mutex);
       Direction& out = shared_->towards[1 - side_];
       if (out.writer_closed || out.reader_closed) {
         error = make_error_code(errc::closed);
@@ -81,7 +86,7 @@ class MemoryEnd final : public Transport {
   }
 
   void close() noexcept override {
-    std::lock_guard lock(shared_->mutex);
+    detail::MutexLock lock(shared_->mutex);
     Direction& in = shared_->towards[side_];
     Direction& out = shared_->towards[1 - side_];
     in.reader_closed = true;
@@ -103,9 +108,7 @@ class MemoryEnd final : public Transport {
 
 std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>> make_memory_pipe(
     asio::io_context& first_io, asio::io_context& second_io, const std::string& description) {
-  auto shared = std::make_shared<Shared>();
-  shared->towards[0].reader_io = &first_io;
-  shared->towards[1].reader_io = &second_io;
+  auto shared = std::make_shared<Shared>(first_io, second_io);
   return {std::make_unique<MemoryEnd>(shared, 0, first_io, description),
           std::make_unique<MemoryEnd>(shared, 1, second_io, description)};
 }

@@ -1,9 +1,8 @@
-// Escaping device text for the two renderings: the text format's quoted parts and YAML list
-// items (ui.hpp, "Text format"), and JSON strings.
-#include <array>
-#include <cstdio>
+#include "ui/escape.hpp"
 
-#include "ui/snapshot_impl.hpp"
+#include <array>
+#include <cstdint>
+#include <cstdio>
 
 namespace adbwire::ui {
 namespace {

@@ -83,8 +83,8 @@ class DeviceStateStore {
   std::map<std::uint32_t, InstallSession> sessions_ ADBWIRE_GUARDED_BY(mutex_);
   std::uint32_t next_session_ ADBWIRE_GUARDED_BY(mutex_) = 1000;
   std::deque<LogRecord> logs_ ADBWIRE_GUARDED_BY(mutex_);
-  std::uint64_t first_log_ ADBWIRE_GUARDED_BY(mutex_) =
-      0;  // sequence number of logs_.front(); guarded by mutex_
+  // The sequence number of logs_.front().
+  std::uint64_t first_log_ ADBWIRE_GUARDED_BY(mutex_) = 0;
   std::map<std::string, std::uint16_t, std::less<>> reverse_ports_ ADBWIRE_GUARDED_BY(mutex_);
   std::uint64_t reverse_refused_ ADBWIRE_GUARDED_BY(mutex_) = 0;
 };

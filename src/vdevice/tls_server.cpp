@@ -1,6 +1,7 @@
 #include "vdevice/tls_server.hpp"
 
 #include <fstream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -11,13 +12,13 @@ namespace adbwire::vdevice {
 
 std::shared_ptr<const TlsServer> TlsServer::create(std::filesystem::path keys_file,
                                                    detail::Failure& failure) {
-  std::shared_ptr<TlsServer> server;
-  try {
-    server.reset(new TlsServer(std::move(keys_file), PrivateKey::generate()));
-  } catch (const Error& error) {
-    failure.set(errc::io_error, std::string("cannot make the TLS server key: ") + error.what());
+  auth::Status status;
+  std::optional<PrivateKey> generated = auth::KeyFactory::generate(status);
+  if (!generated) {
+    failure.set(errc::io_error, "cannot make the TLS server key: " + status.detail);
     return nullptr;
   }
+  std::shared_ptr<TlsServer> server(new TlsServer(std::move(keys_file), std::move(*generated)));
   EVP_PKEY* key = auth::KeyFactory::evp_key(server->key_);
   transport::X509Ptr cert = transport::self_signed_certificate(key, failure);
   if (!cert) return nullptr;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
@@ -170,6 +171,7 @@ TEST_F(ForwardTest, RulesAreListedReplacedAndRemoved) {
   std::error_code error;
   forwarder.forward(local, "tcp:2", true, error);
   EXPECT_EQ(error, errc::busy);
+  EXPECT_EQ(last_error_detail(), "cannot rebind existing socket " + local);
   const std::string echo_remote = "tcp:" + std::to_string(echo_.port());
   EXPECT_EQ(forwarder.forward(local, echo_remote), local);
   ASSERT_EQ(forwarder.list().size(), 1u);
@@ -181,8 +183,13 @@ TEST_F(ForwardTest, RulesAreListedReplacedAndRemoved) {
   EXPECT_TRUE(forwarder.list().empty());
   forwarder.remove(local, error);
   EXPECT_EQ(error, errc::not_found);
+  EXPECT_EQ(last_error_detail(), "listener '" + local + "' not found");
   forwarder.forward("udp:5", "tcp:1", false, error);
   EXPECT_EQ(error, errc::invalid_argument);
+  EXPECT_NE(last_error_detail().find("not 'udp:5'"), std::string::npos) << last_error_detail();
+  forwarder.forward("tcp:0", "tcp:1", false, error);
+  EXPECT_FALSE(error);
+  EXPECT_EQ(last_error_detail(), "");
 }
 
 TEST_F(ForwardTest, ARemoteTheDeviceRefusesClosesTheLocalConnection) {
@@ -225,6 +232,8 @@ TEST_F(ForwardTest, ReverseBridgesDeviceConnectionsToTheHost) {
   std::error_code error;
   forwarder.reverse_remove("tcp:6000", kDefaultDeadline, error);
   EXPECT_EQ(error, errc::command_failed);
+  EXPECT_NE(last_error_detail().find("reverse killforward:tcp:6000 on "), std::string::npos)
+      << last_error_detail();
   EXPECT_TRUE(forwarder.reverse_list().empty());
 }
 
@@ -469,6 +478,9 @@ TEST_F(ForwardCliTest, StaleRegistrationsAreDeletedAndTheirPidsLeftAlone) {
   auto killed = start_forward("tcp:0", "tcp:" + std::to_string(echo_.port()));
   bound_local(*killed);
   const pid_t killed_pid = killed->pid();
+  // A process that did not start has no PID (-1), and kill(-1) signals every process this
+  // user may signal.
+  ASSERT_GT(killed_pid, 0) << "the forward process did not start";
   ::kill(killed_pid, SIGKILL);
   EXPECT_EQ(killed->exit_code(10s), -1);
   ASSERT_TRUE(std::filesystem::exists(folder / ("forward-" + std::to_string(killed_pid))));

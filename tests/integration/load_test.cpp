@@ -16,23 +16,12 @@
 #include "adbwire/page.hpp"
 #include "adbwire/sync.hpp"
 #include "adbwire/testing/vdevice.hpp"
+#include "integration/sanitizer.hpp"
 
 namespace adbwire {
 namespace {
 
 namespace fs = std::filesystem;
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 // Resident memory of this process in KiB (VmRSS).
 std::size_t resident_kib() {
@@ -140,7 +129,7 @@ TEST(Load, SixteenDevicesDrivenInParallelFromOneProcess) {
   // far below what buffering the files would take (16 x 5 x 1 MiB), whatever the allocator.
   // Under AddressSanitizer RSS says nothing about us: its quarantine keeps up to 256 MiB of
   // freed memory resident by design, so the bound holds for the default build only.
-  if (!kAddressSanitizer) {
+  if (!test::kAddressSanitizer) {
     EXPECT_LT(rss_after > rss_before ? rss_after - rss_before : 0, 64U * 1024)
         << "RSS grew from " << rss_before << " KiB to " << rss_after << " KiB";
   }

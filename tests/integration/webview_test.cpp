@@ -22,7 +22,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
@@ -33,6 +32,7 @@
 
 #include "adbwire/page.hpp"
 #include "adbwire/testing/vdevice.hpp"
+#include "base/mutex.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {
@@ -392,7 +392,7 @@ class ScriptedDevtools {
   }
   std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
   std::vector<std::string> methods() {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     return methods_;
   }
 
@@ -428,7 +428,7 @@ class ScriptedDevtools {
         const auto call = nlohmann::json::parse(beast::buffers_to_string(message.data()));
         const std::string method = call["method"];
         {
-          std::lock_guard lock(mutex_);
+          detail::MutexLock lock(mutex_);
           methods_.push_back(method);
         }
         nlohmann::json reply = {{"id", call["id"]}};
@@ -449,8 +449,8 @@ class ScriptedDevtools {
   std::string description_;
   std::map<std::string, nlohmann::json> results_;
   std::set<std::string> errors_;
-  std::mutex mutex_;
-  std::vector<std::string> methods_;  // guarded by mutex_
+  detail::Mutex mutex_;
+  std::vector<std::string> methods_ ADBWIRE_GUARDED_BY(mutex_);
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

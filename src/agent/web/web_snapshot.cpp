@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <pugixml.hpp>
 #include <sstream>
@@ -12,9 +11,13 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/ui_node.hpp"
+#include "ui/bounds.hpp"
 
 namespace adbwire::agent::web {
 namespace {
+
+using ui::Bounds;
 
 // AX roles that are only structure: their children move up to the nearest kept ancestor.
 bool is_wrapper_role(std::string_view role) {
@@ -99,28 +102,14 @@ std::unordered_map<std::int64_t, Box> layout_boxes(const Json& dom_snapshot) {
   return boxes;
 }
 
-struct Rect {
-  std::int32_t left = 0, top = 0, right = 0, bottom = 0;
-  bool empty() const { return right <= left || bottom <= top; }
-};
-
-std::string bounds_text(const Rect& r) {
+std::string bounds_text(const Bounds& r) {
   return "[" + std::to_string(r.left) + "," + std::to_string(r.top) + "][" +
          std::to_string(r.right) + "," + std::to_string(r.bottom) + "]";
 }
 
-std::optional<Rect> parse_bounds(std::string_view text) {
-  Rect r;
-  if (std::sscanf(std::string(text).c_str(), "[%d,%d][%d,%d]", &r.left, &r.top, &r.right,
-                  &r.bottom) != 4) {
-    return std::nullopt;
-  }
-  return r;
-}
-
 class NodeWriter {
  public:
-  NodeWriter(const ViewportMapping& mapping, Rect clip, std::string package, std::string prefix,
+  NodeWriter(const ViewportMapping& mapping, Bounds clip, std::string package, std::string prefix,
              std::string url, std::unordered_map<std::int64_t, Box> boxes)
       : mapping_(mapping),
         clip_(clip),
@@ -196,8 +185,8 @@ class NodeWriter {
   }
 
   // The element's box on the screen, clipped to the WebView; nullopt when it has no box,
-  // std::optional with an empty Rect when it lies outside the WebView.
-  std::optional<Rect> screen_box(const Json& ax) const {
+  // std::optional with an empty Bounds when it lies outside the WebView.
+  std::optional<Bounds> screen_box(const Json& ax) const {
     const auto id = ax.find("backendDOMNodeId");
     if (id == ax.end() || !id->is_number_integer()) return std::nullopt;
     const auto box = boxes_.find(id->get<std::int64_t>());
@@ -210,10 +199,10 @@ class NodeWriter {
     const auto to_y = [&](double y) {
       return mapping_.top + (y - mapping_.page_y) * mapping_.scale;
     };
-    Rect r{static_cast<std::int32_t>(std::lround(to_x(b.x))),
-           static_cast<std::int32_t>(std::lround(to_y(b.y))),
-           static_cast<std::int32_t>(std::lround(to_x(b.x + b.width))),
-           static_cast<std::int32_t>(std::lround(to_y(b.y + b.height)))};
+    Bounds r{static_cast<std::int32_t>(std::lround(to_x(b.x))),
+             static_cast<std::int32_t>(std::lround(to_y(b.y))),
+             static_cast<std::int32_t>(std::lround(to_x(b.x + b.width))),
+             static_cast<std::int32_t>(std::lround(to_y(b.y + b.height)))};
     r.left = std::max(r.left, clip_.left);
     r.top = std::max(r.top, clip_.top);
     r.right = std::min(r.right, clip_.right);
@@ -223,7 +212,7 @@ class NodeWriter {
 
   pugi::xml_node write_element(const Json& ax, const std::string& role, const std::string& name,
                                pugi::xml_node parent) {
-    const std::optional<Rect> box = screen_box(ax);
+    const std::optional<Bounds> box = screen_box(ax);
     const bool interactive = is_interactive_role(role);
     // Off screen (scrolled away): nothing an agent can see or tap.
     if (box && box->empty()) return {};
@@ -282,7 +271,7 @@ class NodeWriter {
   }
 
   ViewportMapping mapping_;
-  Rect clip_;
+  Bounds clip_;
   std::string package_;
   std::string prefix_;
   std::string url_;  // the page's, shown as the root's description
@@ -292,7 +281,7 @@ class NodeWriter {
 // The visual viewport from Page.getLayoutMetrics (cssVisualViewport on current Chrome,
 // visualViewport before it), mapped onto the WebView's bounds. protocol_error when the page
 // gave none.
-ViewportMapping mapping_for(const Json& metrics, const Rect& webview, detail::Failure& failure) {
+ViewportMapping mapping_for(const Json& metrics, const Bounds& webview, detail::Failure& failure) {
   const Json* viewport = nullptr;
   for (const char* key : {"cssVisualViewport", "visualViewport"}) {
     if (const auto it = metrics.find(key); it != metrics.end() && it->is_object()) {
@@ -320,7 +309,7 @@ ViewportMapping mapping_for(const Json& metrics, const Rect& webview, detail::Fa
 
 // The page a WebView node shows: of the socket's "page" targets, the one whose screen
 // rectangle overlaps the node most, else a visible one, else the first that is not blank.
-const WebViewPage* choose_page(const std::vector<WebViewPage>& pages, const Rect& node) {
+const WebViewPage* choose_page(const std::vector<WebViewPage>& pages, const Bounds& node) {
   const WebViewPage* best = nullptr;
   double best_score = -1;
   for (const WebViewPage& page : pages) {
@@ -348,7 +337,7 @@ bool connection_lost(const detail::Failure& failure) {
 
 // The content of one WebView's page as <node> elements under holder; false, with problem set,
 // when the page cannot be read. failure only for a lost connection.
-bool read_page(Device& device, const WebViewPage& page, const Rect& bounds,
+bool read_page(Device& device, const WebViewPage& page, const Bounds& bounds,
                const std::string& package, Deadline deadline, pugi::xml_node holder,
                std::string& problem, detail::Failure& failure) {
   detail::Failure cdp;
@@ -362,7 +351,7 @@ bool read_page(Device& device, const WebViewPage& page, const Rect& bounds,
   if (!cdp) metrics = session.call("Page.getLayoutMetrics", Json::object(), deadline, cdp);
   // uiautomator's bounds are the visible part; a WebView in a ScrollView or taller than the
   // screen starts elsewhere, and its own description in /json/list says where.
-  Rect whole = bounds;
+  Bounds whole = bounds;
   if (page.has_screen_rect && page.width > 0 && page.height > 0)
     whole = {page.screen_x, page.screen_y, page.screen_x + page.width, page.screen_y + page.height};
   const ViewportMapping mapping = cdp ? ViewportMapping() : mapping_for(metrics, whole, cdp);
@@ -433,7 +422,7 @@ std::string merge_webviews(Device& device, std::string xml, Deadline deadline, M
   std::unordered_map<std::string, std::vector<WebViewPage>> pages_of;  // by socket name, read once
   for (const pugi::xpath_node& found : webviews) {
     pugi::xml_node webview = found.node();
-    const std::optional<Rect> bounds = parse_bounds(webview.attribute("bounds").as_string());
+    const std::optional<Bounds> bounds = ui::parse_bounds(webview.attribute("bounds").as_string());
     if (!bounds || bounds->empty()) continue;
     const std::string package = webview.attribute("package").as_string();
     std::vector<WebViewPage> candidates;

@@ -90,17 +90,19 @@ void FakeDevice::release_waiting() {
 }
 
 bool FakeDevice::wait_open_streams(std::size_t count) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, std::chrono::seconds(30), [&] { return open_count_ >= count; });
+  detail::MutexLock lock(mutex_);
+  return detail::wait_until(changed_, lock, deadline_after(std::chrono::seconds(30)),
+                            [&]() ADBWIRE_REQUIRES(mutex_) { return open_count_ >= count; });
 }
 
 bool FakeDevice::wait_received(std::size_t bytes) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, std::chrono::seconds(30), [&] { return received_ >= bytes; });
+  detail::MutexLock lock(mutex_);
+  return detail::wait_until(changed_, lock, deadline_after(std::chrono::seconds(30)),
+                            [&]() ADBWIRE_REQUIRES(mutex_) { return received_ >= bytes; });
 }
 
 std::size_t FakeDevice::received_bytes() {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return received_;
 }
 
@@ -133,7 +135,7 @@ void FakeDevice::handle_events() {
         break;
       case protocol::Event::Type::stream_data:
         if (sinks_.count(event.stream)) {
-          std::lock_guard lock(mutex_);
+          detail::MutexLock lock(mutex_);
           received_ += event.data.size();
         }
         changed_.notify_all();
@@ -143,7 +145,7 @@ void FakeDevice::handle_events() {
         sinks_.erase(event.stream);
         waiting_.erase(event.stream);
         if (open_.erase(event.stream) != 0) {
-          std::lock_guard lock(mutex_);
+          detail::MutexLock lock(mutex_);
           --open_count_;
         }
         break;
@@ -163,7 +165,7 @@ void FakeDevice::answer_open(std::uint32_t stream, const std::string& service) {
   session_.accept_open(stream);
   open_.insert(stream);
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     ++open_count_;
   }
   changed_.notify_all();

@@ -18,13 +18,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "adbwire/protocol/session.hpp"
+#include "base/mutex.hpp"
 #include "connection/connection.hpp"
 #include "transport/output_pump.hpp"
 #include "transport/transport.hpp"
@@ -88,10 +88,10 @@ class FakeDevice {
   std::set<std::uint32_t> waiting_;
   std::set<std::uint32_t> open_;
 
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   std::condition_variable changed_;
-  std::size_t received_ = 0;    // guarded by mutex_
-  std::size_t open_count_ = 0;  // guarded by mutex_
+  std::size_t received_ ADBWIRE_GUARDED_BY(mutex_) = 0;
+  std::size_t open_count_ ADBWIRE_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace adbwire::test

@@ -4,10 +4,11 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "adbwire/deadline.hpp"
+#include "base/mutex.hpp"
 #include "mcp/json_rpc.hpp"
 #include "mcp/server.hpp"
 
@@ -25,7 +26,7 @@ class TestTools : public Toolset {
       return {{"content", Json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
     if (name == "wait") {
       {
-        std::lock_guard lock(mutex);
+        detail::MutexLock lock(mutex);
         waiting = true;
       }
       changed.notify_all();
@@ -35,13 +36,14 @@ class TestTools : public Toolset {
     throw RpcError(kInvalidParams, "unknown tool '" + name + "'");
   }
   void wait_until_waiting() {
-    std::unique_lock lock(mutex);
-    ASSERT_TRUE(changed.wait_for(lock, 20s, [this] { return waiting; }));
+    detail::MutexLock lock(mutex);
+    ASSERT_TRUE(detail::wait_until(changed, lock, deadline_after(20s),
+                                   [this]() ADBWIRE_REQUIRES(mutex) { return waiting; }));
   }
 
-  std::mutex mutex;
+  detail::Mutex mutex;
   std::condition_variable changed;
-  bool waiting = false;
+  bool waiting ADBWIRE_GUARDED_BY(mutex) = false;
 };
 
 // The lines a Server writes, parsed.
@@ -50,16 +52,16 @@ class Output {
   Server::Writer writer() {
     return [this](std::string_view line) {
       EXPECT_TRUE(line.ends_with('\n'));
-      std::lock_guard lock(mutex_);
+      detail::MutexLock lock(mutex_);
       replies_.push_back(Json::parse(line));
       changed_.notify_all();
     };
   }
   // The reply with this id, waiting up to 20 s for it.
   Json reply(const Json& id) {
-    std::unique_lock lock(mutex_);
+    detail::MutexLock lock(mutex_);
     Json found;
-    changed_.wait_for(lock, 20s, [&] {
+    detail::wait_until(changed_, lock, deadline_after(20s), [&]() ADBWIRE_REQUIRES(mutex_) {
       for (const Json& r : replies_) {
         if (r.contains("id") && r["id"] == id) {
           found = r;
@@ -71,14 +73,14 @@ class Output {
     return found;
   }
   std::vector<Json> all() {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     return replies_;
   }
 
  private:
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   std::condition_variable changed_;
-  std::vector<Json> replies_;
+  std::vector<Json> replies_ ADBWIRE_GUARDED_BY(mutex_);
 };
 
 class McpServer : public ::testing::Test {

@@ -26,7 +26,7 @@ bool SimulatedWire::Stall::hits() {
 }
 
 UsbTransferResult SimulatedWire::host_out(std::span<const std::uint8_t> data) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (vanished_) return {UsbStatus::no_device, 0};
   out_transfers_.push_back(data.size());
   std::size_t sent = 0;
@@ -43,7 +43,7 @@ UsbTransferResult SimulatedWire::host_out(std::span<const std::uint8_t> data) {
 
 UsbTransferResult SimulatedWire::host_in(std::span<std::uint8_t> buffer,
                                          std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
+  detail::MutexLock lock(mutex_);
   in_requests_.push_back(buffer.size());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::size_t got = 0;
@@ -51,8 +51,8 @@ UsbTransferResult SimulatedWire::host_in(std::span<std::uint8_t> buffer,
     if (vanished_) return {UsbStatus::no_device, got};
     if (in_stall_.halted) return {UsbStatus::stall, got};
     if (to_host_.empty()) {
-      if (changed_.wait_until(lock, deadline) == std::cv_status::timeout && to_host_.empty() &&
-          !vanished_) {
+      if (changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout &&
+          to_host_.empty() && !vanished_) {
         return {UsbStatus::timeout, got};
       }
       continue;
@@ -69,7 +69,7 @@ UsbTransferResult SimulatedWire::host_in(std::span<std::uint8_t> buffer,
 }
 
 UsbStatus SimulatedWire::clear_halt(bool in) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (vanished_) return UsbStatus::no_device;
   ++clear_halts_;
   (in ? in_stall_ : out_stall_).halted = false;
@@ -77,7 +77,7 @@ UsbStatus SimulatedWire::clear_halt(bool in) {
 }
 
 UsbStatus SimulatedWire::reset() {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (vanished_) return UsbStatus::no_device;
   ++resets_;
   in_stall_ = {};
@@ -89,15 +89,15 @@ UsbStatus SimulatedWire::reset() {
 
 std::optional<std::vector<std::uint8_t>> SimulatedWire::device_read(
     std::size_t max, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::vector<std::uint8_t> block;
   for (;;) {
     if (vanished_) return std::nullopt;
     if (to_device_.empty()) {
       // A read in progress keeps waiting for the packet that ends it, as functionfs does.
-      if (changed_.wait_until(lock, deadline) == std::cv_status::timeout && block.empty() &&
-          to_device_.empty()) {
+      if (changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout &&
+          block.empty() && to_device_.empty()) {
         return std::nullopt;
       }
       continue;
@@ -110,7 +110,7 @@ std::optional<std::vector<std::uint8_t>> SimulatedWire::device_read(
 }
 
 void SimulatedWire::device_write(std::span<const std::uint8_t> data) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   for (std::size_t at = 0; at < data.size(); at += max_packet_size_) {
     const std::size_t n = std::min<std::size_t>(max_packet_size_, data.size() - at);
     to_host_.emplace_back(data.begin() + static_cast<std::ptrdiff_t>(at),
@@ -120,45 +120,45 @@ void SimulatedWire::device_write(std::span<const std::uint8_t> data) {
 }
 
 void SimulatedWire::stall_out(std::size_t after_packets, int times) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   out_stall_.countdown = after_packets;
   out_stall_.times = times;
 }
 
 void SimulatedWire::stall_in(std::size_t after_packets, int times) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   in_stall_.countdown = after_packets;
   in_stall_.times = times;
 }
 
 bool SimulatedWire::vanished() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return vanished_;
 }
 
 void SimulatedWire::vanish() {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   vanished_ = true;
   changed_.notify_all();
 }
 
 std::vector<std::size_t> SimulatedWire::out_transfers() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return out_transfers_;
 }
 
 std::vector<std::size_t> SimulatedWire::in_requests() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return in_requests_;
 }
 
 int SimulatedWire::clear_halts() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return clear_halts_;
 }
 
 int SimulatedWire::resets() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return resets_;
 }
 
@@ -184,26 +184,27 @@ SimulatedAdbd::SimulatedAdbd(std::shared_ptr<SimulatedWire> wire)
 
 SimulatedAdbd::~SimulatedAdbd() {
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     stop_ = true;
   }
   thread_.join();
 }
 
 bool SimulatedAdbd::wait_waiting_streams(std::size_t count) {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, std::chrono::seconds(30), [&] { return waiting_ >= count; });
+  detail::MutexLock lock(mutex_);
+  return detail::wait_until(changed_, lock, deadline_after(std::chrono::seconds(30)),
+                            [&]() ADBWIRE_REQUIRES(mutex_) { return waiting_ >= count; });
 }
 
 std::string SimulatedAdbd::framing_error() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return framing_error_;
 }
 
 void SimulatedAdbd::serve() {
   for (;;) {
     {
-      std::lock_guard lock(mutex_);
+      detail::MutexLock lock(mutex_);
       if (stop_ || !framing_error_.empty()) return;
     }
     const auto block = wire_->device_read(kAdbdReadSize, std::chrono::milliseconds(20));
@@ -221,7 +222,7 @@ void SimulatedAdbd::serve() {
 // reads that never overrun the declared length. Anything else ends the connection.
 bool SimulatedAdbd::take(const std::vector<std::uint8_t>& block) {
   auto fail = [&](const char* why) {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     framing_error_ = why;
     return false;
   };
@@ -272,7 +273,7 @@ void SimulatedAdbd::handle_events() {
       session_.close_stream(event.stream);
     } else if (service == "exec:wait") {
       session_.accept_open(event.stream);
-      std::lock_guard lock(mutex_);
+      detail::MutexLock lock(mutex_);
       ++waiting_;
       changed_.notify_all();
     } else {
@@ -314,7 +315,7 @@ transport::UsbDeviceRecord adb_phone_record(std::uint8_t bus, std::uint8_t addre
 
 void SimulatedBus::plug(SimulatedDevice device) {
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     devices_.push_back(std::move(device));
   }
   notify();
@@ -322,7 +323,7 @@ void SimulatedBus::plug(SimulatedDevice device) {
 
 void SimulatedBus::unplug(std::uint8_t bus, std::uint8_t address) {
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     std::erase_if(devices_, [&](const SimulatedDevice& device) {
       if (device.record.bus != bus || device.record.address != address) return false;
       if (device.wire) device.wire->vanish();
@@ -335,7 +336,7 @@ void SimulatedBus::unplug(std::uint8_t bus, std::uint8_t address) {
 void SimulatedBus::notify() {
   std::vector<std::shared_ptr<std::function<void()>>> live;
   {
-    std::lock_guard lock(mutex_);
+    detail::MutexLock lock(mutex_);
     if (!hotplug_) return;
     for (const auto& weak : watchers_) {
       if (auto watcher = weak.lock()) live.push_back(std::move(watcher));
@@ -345,7 +346,7 @@ void SimulatedBus::notify() {
 }
 
 UsbStatus SimulatedBus::enumerate(std::vector<transport::UsbDeviceRecord>& out) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (enumerate_status_ != UsbStatus::ok) return enumerate_status_;
   for (const SimulatedDevice& device : devices_) out.push_back(device.record);
   return UsbStatus::ok;
@@ -359,7 +360,7 @@ const SimulatedDevice* SimulatedBus::find(const transport::UsbDeviceRecord& reco
 }
 
 UsbStatus SimulatedBus::read_serial(const transport::UsbDeviceRecord& record, std::string& serial) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const SimulatedDevice* device = find(record);
   if (device == nullptr) return UsbStatus::no_device;
   if (device->open_status == UsbStatus::access) return UsbStatus::access;
@@ -369,7 +370,7 @@ UsbStatus SimulatedBus::read_serial(const transport::UsbDeviceRecord& record, st
 
 UsbStatus SimulatedBus::probe(const transport::UsbDeviceRecord& record,
                               const transport::AdbInterfaceChoice&, std::string& serial) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   ++probes_;
   const SimulatedDevice* device = find(record);
   if (device == nullptr) return UsbStatus::no_device;
@@ -378,21 +379,21 @@ UsbStatus SimulatedBus::probe(const transport::UsbDeviceRecord& record,
 }
 
 void SimulatedBus::set_open_status(std::uint8_t bus, std::uint8_t address, UsbStatus status) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   for (SimulatedDevice& device : devices_) {
     if (device.record.bus == bus && device.record.address == address) device.open_status = status;
   }
 }
 
 std::size_t SimulatedBus::probes() const {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return probes_;
 }
 
 UsbStatus SimulatedBus::open(const transport::UsbDeviceRecord& record,
                              const transport::AdbInterfaceChoice&, std::string& serial,
                              std::unique_ptr<transport::BulkPipe>& pipe) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   const SimulatedDevice* device = find(record);
   if (device == nullptr) return UsbStatus::no_device;
   if (device->open_status != UsbStatus::ok) return device->open_status;
@@ -402,7 +403,7 @@ UsbStatus SimulatedBus::open(const transport::UsbDeviceRecord& record,
 }
 
 std::shared_ptr<void> SimulatedBus::watch(std::function<void()> changed) {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   if (!hotplug_) return nullptr;
   auto token = std::make_shared<std::function<void()>>(std::move(changed));
   watchers_.push_back(token);

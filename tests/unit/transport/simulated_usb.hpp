@@ -15,13 +15,13 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "adbwire/protocol/session.hpp"
+#include "base/mutex.hpp"
 #include "transport/usb_backend.hpp"
 
 namespace adbwire::test {
@@ -72,17 +72,17 @@ class SimulatedWire {
   };
 
   const std::uint16_t max_packet_size_;
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::vector<std::uint8_t>> to_device_;  // packets
-  std::deque<std::vector<std::uint8_t>> to_host_;    // packets
-  Stall out_stall_;
-  Stall in_stall_;
-  bool vanished_ = false;
-  std::vector<std::size_t> out_transfers_;
-  std::vector<std::size_t> in_requests_;
-  int clear_halts_ = 0;
-  int resets_ = 0;
+  std::deque<std::vector<std::uint8_t>> to_device_ ADBWIRE_GUARDED_BY(mutex_);  // packets
+  std::deque<std::vector<std::uint8_t>> to_host_ ADBWIRE_GUARDED_BY(mutex_);    // packets
+  Stall out_stall_ ADBWIRE_GUARDED_BY(mutex_);
+  Stall in_stall_ ADBWIRE_GUARDED_BY(mutex_);
+  bool vanished_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  std::vector<std::size_t> out_transfers_ ADBWIRE_GUARDED_BY(mutex_);
+  std::vector<std::size_t> in_requests_ ADBWIRE_GUARDED_BY(mutex_);
+  int clear_halts_ ADBWIRE_GUARDED_BY(mutex_) = 0;
+  int resets_ ADBWIRE_GUARDED_BY(mutex_) = 0;
 };
 
 class SimulatedPipe final : public transport::BulkPipe {
@@ -129,11 +129,11 @@ class SimulatedAdbd {
   std::size_t payload_expected_ = 0;
   bool in_payload_ = false;
 
-  mutable std::mutex mutex_;
+  mutable detail::Mutex mutex_;
   std::condition_variable changed_;
-  bool stop_ = false;          // guarded by mutex_
-  std::size_t waiting_ = 0;    // guarded by mutex_
-  std::string framing_error_;  // guarded by mutex_
+  bool stop_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  std::size_t waiting_ ADBWIRE_GUARDED_BY(mutex_) = 0;
+  std::string framing_error_ ADBWIRE_GUARDED_BY(mutex_);
   std::thread thread_;
 };
 
@@ -177,13 +177,14 @@ class SimulatedBus final : public transport::UsbBackend {
   std::shared_ptr<void> watch(std::function<void()> changed) override;
 
  private:
-  const SimulatedDevice* find(const transport::UsbDeviceRecord& record) const;
+  const SimulatedDevice* find(const transport::UsbDeviceRecord& record) const
+      ADBWIRE_REQUIRES(mutex_);
   void notify();
 
-  mutable std::mutex mutex_;
-  std::vector<SimulatedDevice> devices_;                        // guarded by mutex_
-  std::vector<std::weak_ptr<std::function<void()>>> watchers_;  // guarded by mutex_
-  std::size_t probes_ = 0;                                      // guarded by mutex_
+  mutable detail::Mutex mutex_;
+  std::vector<SimulatedDevice> devices_ ADBWIRE_GUARDED_BY(mutex_);
+  std::vector<std::weak_ptr<std::function<void()>>> watchers_ ADBWIRE_GUARDED_BY(mutex_);
+  std::size_t probes_ ADBWIRE_GUARDED_BY(mutex_) = 0;
   bool hotplug_ = true;
   transport::UsbStatus enumerate_status_ = transport::UsbStatus::ok;
 };
