@@ -14,6 +14,11 @@ device, a stream per command, so a command costs a round trip instead of an ``ad
 Blocking calls release the GIL; every call ends by its timeout. Errors are ``adbwire.Error``
 subclasses, one per code (``StaleRefError``, ``TimeoutError``, ``UnauthorizedError``, ...),
 with ``.code`` and ``.detail``. ``adbwire.droidrun.AdbwireDriver`` is a DroidRun-shaped driver.
+
+The agent verbs the MCP server and the CLI offer (``adbwire.verbs()`` lists them) run on a Page
+with ``page.call("tap", text="OK")``; each verb Page has no method of its own for is also a
+method taking the CLI's positional arguments: ``page.launch("com.android.settings")``,
+``page.find("Wi-Fi")``, ``page.wait(text="Done", timeout_ms=5000)``.
 """
 
 from adbwire._adbwire import (
@@ -46,9 +51,48 @@ from adbwire._adbwire import (
     TimeoutError,
     TransferStats,
     UnauthorizedError,
+    VerbReply,
     WebStatus,
     __version__,
+    verbs,
 )
+
+
+def _verb_method(verb):
+    """A Page method running one verb of the table: positional arguments in the CLI's order."""
+    name = verb["name"]
+    positional = verb["positional"]
+
+    def method(self, *args, **arguments):
+        if len(args) > len(positional):
+            raise TypeError(
+                "%s() takes at most %d positional arguments (%s), %d given"
+                % (name, len(positional), ", ".join(positional) or "none", len(args))
+            )
+        for parameter, value in zip(positional, args):
+            if parameter in arguments:
+                raise TypeError("%s() got multiple values for argument %r" % (name, parameter))
+            arguments[parameter] = value
+        return self.call(name, **arguments)
+
+    properties = verb["inputSchema"].get("properties", {})
+    lines = ["%s: %s" % (key, value.get("description", "")) for key, value in properties.items()]
+    method.__name__ = name
+    method.__qualname__ = "Page." + name
+    method.__doc__ = verb["description"] + (
+        "\n\nArguments (keywords; positional: %s):\n" % (", ".join(positional) or "none")
+        + "\n".join(lines)
+        if lines
+        else ""
+    )
+    method._adbwire_verb = name
+    return method
+
+
+for _verb in verbs():
+    if not hasattr(Page, _verb["name"]):
+        setattr(Page, _verb["name"], _verb_method(_verb))
+del _verb
 
 __all__ = [
     "BusyError",
@@ -80,6 +124,8 @@ __all__ = [
     "TimeoutError",
     "TransferStats",
     "UnauthorizedError",
+    "VerbReply",
     "WebStatus",
     "__version__",
+    "verbs",
 ]

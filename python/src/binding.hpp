@@ -23,6 +23,7 @@
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "verbs/saved_files.hpp"
 
 namespace adbwire::python {
 
@@ -114,6 +115,12 @@ struct PageBox {
   std::mutex mutex;
   Page page;
   std::chrono::milliseconds command_timeout;  // of the connection (DeviceBox::command_timeout)
+  // Where Page.call's verbs save files (page_source, screenshot save=True): a private folder
+  // of this Page's own, so two Pages never pick the same name.
+  verbs::SavedFiles saved{"", saved_folder_name(), "check $XDG_RUNTIME_DIR or /tmp"};
+
+ private:
+  static std::string saved_folder_name();
 };
 
 // A Python Device over the Device a Page holds (Page.device, and dev after Page(dev)).
@@ -128,5 +135,7 @@ void bind_options(py::module_& module);
 void bind_device(py::module_& module);
 // adbwire.Page and the small types its calls return.
 void bind_page(py::module_& module);
+// Page.call, adbwire.VerbReply and adbwire.verbs(): the agent verb table on a Page.
+void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox>>& page);
 
 }  // namespace adbwire::python

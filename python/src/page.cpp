@@ -502,6 +502,7 @@ void bind_page(py::module_& module) {
           "Idempotent.");
   cls.def("__enter__", [](const Box& box) { return box; });
   cls.def("__exit__", [close](PageBox& box, const py::args&) { close(box); });
+  bind_verbs(module, cls);
 }
 
 }  // namespace adbwire::python

@@ -20,7 +20,7 @@ def stub_classes():
         node.target.id
         for node in tree.body
         if isinstance(node, ast.AnnAssign) and not node.target.id.startswith("_")
-    }
+    } | {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     return classes, values | {"__version__"}
 
 
@@ -92,6 +92,15 @@ def test_members_and_parameters_match():
             parameters = [a.arg for a in item.args.args + item.args.kwonlyargs if a.arg != "self"]
             if item.args.vararg is not None:
                 parameters.append(item.args.vararg.arg)
+            if item.args.kwarg is not None:
+                parameters.append(item.args.kwarg.arg)
+            verb = getattr(getattr(cls, name), "_adbwire_verb", None)
+            if verb is not None:
+                # A method the package makes from the verb table: its positional parameters,
+                # then the verb's other parameters as keywords.
+                positional = next(v["positional"] for v in adbwire.verbs() if v["name"] == verb)
+                assert parameters == positional + ["arguments"], (class_name, name, parameters)
+                continue
             overloads = runtime_signatures(getattr(cls, name), name)
             assert parameters in overloads, (class_name, name, parameters, overloads)
 

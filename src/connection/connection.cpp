@@ -256,7 +256,7 @@ bool Connection::can_use_feature(std::string_view feature) const noexcept {
 }
 
 bool Connection::connected() const noexcept {
-  std::lock_guard lock(mutex_);
+  detail::MutexLock lock(mutex_);
   return phase_ == Phase::online && !closing_;
 }
 

@@ -9,12 +9,9 @@
 #include "adbwire/error.hpp"
 #include "adbwire/error_detail.hpp"
 #include "base/base64.hpp"
-#include "base/private_files.hpp"
 #include "verbs/verb.hpp"
 
 namespace adbwire::mcp {
-
-namespace fs = std::filesystem;
 
 Json to_tool_result(const verbs::Reply& reply) {
   Json content = Json::array();
@@ -34,7 +31,10 @@ Json to_tool_result(const verbs::Reply& reply) {
   return result;
 }
 
-DeviceTools::DeviceTools(DeviceToolsOptions options) : options_(std::move(options)) {
+DeviceTools::DeviceTools(DeviceToolsOptions options)
+    : options_(std::move(options)),
+      saved_(options_.snapshot_dir, "mcp-" + std::to_string(::getpid()),
+             "pass --snapshot-dir to a folder of yours, or use interactive, compact or max_depth") {
   verb_options_.allow_shell = options_.allow_shell;
   verb_options_.auto_snapshot = options_.auto_snapshot;
   verb_options_.settle = options_.settle;
@@ -118,32 +118,7 @@ void DeviceTools::log(std::string_view message) {
 }
 
 std::string DeviceTools::save(std::string_view suggested_name, std::string_view bytes) {
-  // What a verb saves shows the screen (messages, account names): it goes into a folder only this
-  // user can read, under a name no other user can take first (base/private_files.hpp).
-  detail::Failure failure;
-  if (options_.snapshot_dir.empty()) {
-    const fs::path runtime = detail::private_runtime_folder(failure);
-    if (!failure) {
-      own_snapshot_dir_ = true;
-      options_.snapshot_dir = runtime / ("mcp-" + std::to_string(::getpid()));
-    }
-  }
-  const fs::path suggested(suggested_name);
-  const fs::path path =
-      options_.snapshot_dir /
-      (suggested.stem().string() + "-" + std::to_string(++saved_) + suggested.extension().string());
-  if (!failure) {
-    const detail::FolderFd folder = detail::open_private_folder(
-        options_.snapshot_dir,
-        own_snapshot_dir_ ? detail::FolderTrust::own : detail::FolderTrust::chosen, failure);
-    if (folder) detail::write_private_file(folder.get(), path.filename().string(), bytes, failure);
-  }
-  if (failure) {
-    throw Error(failure.code, "cannot save " + path.filename().string() + ": " + failure.detail +
-                                  "; pass --snapshot-dir to a folder of yours, or use "
-                                  "interactive, compact or max_depth");
-  }
-  return path.string();
+  return saved_.save(suggested_name, bytes);
 }
 
 }  // namespace adbwire::mcp

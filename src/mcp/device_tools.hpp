@@ -18,6 +18,7 @@
 #include "adbwire/page.hpp"
 #include "mcp/server.hpp"
 #include "verbs/call.hpp"
+#include "verbs/saved_files.hpp"
 
 namespace adbwire::mcp {
 
@@ -70,8 +71,7 @@ class DeviceTools : public Toolset, public verbs::Host {
   std::map<std::string, std::unique_ptr<Page>> pages_;
   std::vector<std::string> lost_;   // targets whose connection dropped: the next call reconnects
   std::vector<std::string> notes_;  // said once, with the next reply (reconnects, fallbacks)
-  std::uint64_t saved_ = 0;
-  bool own_snapshot_dir_ = false;  // snapshot_dir was made here: held to FolderTrust::own
+  verbs::SavedFiles saved_;
 };
 
 }  // namespace adbwire::mcp

@@ -34,6 +34,8 @@ bool has_selector(const Call& call, bool with_text) {
          call.has("desc");
 }
 
+bool selector_matches(Call& call) { return !matches(call, call.page().snapshot(), true).empty(); }
+
 std::string selector_label(const Call& call, bool with_text) {
   for (const std::string_view name : {"selector", "id", "text", "desc"}) {
     if (!with_text && name == "text") continue;

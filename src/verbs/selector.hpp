@@ -22,6 +22,10 @@ bool has_selector(const Call& call, bool with_text = true);
 // matches), invalid_argument (several do: the message lists them with their refs).
 std::uint32_t ref_by_selector(Call& call, bool with_text = true);
 
+// Whether any element of a snapshot taken now matches the call's selector (as ref_by_selector
+// matches, refs or not): what wait waits for.
+bool selector_matches(Call& call);
+
 // A short name of the selector for replies: text "OK", id submit, …
 std::string selector_label(const Call& call, bool with_text = true);
 

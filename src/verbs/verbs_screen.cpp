@@ -108,24 +108,21 @@ Reply wait(Call& call) {
   const std::string what = selector_label(call);
   for (;;) {
     call.cancel().check();
-    bool present = true;
-    try {
-      ref_by_selector(call);
-    } catch (const Error& e) {
-      // Several matches still means it is there; none means it is not.
-      if (e.code() == errc::not_found) present = false;
-    }
+    // Text outside any element with a ref counts: "Done" may be a label, not a button.
+    const bool present = selector_matches(call);
     if (present != until_gone) {
       return Reply::text(what + (until_gone ? " is gone" : " is there") +
                          ". The screen now (its refs are current):\n" +
                          fit(call, page, page.last_snapshot().to_text()));
     }
     if (Clock::now() + kWaitPause >= end) {
-      return Reply::text(what + (until_gone ? " was still there" : " did not appear") + " after " +
-                             std::to_string(timeout.count()) +
-                             " ms. The screen now (its refs are current):\n" +
-                             fit(call, page, page.last_snapshot().to_text()),
-                         true);
+      Reply reply = Reply::text(what + (until_gone ? " was still there" : " did not appear") +
+                                    " after " + std::to_string(timeout.count()) +
+                                    " ms. The screen now (its refs are current):\n" +
+                                    fit(call, page, page.last_snapshot().to_text()),
+                                true);
+      reply.error = make_error_code(errc::timeout);
+      return reply;
     }
     call.cancel().sleep(kWaitPause);
   }

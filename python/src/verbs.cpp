@@ -1,0 +1,164 @@
+// Page.call and adbwire.verbs(): the agent verbs of src/verbs (the table the MCP server and the
+// CLI sessions serve) on a Python Page, with the same names, parameters, checks and replies.
+#include <unistd.h>
+
+#include <atomic>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "base/cancel_token.hpp"
+#include "binding.hpp"
+#include "verbs/call.hpp"
+#include "verbs/saved_files.hpp"
+#include "verbs/verb.hpp"
+
+namespace adbwire::python {
+namespace {
+
+// The verbs::Host of one Python Page: it drives that Page's device and connects nothing else.
+class PageHost final : public verbs::Host {
+ public:
+  PageHost(Page& page, verbs::SavedFiles& saved) : page_(page), saved_(saved) {
+    // A Python caller gets everything whole: the snapshot's full text, full-size images. The
+    // shell verb is on because Device.shell already is.
+    options_.allow_shell = true;
+    options_.max_snapshot_chars = std::numeric_limits<std::size_t>::max();
+    options_.max_image_bytes = 0;
+    options_.max_image_side = 0;
+  }
+
+  Page& page(const std::string& device) override {
+    if (!device.empty()) {
+      throw Error(errc::invalid_argument, "a Page drives one device: leave out device=\"" + device +
+                                              "\", or call it on adbwire.Page.connect(\"" + device +
+                                              "\")");
+    }
+    return page_;
+  }
+  // A lost connection stays lost (ClosedError, DeviceOfflineError): the user connects again.
+  void forget(const std::string&) override {}
+  std::vector<std::string> connected() const override { return {page_.device().serial()}; }
+  const std::string& default_device() const override { return no_device_; }
+  std::string save(std::string_view suggested_name, std::string_view bytes) override {
+    return saved_.save(suggested_name, bytes);
+  }
+  const verbs::Options& options() const override { return options_; }
+  void log(std::string_view) override {}
+
+ private:
+  Page& page_;
+  verbs::SavedFiles& saved_;
+  verbs::Options options_;
+  std::string no_device_;
+};
+
+// Python values to JSON through the json module: what it cannot encode is invalid_argument.
+verbs::Json json_from(const py::dict& arguments) {
+  std::string encoded;
+  try {
+    encoded = py::module_::import("json").attr("dumps")(arguments).cast<std::string>();
+  } catch (const py::error_already_set& e) {
+    throw Error(errc::invalid_argument,
+                std::string("verb arguments must be str, int, float or bool: ") + e.what());
+  }
+  return verbs::Json::parse(encoded);
+}
+
+py::object python_from(const verbs::Json& value) {
+  return py::module_::import("json").attr("loads")(
+      py::str(value.dump(-1, ' ', false, verbs::Json::error_handler_t::replace)));
+}
+
+std::string joined_text(const verbs::Reply& reply) {
+  std::string joined;
+  for (const verbs::Block& block : reply.blocks) {
+    if (block.kind != verbs::Block::Kind::text) continue;
+    if (!joined.empty()) joined += '\n';
+    joined += block.text;
+  }
+  return joined;
+}
+
+py::list blocks_of(const verbs::Reply& reply, verbs::Block::Kind kind) {
+  py::list blocks;
+  for (const verbs::Block& block : reply.blocks) {
+    if (block.kind != kind) continue;
+    blocks.append(py::make_tuple(
+        text(kind == verbs::Block::Kind::image ? block.mime : block.text),
+        py::bytes(reinterpret_cast<const char*>(block.bytes.data()), block.bytes.size())));
+  }
+  return blocks;
+}
+
+}  // namespace
+
+std::string PageBox::saved_folder_name() {
+  static std::atomic<unsigned> pages{0};
+  return "python-" + std::to_string(::getpid()) + "-" + std::to_string(++pages);
+}
+
+void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox>>& page) {
+  py::class_<verbs::Reply>(module, "VerbReply",
+                           "What a verb answered: its text (the same an MCP client or the CLI "
+                           "reads) and the images it carries.")
+      .def_property_readonly(
+          "text", [](const verbs::Reply& reply) { return text(joined_text(reply)); },
+          "The text blocks, joined by newlines.")
+      .def_property_readonly(
+          "images",
+          [](const verbs::Reply& reply) { return blocks_of(reply, verbs::Block::Kind::image); },
+          "(mime type, bytes) of each image, e.g. (\"image/png\", b\"\\x89PNG...\").")
+      .def("__str__", [](const verbs::Reply& reply) { return text(joined_text(reply)); })
+      .def("__repr__", [](const verbs::Reply& reply) {
+        return py::str("VerbReply(text={!r}, images={})")
+            .format(text(joined_text(reply)), blocks_of(reply, verbs::Block::Kind::image).size());
+      });
+
+  module.def(
+      "verbs",
+      [] {
+        verbs::Json catalog = verbs::cli_catalog();
+        for (verbs::Json& entry : catalog) {
+          // A Page drives one device: the MCP server's per-call `device` does not apply.
+          entry.erase("cli_file");
+          entry["inputSchema"]["properties"].erase("device");
+        }
+        return python_from(catalog);
+      },
+      "The agent verbs a Page offers through call() and as methods: per verb its name, title, "
+      "description, inputSchema (JSON schema of the arguments), positional (the order "
+      "positional arguments of the method take) and needs_shell.");
+
+  page.def(
+      "call",
+      [](PageBox& box, const std::string& verb, const py::kwargs& arguments) {
+        const verbs::Json json = json_from(arguments);
+        verbs::Reply reply;
+        {
+          py::gil_scoped_release release;
+          std::lock_guard<std::mutex> lock(box.mutex);
+          PageHost host(box.page, box.saved);
+          const detail::CancelToken cancel;
+          reply = verbs::run(host, verb, json, cancel);
+        }
+        if (reply.is_error) {
+          const std::error_code code = reply.error.category() == error_category()
+                                           ? reply.error
+                                           : make_error_code(errc::command_failed);
+          throw Error(code, joined_text(reply));
+        }
+        return reply;
+      },
+      py::arg("verb"),
+      "Runs the agent verb named verb (adbwire.verbs() lists them; the MCP tools and the CLI "
+      "subcommands of the same name) with keyword arguments as its parameters, e.g. "
+      "call(\"tap\", text=\"OK\"), call(\"wait\", text=\"Done\", timeout_ms=5000). Returns a "
+      "VerbReply; a failure raises the Error subclass of its code with the verb's advice "
+      "(StaleRefError: take a new snapshot). Each verb is also a method when Page has no method "
+      "of that name (page.launch(\"com.android.settings\")).");
+}
+
+}  // namespace adbwire::python

@@ -1,0 +1,110 @@
+"""The agent verb table (src/verbs: the MCP tools and the CLI subcommands) on a Python Page:
+Page.call(verb, **arguments), one method per verb Page has no method of its own for, the
+catalog adbwire.verbs(), and failures raised as the Error subclass of their code."""
+
+import os
+import re
+import stat
+
+import pytest
+
+import adbwire
+
+
+def test_the_catalog_names_every_verb_and_page_offers_each():
+    catalog = adbwire.verbs()
+    names = [verb["name"] for verb in catalog]
+    for expected in ("snapshot", "tap", "type", "find", "wait", "launch", "open_url", "shell"):
+        assert expected in names
+    assert len(names) == len(set(names))
+    for verb in catalog:
+        assert verb["description"], verb["name"]
+        assert verb["inputSchema"]["type"] == "object"
+        assert set(verb["positional"]) <= set(verb["inputSchema"]["properties"]), verb["name"]
+        assert callable(getattr(adbwire.Page, verb["name"])), verb["name"]
+
+
+def test_methods_made_from_the_table_carry_its_description():
+    for verb in adbwire.verbs():
+        method = getattr(adbwire.Page, verb["name"])
+        if getattr(method, "_adbwire_verb", None) == verb["name"]:
+            assert method.__doc__.startswith(verb["description"])
+            assert method.__name__ == verb["name"]
+
+
+def test_call_taps_by_selector_in_one_call(vdevice, page):
+    reply = page.call("tap", text="Add item")
+    vdevice.wait_for_event(r"input tap 540 2227")
+    assert isinstance(reply, adbwire.VerbReply)
+    assert "Add item" in reply.text
+    assert str(reply) == reply.text
+    assert reply.images == []
+    assert '"New item"' in page.snapshot()
+
+
+def test_call_snapshot_gives_the_snapshot_text(page):
+    reply = page.call("snapshot")
+    assert '- Button [ref=5] "Add item"' in reply.text
+    assert page.call("snapshot", json=True).text.lstrip().startswith("{")
+
+
+def test_generated_methods_take_positional_arguments_in_the_table_order(vdevice, page):
+    found = page.find("Groceries")
+    assert "Groceries" in found.text
+    page.setting_put("screen_off_timeout", "60000")
+    assert "60000" in page.setting_get("screen_off_timeout").text
+    assert "60000" in page.setting_get(key="screen_off_timeout", namespace="system").text
+    with pytest.raises(TypeError, match="multiple values"):
+        page.find("Groceries", text="Groceries")
+    with pytest.raises(TypeError, match="at most"):
+        page.find("Groceries", "extra")
+
+
+def test_wait_returns_when_the_element_is_there(page):
+    reply = page.call("wait", text="Groceries", timeout_ms=5000)
+    assert "Groceries" in reply.text
+
+
+def test_screenshot_comes_back_as_png_bytes(page):
+    reply = page.call("screenshot")
+    assert len(reply.images) == 1
+    mime, data = reply.images[0]
+    assert mime == "image/png"
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_page_source_is_saved_privately(page):
+    reply = page.page_source()
+    path = re.search(r"(/\S+\.xml)", reply.text).group(1)
+    assert os.path.exists(path), reply.text
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
+    with open(path, encoding="utf-8") as saved:
+        assert "<hierarchy" in saved.read()
+
+
+def test_failures_raise_the_error_of_their_code(page):
+    with pytest.raises(adbwire.NotFoundError, match="unknown verb"):
+        page.call("teleport")
+    with pytest.raises(adbwire.InvalidArgumentError, match="direction"):
+        page.call("scroll", direction="sideways")
+    with pytest.raises(adbwire.InvalidArgumentError):
+        page.call("tap", ref="five")
+    with pytest.raises(adbwire.InvalidArgumentError, match="one device"):
+        page.call("snapshot", device="tcp:127.0.0.1:1")
+    with pytest.raises(adbwire.InvalidArgumentError, match="str, int, float or bool"):
+        page.call("tap", text=object())
+    with pytest.raises(adbwire.TimeoutError):
+        page.call("wait", text="Nothing shows this", timeout_ms=300)
+
+
+def test_a_ref_that_went_stale_is_refused_with_advice(vdevice, page):
+    page.snapshot()
+    page.call("tap", text="Add item")
+    vdevice.wait_for_event(r"input tap 540 2227")
+    before = len(vdevice.events())
+    with pytest.raises(adbwire.Error) as raised:
+        page.call("tap", ref=5)
+    assert isinstance(raised.value, (adbwire.StaleRefError, adbwire.NotFoundError))
+    assert "snapshot" in str(raised.value)
+    assert not any("input tap" in event for event in vdevice.events()[before:])

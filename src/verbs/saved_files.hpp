@@ -1,0 +1,34 @@
+// Where the files a verb saves go (a snapshot too long for a reply, a page source, a
+// screenshot): they show the screen (messages, account names), so they go into a folder only
+// this user can read, under names no other user can take first (base/private_files.hpp).
+// Internal; the MCP server and the Python package share it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace adbwire::verbs {
+
+// Not thread safe: one per Host, used by its calls.
+class SavedFiles {
+ public:
+  // folder "" = <private runtime folder>/<runtime_name>, made 0700 on the first save; a folder
+  // given here must be this user's and not writable by others. `advice` ends the message of a
+  // failed save (what the user can change).
+  SavedFiles(std::filesystem::path folder, std::string runtime_name, std::string advice);
+
+  // Saves bytes as <stem>-<n><extension> of suggested_name and returns the path. Throws
+  // Error (io_error, permission_denied) naming the file, the reason and the advice.
+  std::string save(std::string_view suggested_name, std::string_view bytes);
+
+ private:
+  std::filesystem::path folder_;
+  std::string runtime_name_;
+  std::string advice_;
+  std::uint64_t saved_ = 0;
+  bool own_folder_ = false;  // folder_ was made here: held to FolderTrust::own
+};
+
+}  // namespace adbwire::verbs
