@@ -24,6 +24,7 @@
 #include "base/mutex.hpp"
 #include "base/port.hpp"
 #include "connection/device_access.hpp"
+#include "transport/close_on_exec.hpp"
 
 namespace adbwire {
 
@@ -146,7 +147,10 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
       opened = Stream(std::move(backend), timeout);
     } else {
       std::error_code error;
-      pipe.socket.connect({asio::ip::address_v4::loopback(), tcp_port(remote).value_or(0)}, error);
+      transport::open_close_on_exec(pipe.socket, asio::ip::tcp::v4(), error);
+      if (!error)
+        pipe.socket.connect({asio::ip::address_v4::loopback(), tcp_port(remote).value_or(0)},
+                            error);
       if (error) {
         opened.close();
         return;
@@ -195,6 +199,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
                                std::error_code error, asio::ip::tcp::socket socket) {
       auto self = weak.lock();
       if (!self || error == asio::error::operation_aborted || !acceptor->is_open()) return;
+      if (!error) transport::set_close_on_exec(socket, error);
       if (!error) {
         socket.set_option(asio::ip::tcp::no_delay(true), error);
         self->start_pipe(std::make_shared<Pipe>(std::move(socket), key), remote, Stream());
@@ -384,7 +389,7 @@ struct Forwarder::Impl::Ops {
       auto acceptor = std::make_shared<asio::ip::tcp::acceptor>(d.io);
       const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(), *port);
       std::error_code error;
-      acceptor->open(endpoint.protocol(), error);
+      transport::open_close_on_exec(*acceptor, endpoint.protocol(), error);
       if (!error) acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), error);
       if (!error) acceptor->bind(endpoint, error);
       if (!error) acceptor->listen(asio::socket_base::max_listen_connections, error);

@@ -1,8 +1,10 @@
 #include "transport/tcp_connect.hpp"
 
-#include <array>
-#include <asio/connect.hpp>
 #include <asio/steady_timer.hpp>
+#include <functional>
+#include <vector>
+
+#include "transport/close_on_exec.hpp"
 
 namespace adbwire::transport {
 
@@ -25,7 +27,7 @@ TcpConnectResult connect_with_deadline(asio::io_context& io, asio::ip::tcp::sock
     std::error_code ignored;
     socket.close(ignored);
   });
-  const auto on_connect = [&](const std::error_code& error, const asio::ip::tcp::endpoint&) {
+  const auto on_connect = [&](const std::error_code& error) {
     result.outcome = error == asio::error::connection_refused ? Outcome::refused
                      : error                                  ? Outcome::failed
                                                               : Outcome::connected;
@@ -33,22 +35,44 @@ TcpConnectResult connect_with_deadline(asio::io_context& io, asio::ip::tcp::sock
     connect_done = true;
     timer.cancel();
   };
+  // Each endpoint in turn, as asio::async_connect tries them, on a socket opened close-on-exec
+  // (asio's own range connect opens without it).
+  std::vector<asio::ip::tcp::endpoint> endpoints;
+  std::size_t next = 0;
+  std::function<void()> try_next = [&] {
+    std::error_code error;
+    socket.close(error);
+    open_close_on_exec(socket, endpoints[next].protocol(), error);
+    if (error) {
+      on_connect(error);
+      return;
+    }
+    socket.async_connect(endpoints[next], [&](const std::error_code& failed) {
+      if (failed && !timed_out && failed != asio::error::operation_aborted &&
+          ++next < endpoints.size()) {
+        try_next();
+        return;
+      }
+      on_connect(failed);
+    });
+  };
   std::error_code not_literal;
   const asio::ip::address literal = asio::ip::make_address(host, not_literal);
   if (!not_literal) {
-    const std::array endpoints{asio::ip::tcp::endpoint(literal, port)};
-    asio::async_connect(socket, endpoints, on_connect);
+    endpoints.emplace_back(literal, port);
+    try_next();
   } else {
     resolver.async_resolve(
         host, std::to_string(port),
         [&](const std::error_code& error, asio::ip::tcp::resolver::results_type results) {
-          if (error) {
-            result = {Outcome::unresolved, error};
+          if (error || results.empty()) {
+            result = {Outcome::unresolved, error ? error : asio::error::host_not_found};
             connect_done = true;
             timer.cancel();
             return;
           }
-          asio::async_connect(socket, results, on_connect);
+          for (const auto& entry : results) endpoints.push_back(entry.endpoint());
+          try_next();
         });
   }
   // Every handler above refers to these locals: run until both chains have finished.

@@ -4,6 +4,7 @@
 // of VirtualDeviceOptions::devtools the same way, through the loopback port serving it.
 
 #include "base/port.hpp"
+#include "transport/close_on_exec.hpp"
 #include "vdevice/device_context.hpp"
 #include "vdevice/forward_bridge.hpp"
 
@@ -15,6 +16,8 @@ namespace {
 std::shared_ptr<Service> bridge_to(unsigned port, ServiceHost& host, std::uint32_t stream) {
   asio::ip::tcp::socket socket(host.executor());
   std::error_code error;
+  transport::open_close_on_exec(socket, asio::ip::tcp::v4(), error);
+  if (error) return nullptr;
   // A loopback connect answers at once (accepted or refused), so the I/O thread never waits.
   socket.connect({asio::ip::address_v4::loopback(), static_cast<std::uint16_t>(port)}, error);
   if (error) return nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "transport/close_on_exec.hpp"
 #include "vdevice/forward_bridge.hpp"
 
 namespace adbwire::vdevice {
@@ -21,7 +22,7 @@ class Listener final : public std::enable_shared_from_this<Listener> {
   std::uint16_t open() {
     std::error_code error;
     const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(), 0);
-    acceptor_.open(endpoint.protocol(), error);
+    transport::open_close_on_exec(acceptor_, endpoint.protocol(), error);
     if (!error) acceptor_.bind(endpoint, error);
     if (!error) acceptor_.listen(asio::socket_base::max_listen_connections, error);
     if (error) return 0;
@@ -35,6 +36,7 @@ class Listener final : public std::enable_shared_from_this<Listener> {
         [weak = weak_from_this()](std::error_code error, asio::ip::tcp::socket socket) {
           auto self = weak.lock();
           if (!self || error == asio::error::operation_aborted) return;
+          if (!error) transport::set_close_on_exec(socket, error);
           if (!error) self->bridge(std::move(socket));
           self->accept();
         });

@@ -17,6 +17,7 @@
 #include "adbwire/testing/vdevice.hpp"
 #include "capture/capture_recorder.hpp"
 #include "compression/sync_compression.hpp"
+#include "transport/close_on_exec.hpp"
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"
@@ -76,12 +77,13 @@ struct VirtualDevice::Impl {
         accept();
         return;
       }
+      std::error_code ignored;
+      transport::set_close_on_exec(socket, ignored);  // a fresh socket: fcntl cannot fail
       ++accepted;
       ConnectionFaultPlan fault = options.fault;
       if (fault.connections != 0 && accepted > fault.connections)
         fault.kind = ConnectionFault::none;
       CaptureWriterOptions link;
-      std::error_code ignored;
       const auto peer = socket.remote_endpoint(ignored);
       if (peer.address().is_v4()) link.host_address = peer.address().to_v4().to_bytes();
       link.host_port = peer.port();
@@ -235,7 +237,7 @@ void VirtualDevice::start(std::error_code& error) {
 
   asio::ip::tcp::endpoint endpoint(address, d.options.port);
   d.acceptor.emplace(d.io);
-  d.acceptor->open(endpoint.protocol(), error);
+  transport::open_close_on_exec(*d.acceptor, endpoint.protocol(), error);
   if (!error) d.acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), error);
   if (!error) d.acceptor->bind(endpoint, error);
   if (!error) d.acceptor->listen(asio::socket_base::max_listen_connections, error);

@@ -1,8 +1,10 @@
 // Device against the virtual device over real loopback TCP, and the CLI run as a process.
 #include "adbwire/device.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -17,12 +19,49 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/forward.hpp"
 #include "adbwire/keys.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
+
+// The sockets of this process (fd numbers), as /proc lists them.
+std::vector<int> open_sockets() {
+  std::vector<int> sockets;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    const std::filesystem::path target = std::filesystem::read_symlink(entry.path(), error);
+    if (!error && target.string().starts_with("socket:"))
+      sockets.push_back(std::stoi(entry.path().filename().string()));
+  }
+  return sockets;
+}
+
+// A program that embeds adbwire and starts another (an agent running a tool, our CLI starting
+// its session daemon) must not hand it the device connection or a listening port: the child
+// would keep a restarted device's port taken. Every socket the library and the virtual device
+// open, connect or accept is close-on-exec.
+TEST(Device, EverySocketItOpensIsClosedOnExec) {
+  VirtualDevice vd;
+  vd.start();
+  Device device = Device::connect(vd.target());
+  Forwarder forwarder(device);
+  const std::string local = forwarder.forward("tcp:0", "tcp:9");
+  asio::io_context io;
+  asio::ip::tcp::socket client(io);
+  client.connect(
+      {asio::ip::address_v4::loopback(), static_cast<std::uint16_t>(std::stoi(local.substr(4)))});
+  EXPECT_EQ(device.shell("echo ok").out, "ok\n");
+  const std::vector<int> sockets = open_sockets();
+  // The vdevice's listener and accepted socket, our connection, the forward listener.
+  EXPECT_GE(sockets.size(), 4U);
+  for (const int fd : sockets) {
+    if (fd == client.native_handle()) continue;  // the test's own, opened by asio
+    EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "socket fd " << fd << " leaks into exec";
+  }
+}
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "adbwire/testing/vdevice.hpp"
 #include "base/shell_quote.hpp"
+#include "verbs/verb.hpp"
 
 namespace adbwire {
 namespace {
@@ -297,6 +299,214 @@ TEST(SessionCli, SnapshotWithATargetPrintsTheScreenDirectly) {
   ASSERT_EQ(result.exit_code, 0) << result.out;
   EXPECT_NE(result.out.find("Button [ref="), std::string::npos) << result.out;
   EXPECT_FALSE(fs::exists(dir.path() / ".adbwire"));
+}
+
+// Named sessions live in the private runtime folder: a test gives each its own.
+class NamedSessions {
+ public:
+  explicit NamedSessions(const SessionDir& dir) : dir_(dir), runtime_(dir.path() / "run") {
+    fs::create_directories(runtime_);
+    fs::permissions(runtime_, fs::perms::owner_all);
+  }
+  ~NamedSessions() {
+    for (const std::string& name : opened_) run(name, {"close"});
+  }
+  CliResult open(const std::string& name, const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"open", "--session", name};
+    all.insert(all.end(), args.begin(), args.end());
+    const CliResult result = dir_.run_with_env(env(), all);
+    if (result.exit_code == 0) opened_.push_back(name);
+    return result;
+  }
+  // `adbwire --session NAME args…`.
+  CliResult run(const std::string& name, const std::vector<std::string>& args) const {
+    std::vector<std::string> all = {"--session", name};
+    all.insert(all.end(), args.begin(), args.end());
+    return dir_.run_with_env(env(), all);
+  }
+  CliResult plain(const std::vector<std::string>& args) const {
+    return dir_.run_with_env(env(), args);
+  }
+
+ private:
+  std::string env() const {
+    return "-u ADBWIRE_SESSION -u ANDROID_SERIAL XDG_RUNTIME_DIR=" + shell_quote(runtime_.string());
+  }
+  const SessionDir& dir_;
+  fs::path runtime_;
+  std::vector<std::string> opened_;
+};
+
+std::size_t count_events(const VirtualDevice& vd, const std::string& event) {
+  const std::vector<std::string> events = vd.events();
+  return static_cast<std::size_t>(std::count(events.begin(), events.end(), event));
+}
+
+// Two agents, two devices: each named session drives its own device and neither sees the
+// other's calls; a second open of a name is refused and the first session keeps working.
+TEST(SessionCli, TwoNamedSessionsDriveTwoDevicesSideBySide) {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  VirtualDevice first(options);
+  VirtualDevice second(options);
+  first.start();
+  second.start();
+  SessionDir dir;
+  NamedSessions sessions(dir);
+  const CliResult a = sessions.open("a", {first.target()});
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  const CliResult b = sessions.open("b", {second.target()});
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+
+  const CliResult again = sessions.open("a", {second.target()});
+  EXPECT_EQ(again.exit_code, 1) << again.out;
+  EXPECT_NE(again.out.find("already open"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find(first.target()), std::string::npos) << again.out;  // says on what
+
+  EXPECT_EQ(sessions.run("a", {"tap", "--text", "Add item"}).exit_code, 0);
+  EXPECT_EQ(sessions.run("b", {"press", "back"}).exit_code, 0);
+  EXPECT_EQ(count_events(first, "input tap 540 2227"), 1U);
+  EXPECT_EQ(count_events(second, "input tap 540 2227"), 0U);
+  EXPECT_EQ(count_events(second, "input keyevent 4"), 1U);
+  EXPECT_EQ(count_events(first, "input keyevent 4"), 0U);
+  const CliResult form = sessions.run("a", {"snapshot", "--print"});
+  EXPECT_NE(form.out.find("\"New item\""), std::string::npos) << form.out;
+  const CliResult list = sessions.run("b", {"snapshot", "--print"});
+  EXPECT_NE(list.out.find("\"Add item\""), std::string::npos) << list.out;
+
+  const CliResult listed = sessions.plain({"sessions"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.out;
+  EXPECT_NE(listed.out.find("a " + first.target()), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("b " + second.target()), std::string::npos) << listed.out;
+
+  // With two open, a call naming none cannot guess.
+  const CliResult unnamed = sessions.plain({"press", "home"});
+  EXPECT_EQ(unnamed.exit_code, 1) << unnamed.out;
+  EXPECT_NE(unnamed.out.find("--session"), std::string::npos) << unnamed.out;
+
+  EXPECT_EQ(first.connections_accepted(), 1U);
+  EXPECT_EQ(second.connections_accepted(), 1U);
+}
+
+// A phone that reboots, an emulator restarted on its port: the session's next call reconnects
+// and says so, instead of answering "device offline" until close and open.
+TEST(SessionCli, ASessionReconnectsAfterItsDeviceRestartsOnTheSamePort) {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  auto device = std::make_unique<VirtualDevice>(options);
+  device->start();
+  SessionDir dir;
+  NamedSessions sessions(dir);
+  const std::string target = device->target();
+  ASSERT_EQ(sessions.open("phone", {target}).exit_code, 0);
+  ASSERT_EQ(sessions.run("phone", {"snapshot", "--print"}).exit_code, 0);
+
+  options.port = device->port();
+  device->stop();
+  device.reset();
+  const CliResult lost = sessions.run("phone", {"press", "back"});
+  EXPECT_NE(lost.exit_code, 0) << lost.out;  // nothing listens: said, not hung
+  device = std::make_unique<VirtualDevice>(options);
+  device->start();
+  ASSERT_EQ(device->target(), target);
+
+  const CliResult back = sessions.run("phone", {"snapshot", "--print"});
+  EXPECT_EQ(back.exit_code, 0) << back.out;
+  EXPECT_NE(back.out.find("connected again"), std::string::npos) << back.out;
+  EXPECT_NE(back.out.find("\"Add item\""), std::string::npos) << back.out;
+  EXPECT_EQ(sessions.run("phone", {"tap", "5"}).exit_code, 0);
+  EXPECT_EQ(count_events(*device, "input tap 540 2227"), 1U);
+  EXPECT_EQ(device->connections_accepted(), 1U);
+}
+
+// One case per verb of the table: what the CLI runs and what its reply says.
+struct VerbCase {
+  std::string verb;               // the verb this case covers
+  std::vector<std::string> args;  // after `adbwire --session NAME` (or with -s TARGET)
+  std::string expect;             // in the output
+  std::string event = {};         // the device ran this, when it runs one
+  bool one_shot = false;          // a one-shot command of adb's (-s TARGET), not a session verb
+};
+
+// Every verb of the table runs from the CLI, in the order an agent would use them on the demo
+// app, checked by its output and by what the device ran. A verb added to the table without a
+// case here fails the test.
+TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  VirtualDevice vd(options);
+  vd.start();
+  SessionDir dir;
+  NamedSessions sessions(dir);
+  const fs::path apk = dir.path() / "app.apk";
+  std::ofstream(apk) << "PK package=com.example.app versionCode=3 (the virtual device reads these)";
+  ASSERT_EQ(sessions.open("agent", {vd.target(), "--helper", "on"}).exit_code, 0);
+
+  const std::vector<VerbCase> cases = {
+      {"snapshot", {"snapshot", "--print"}, "Button [ref=5] \"Add item\""},
+      {"find", {"find", "Groceries"}, "1 match"},
+      {"wait", {"wait", "--text", "Groceries", "--timeout-ms", "5000"}, "is there"},
+      {"screenshot", {"screenshot"}, ".png"},
+      {"page_source", {"page_source"}, "page-source"},
+      {"webviews", {"webviews"}, "no debuggable WebView", {}, true},
+      {"long_press",
+       {"long_press", "5"},
+       "Long-pressed ref 5",
+       "input swipe 540 2227 540 2227 1000"},
+      {"scroll", {"scroll", "1", "down"}, "croll"},
+      {"tap", {"tap", "--text", "Add item"}, "Add item", "input tap 540 2227"},
+      {"type", {"type", "--text", "pears", "--id", "name"}, "pears"},
+      {"back", {"back"}, "Pressed back", "input keyevent 4"},
+      {"swipe", {"swipe", "100", "800", "100", "200"}, "wipe", "input swipe 100 800 100 200 300"},
+      {"drag",
+       {"drag", "--from-x", "100", "--from-y", "800", "--to-x", "300", "--to-y", "900"},
+       "rag"},
+      {"press", {"press", "66"}, "Pressed 66", "input keyevent 66"},
+      {"home", {"home"}, "Pressed home", "input keyevent 3"},
+      {"recent", {"recent"}, "recent apps", "input keyevent 187"},
+      {"launch",
+       {"launch", "com.example.adbwire.demo"},
+       "Launched",
+       "monkey -p com.example.adbwire.demo -c android.intent.category.LAUNCHER 1"},
+      {"stop", {"stop", "com.example.adbwire.demo"}, "Stopped"},
+      {"open_url", {"open_url", "https://example.com"}, "Opened https://example.com"},
+      {"foreground", {"foreground"}, "com.example.adbwire.demo"},
+      {"apps", {"apps"}, "com.example.adbwire.demo"},
+      {"notifications", {"notifications"}, "notification"},
+      {"rotate", {"rotate", "landscape"}, "Rotated to landscape"},
+      {"clipboard_set", {"clipboard_set", "copied text"}, "copied text"},
+      {"clipboard_get", {"clipboard_get"}, "copied text"},
+      {"date", {"date"}, "The device's clock"},
+      {"setting_put", {"setting_put", "screen_off_timeout", "60000"}, "60000"},
+      {"setting_get", {"setting_get", "screen_off_timeout"}, "screen_off_timeout = \"60000\""},
+      {"logs", {"logs"}, "input keyevent 66"},
+      {"capabilities", {"capabilities"}, "Supported:"},
+      {"connect", {"connect", vd.target()}, "Connected to " + vd.target()},
+      {"install", {"install", apk.string()}, "Success", {}, true},
+      {"uninstall", {"uninstall", "com.example.app"}, "Success", {}, true},
+      {"devices", {"devices", vd.target()}, vd.target().substr(4) + "  device", {}, true},
+      {"shell", {"shell", "echo", "from the shell"}, "from the shell", {}, true},
+  };
+  for (const verbs::Verb& verb : verbs::all()) {
+    EXPECT_TRUE(std::any_of(cases.begin(), cases.end(),
+                            [&](const VerbCase& c) { return c.verb == verb.name; }))
+        << "no CLI case for the verb " << verb.name;
+  }
+  for (const VerbCase& c : cases) {
+    const std::size_t before = vd.events().size();
+    std::vector<std::string> args = c.args;
+    if (c.one_shot) args.insert(args.begin(), {"-s", vd.target()});
+    const CliResult result = c.one_shot ? sessions.plain(args) : sessions.run("agent", args);
+    EXPECT_EQ(result.exit_code, 0) << c.verb << ": " << result.out;
+    EXPECT_NE(result.out.find(c.expect), std::string::npos) << c.verb << ": " << result.out;
+    if (!c.event.empty()) {
+      const std::vector<std::string> events = vd.events();
+      EXPECT_NE(
+          std::find(events.begin() + static_cast<std::ptrdiff_t>(before), events.end(), c.event),
+          events.end())
+          << c.verb << " did not run " << c.event;
+    }
+  }
 }
 
 }  // namespace

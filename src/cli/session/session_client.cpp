@@ -75,10 +75,24 @@ std::string session_name(std::string_view name) {
   return name.empty() ? std::string("the default session") : "session '" + std::string(name) + "'";
 }
 
-// One request to session `name`: its JSON-RPC reply (the result, or a thrown error).
-json ask(std::string_view name, const json& request) {
+std::vector<SessionInfo> named_sessions();
+
+// One request to session `name`: its JSON-RPC reply (the result, or a thrown error). With no
+// name and no default session, the only named session answers; with several, none is guessed.
+json ask(std::string_view name, const json& request, bool or_the_only_named = true) {
   const fs::path path = session_socket_path(name);
   const int fd = connect_socket(path);
+  if (fd < 0 && name.empty() && or_the_only_named && std::getenv("ADBWIRE_SESSION") == nullptr) {
+    const std::vector<SessionInfo> named = named_sessions();
+    if (named.size() == 1) return ask(named.front().name, request);
+    if (named.size() > 1) {
+      std::string open;
+      for (const SessionInfo& session : named)
+        open += (open.empty() ? "" : ", ") + session.name + " (" + session.target + ")";
+      throw Error(errc::invalid_argument, std::to_string(named.size()) + " sessions are open: " +
+                                              open + "; name one with --session NAME");
+    }
+  }
   if (fd < 0) {
     throw Error(
         errc::not_found,
@@ -244,23 +258,36 @@ void close_session(std::string_view name) {
   for (int i = 0; i < 100 && fs::exists(path); ++i) std::this_thread::sleep_for(20ms);
 }
 
-std::vector<SessionInfo> list_sessions() {
+namespace {
+
+// Adds session `name` to sessions when it answers.
+void probe(std::vector<SessionInfo>& sessions, const std::string& name) {
+  try {
+    const json info = ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/info"}}, false);
+    sessions.push_back({name, info.value("target", std::string()), session_socket_path(name),
+                        info.value("pid", 0L)});
+  } catch (const Error&) {
+  }
+}
+
+std::vector<SessionInfo> named_sessions() {
   std::vector<SessionInfo> sessions;
-  const auto probe = [&sessions](const std::string& name) {
-    try {
-      const json info = ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/info"}});
-      sessions.push_back({name, info.value("target", std::string()), session_socket_path(name),
-                          info.value("pid", 0L)});
-    } catch (const Error&) {
-    }
-  };
-  probe("");
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(private_runtime_folder(), error)) {
     const std::string file = entry.path().filename().string();
     if (file.starts_with(kPrefix) && file.ends_with(kSuffix))
-      probe(file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size()));
+      probe(sessions, file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size()));
   }
+  return sessions;
+}
+
+}  // namespace
+
+std::vector<SessionInfo> list_sessions() {
+  std::vector<SessionInfo> sessions;
+  probe(sessions, "");
+  const std::vector<SessionInfo> named = named_sessions();
+  sessions.insert(sessions.end(), named.begin(), named.end());
   return sessions;
 }
 
