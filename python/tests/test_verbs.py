@@ -9,6 +9,7 @@ import stat
 import pytest
 
 import adbwire
+from conftest import SOURCE_DIR
 
 
 def test_the_catalog_names_every_verb_and_page_offers_each():
@@ -108,3 +109,10 @@ def test_a_ref_that_went_stale_is_refused_with_advice(vdevice, page):
     assert isinstance(raised.value, (adbwire.StaleRefError, adbwire.NotFoundError))
     assert "snapshot" in str(raised.value)
     assert not any("input tap" in event for event in vdevice.events()[before:])
+
+
+def test_the_readme_table_lists_every_verb():
+    readme = (SOURCE_DIR / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Agent verbs") :]
+    for verb in adbwire.verbs():
+        assert "| `%s` |" % verb["name"] in table, verb["name"]
