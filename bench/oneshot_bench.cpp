@@ -2,7 +2,10 @@
 // shell true` (the lean front through its connection holder) against the real AOSP
 // `adb -s SERIAL shell true` through a private adb server that already holds the device, both
 // against the same virtual device (a process of its own) in the same run; and the front's start
-// (`adbwire version`) against /bin/true.
+// (`adbwire version`) against /bin/true. Then an agent's step in a CLI session: `adbwire tap 3`
+// (the front, straight to the session daemon, whose Page re-reads the screen to check the ref
+// before it taps) against the same verb through the full program, and against what an agent
+// driving adb runs for a tap, `adb shell input tap X Y` (no check of what is under the point).
 //
 // Usage: oneshot_bench [N]   (N calls per steady-state variant, default 200; first calls: 15)
 // Steady-state variants alternate call by call, so machine noise falls on each alike. A first
@@ -143,12 +146,34 @@ int run(int n) {
       direct.push_back(timed_run(direct_call, env));
     }
   }
+  // A session on the same device: one snapshot gives the refs, then taps (the sample screen
+  // does not change when tapped, so ref 3 stays valid).
+  const fs::path full = cli.parent_path() / "adbwire-full";
+  timed_run({cli.string(), "open", "--session", "bench", target}, env);
+  timed_run({cli.string(), "--session", "bench", "snapshot"}, env);
+  const std::vector<std::string> session_tap = {cli.string(), "--session", "bench", "tap", "3"};
+  const std::vector<std::string> full_tap = {full.string(), "--session", "bench", "tap", "3"};
+  const std::vector<std::string> adb_tap = {adbwire::bench::kAdb,
+                                            "-P",
+                                            std::to_string(adb.port()),
+                                            "-s",
+                                            serial,
+                                            "shell",
+                                            "input",
+                                            "tap",
+                                            "540",
+                                            "640"};
+  std::vector<double> front_taps, full_taps, adb_taps;
+  for (int i = 0; i < n; ++i) {
+    front_taps.push_back(timed_run(session_tap, env));
+    adb_taps.push_back(timed_run(adb_tap, adb.environment()));
+    if (i % 4 == 0) full_taps.push_back(timed_run(full_tap, env));
+  }
+  timed_run({cli.string(), "close", "--session", "bench"}, env);
   for (int i = 0; i < n; ++i) {
     version.push_back(timed_run({cli.string(), "version"}, env));
     bin_true.push_back(timed_run({"/bin/true"}, env));
-    if (i % 4 == 0)
-      full_version.push_back(
-          timed_run({(cli.parent_path() / "adbwire-full").string(), "version"}, env));
+    if (i % 4 == 0) full_version.push_back(timed_run({full.string(), "version"}, env));
   }
 
   const double held_ms = median_ms(held);
@@ -171,10 +196,16 @@ int run(int n) {
   row("adbwire-full version", median_ms(full_version),
       "   (" + std::to_string(full_version.size()) + " calls)");
   row("/bin/true", true_ms, "");
+  const double tap_ms = median_ms(front_taps);
+  const double adb_tap_ms = median_ms(adb_taps);
+  row("adbwire tap 3 (session, through the front)", tap_ms, "");
+  row("adbwire-full tap 3 (session)", median_ms(full_taps),
+      "   (" + std::to_string(full_taps.size()) + " calls)");
+  row("adb shell input tap 540 640 (server)", adb_tap_ms, "");
   std::printf(
       "ratio adbwire/adb: %.2f (steady state), %.2f (first call); "
-      "adbwire version / bin/true: %.2f\n",
-      held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms);
+      "adbwire version / bin/true: %.2f; session tap / adb input tap: %.2f\n",
+      held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms, tap_ms / adb_tap_ms);
   return 0;
 }
 

@@ -20,8 +20,13 @@ void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& ru
 void add_close_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_sessions_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_guide_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-// Every agent verb not registered by a command above (verb_commands.cpp).
+// Every agent verb not registered by a command above (verb_commands.cpp); they run in the
+// session, so the lean front registers them too.
 void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
+// Only the verb named name (the front parses one command line, so it builds one parser).
+void add_verb_command(CLI::App& app, const GlobalOptions& globals, Run& run, std::string_view name);
+// Whether name is one of those verbs.
+bool is_session_verb(std::string_view name);
 void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run);

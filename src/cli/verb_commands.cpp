@@ -1,6 +1,7 @@
-// The agent verbs as CLI subcommands, registered from the verb table (verbs/verb.hpp): each
-// parameter becomes --name (booleans are flags), the verb's positional ones also plain
-// arguments, and the call goes to the session (`adbwire open`, --session NAME).
+// The agent verbs as CLI subcommands, registered from the verb table (through the generated
+// catalog, verb_catalog.hpp, so the lean front registers them too): each parameter becomes
+// --name (booleans are flags), the verb's positional ones also plain arguments, and the call
+// goes to the session (`adbwire open`, --session NAME).
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -10,7 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/session/session.hpp"
-#include "verbs/verb.hpp"
+#include "cli/verb_catalog.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -37,28 +38,28 @@ struct VerbArgs {
   std::map<std::string, std::int64_t> integers;
   std::map<std::string, bool> flags;
   std::vector<CLI::Option*> options;       // as order
-  std::vector<const verbs::Param*> order;  // the parameters, positional ones first
+  std::vector<const CatalogParam*> order;  // the parameters, positional ones first
 };
 
-void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const verbs::Verb& verb) {
+void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const CatalogVerb& verb) {
   auto args = std::make_shared<VerbArgs>();
   auto* cmd = app.add_subcommand(std::string(verb.name),
                                  std::string(verb.title) + " (in the session; see --help)");
   cmd->footer(std::string(verb.description));
   // Positional arguments are taken in the order they are added: the verb's positional ones
   // first, in its order, then the rest (options only).
-  std::vector<const verbs::Param*> order;
+  std::vector<const CatalogParam*> order;
   for (const std::string_view name : verb.positional) {
-    for (const verbs::Param& param : verb.params) {
+    for (const CatalogParam& param : verb.params) {
       if (param.name == name) order.push_back(&param);
     }
   }
-  for (const verbs::Param& param : verb.params) {
+  for (const CatalogParam& param : verb.params) {
     if (std::find(order.begin(), order.end(), &param) == order.end()) order.push_back(&param);
   }
   args->order = order;
-  for (const verbs::Param* p : order) {
-    const verbs::Param& param = *p;
+  for (const CatalogParam* p : order) {
+    const CatalogParam& param = *p;
     const std::string name(param.name);
     const bool positional = std::find(verb.positional.begin(), verb.positional.end(), param.name) !=
                             verb.positional.end();
@@ -109,9 +110,23 @@ void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const verbs
 }  // namespace
 
 void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run) {
-  for (const verbs::Verb& verb : verbs::all()) {
+  for (const CatalogVerb& verb : verb_catalog()) {
     if (!registered_elsewhere(verb.name)) add_verb(app, globals, run, verb);
   }
+}
+
+void add_verb_command(CLI::App& app, const GlobalOptions& globals, Run& run,
+                      std::string_view name) {
+  for (const CatalogVerb& verb : verb_catalog()) {
+    if (verb.name == name && !registered_elsewhere(verb.name)) add_verb(app, globals, run, verb);
+  }
+}
+
+bool is_session_verb(std::string_view name) {
+  for (const CatalogVerb& verb : verb_catalog()) {
+    if (verb.name == name) return !registered_elsewhere(name);
+  }
+  return false;
 }
 
 }  // namespace adbwire::cli

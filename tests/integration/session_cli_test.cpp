@@ -55,8 +55,14 @@ class SessionDir {
 
   // The same with env ("NAME=value …" for env(1)) instead of the private socket.
   CliResult run_with_env(const std::string& env, const std::vector<std::string>& args) const {
+    return run_program(ADBWIRE_CLI_PATH, env, args);
+  }
+
+  // The same with another program.
+  CliResult run_program(const fs::path& program, const std::string& env,
+                        const std::vector<std::string>& args) const {
     std::string command = "cd " + shell_quote(path_.string()) + " && env " + env + " " +
-                          shell_quote(ADBWIRE_CLI_PATH);
+                          shell_quote(program.string());
     for (const std::string& arg : args) command += " " + shell_quote(arg);
     command += " 2>&1";
     CliResult result;
@@ -327,6 +333,9 @@ class NamedSessions {
   CliResult plain(const std::vector<std::string>& args) const {
     return dir_.run_with_env(env(), args);
   }
+  CliResult run_program(const fs::path& program, const std::vector<std::string>& args) const {
+    return dir_.run_program(program, env(), args);
+  }
 
  private:
   std::string env() const {
@@ -417,6 +426,40 @@ TEST(SessionCli, ASessionReconnectsAfterItsDeviceRestartsOnTheSamePort) {
   EXPECT_EQ(sessions.run("phone", {"tap", "5"}).exit_code, 0);
   EXPECT_EQ(count_events(*device, "input tap 540 2227"), 1U);
   EXPECT_EQ(device->connections_accepted(), 1U);
+}
+
+// An agent's step costs a process start: the lean front serves the session verbs itself (a
+// front with no adbwire-full beside it still taps), and hands everything else over.
+TEST(SessionCli, TheFrontServesSessionVerbsWithoutTheFullProgram) {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  VirtualDevice vd(options);
+  vd.start();
+  SessionDir dir;
+  NamedSessions sessions(dir);
+  ASSERT_EQ(sessions.open("front", {vd.target()}).exit_code, 0);
+  ASSERT_EQ(sessions.run("front", {"snapshot"}).exit_code, 0);
+  const fs::path lone = dir.path() / "lone" / "adbwire";
+  fs::create_directories(lone.parent_path());
+  fs::copy_file(ADBWIRE_CLI_PATH, lone);
+
+  const CliResult tapped = sessions.run_program(lone, {"--session", "front", "tap", "5"});
+  EXPECT_EQ(tapped.exit_code, 0) << tapped.out;
+  EXPECT_EQ(count_events(vd, "input tap 540 2227"), 1U);
+  const CliResult typed =
+      sessions.run_program(lone, {"--session", "front", "type", "--id", "name", "--text", "pears"});
+  EXPECT_EQ(typed.exit_code, 0) << typed.out;
+  const CliResult bad = sessions.run_program(lone, {"--session", "front", "scroll", "2", "aside"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("direction"), std::string::npos) << bad.out;
+  const CliResult missing = sessions.run_program(lone, {"--session", "nobody", "tap", "1"});
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  EXPECT_NE(missing.out.find("adbwire open --session nobody"), std::string::npos) << missing.out;
+
+  // What the front does not serve needs the full program, which this copy does not have.
+  const CliResult other = sessions.run_program(lone, {"--session", "front", "snapshot"});
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.out.find("cannot find adbwire-full"), std::string::npos) << other.out;
 }
 
 // One case per verb of the table: what the CLI runs and what its reply says.

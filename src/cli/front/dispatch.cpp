@@ -83,6 +83,9 @@ CommandLine scan_command_line(std::span<const char* const> args) {
 
 const FrontCommand* front_command(const CommandLine& line, const Environment& environment) {
   if (!line.plain || line.command.empty()) return nullptr;
+  // A session verb talks to the session daemon's local socket: nothing heavy to load.
+  static constexpr FrontCommand kSessionVerbs{"session verbs", nullptr, false};
+  if (is_session_verb(line.command)) return &kSessionVerbs;
   const auto* command = std::find_if(std::begin(kFrontCommands), std::end(kFrontCommands),
                                      [&](const FrontCommand& c) { return c.name == line.command; });
   if (command == std::end(kFrontCommands)) return nullptr;

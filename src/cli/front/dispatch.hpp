@@ -26,12 +26,11 @@ struct CommandLine {
 // kValuedGlobalOptions take a value ("-s X", "-sX", "--record=X"), --no-holder is a flag.
 CommandLine scan_command_line(std::span<const char* const> args);
 
-// A subcommand the front serves. The lead's session verbs join here: a verb that only talks to
-// a local socket (the session daemon) needs no device and nothing heavy, so it belongs in the
-// front; register it with reaches_device = false.
+// A subcommand the front serves. The session verbs (tap, type, press, … from the verb table)
+// are served here too: they only talk to the session daemon's local socket.
 struct FrontCommand {
   std::string_view name;
-  AddCommand add;
+  AddCommand add;  // nullptr for the session verbs: add_verb_command(…, line.command)
   // Reaches a device: served here only when the connection holder can carry the call (a tcp:
   // target, no --record, no opt-out); otherwise the full program connects directly.
   bool reaches_device;

@@ -4,6 +4,7 @@
 // becomes the full program by exec, argv unchanged. src/cli/README.md tells the design.
 #include <cstdlib>
 
+#include "cli/commands.hpp"
 #include "cli/front/dispatch.hpp"
 #include "cli/front/front_connect.hpp"
 #include "cli/front/full_program.hpp"
@@ -32,6 +33,10 @@ int main(int argc, char** argv) {
   globals.connector = front::connect_through_holder;
   add_global_options(app, globals);
   Run run;
-  command->add(app, globals, run);
+  if (command->add != nullptr) {
+    command->add(app, globals, run);
+  } else {
+    add_verb_command(app, globals, run, line.command);
+  }
   return parse_and_run(app, run, argc, argv);
 }

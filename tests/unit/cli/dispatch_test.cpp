@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "cli/program.hpp"
+#include "cli/verb_catalog.hpp"
 
 namespace adbwire::cli::front {
 namespace {
@@ -75,6 +77,28 @@ TEST(FrontDispatch, OptOutsAndRecordingConnectDirectly) {
   EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.android_serial = {}, .no_holder = "0"}), "shell");
   // version reaches no device: no reason to hand it over.
   EXPECT_EQ(served({"--no-holder", "version"}), "version");
+}
+
+// The session verbs only talk to the session daemon's socket: the front serves every one, so
+// `adbwire tap 5` never starts the full program. snapshot, screenshot and the verbs that are
+// adb commands too (install, shell, …) have CLI-only options and stay in the full program.
+TEST(FrontDispatch, ServesEverySessionVerb) {
+  std::size_t served_verbs = 0;
+  for (const CatalogVerb& verb : verb_catalog()) {
+    const std::string name(verb.name);
+    if (!is_session_verb(verb.name)) continue;
+    ++served_verbs;
+    EXPECT_EQ(served({name.c_str()}), "session verbs") << name;
+    EXPECT_EQ(served({"--session", "agent", name.c_str()}), "session verbs") << name;
+  }
+  EXPECT_GE(served_verbs, 20U);
+  EXPECT_EQ(served({"tap", "5"}), "session verbs");
+  EXPECT_EQ(served({"tap", "--help"}), "full program");
+  for (const char* elsewhere :
+       {"snapshot", "screenshot", "install", "uninstall", "shell", "devices", "webviews"})
+    EXPECT_FALSE(is_session_verb(elsewhere)) << elsewhere;
+  EXPECT_EQ(served({"snapshot"}), "full program");
+  EXPECT_EQ(served({"install", "a.apk"}), "full program");
 }
 
 // The scan skips exactly the values CLI11 takes: each valued option of the list takes one, and

@@ -1,9 +1,8 @@
-// The client side of CLI sessions (session.hpp): socket paths, starting a daemon, one verb per
-// connection as an MCP tools/call, listing and closing.
-#include <fcntl.h>
+// The calling side of CLI sessions (session.hpp), in both programs: socket paths, one verb per
+// connection as an MCP tools/call, listing and closing. Sockets and JSON only, so the lean front
+// serves session verbs without the library (session_open.cpp, in the full program, starts one).
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,24 +11,36 @@
 #include <cstring>
 #include <thread>
 
-#include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
-#include "adbwire/usb.hpp"
-#include "base/private_files.hpp"
 #include "cli/runtime_folder.hpp"
 #include "cli/session/session.hpp"
-#include "cli/session/session_server.hpp"
+#include "cli/session/session_socket.hpp"
 #include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
-namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
+namespace {
+
 constexpr std::string_view kPrefix = "session-";
 constexpr std::string_view kSuffix = ".sock";
+
+void write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw Error(errc::io_error, "the session closed the connection while we were writing");
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+std::vector<SessionInfo> named_sessions();
+
+}  // namespace
 
 // A connected Unix socket, or -1 when nothing listens there.
 int connect_socket(const fs::path& path) {
@@ -49,16 +60,6 @@ int connect_socket(const fs::path& path) {
   return fd;
 }
 
-void write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw Error(errc::io_error, "the session closed the connection while we were writing");
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
 std::string read_all(int fd) {
   std::string text;
   char buffer[65536];
@@ -75,11 +76,9 @@ std::string session_name(std::string_view name) {
   return name.empty() ? std::string("the default session") : "session '" + std::string(name) + "'";
 }
 
-std::vector<SessionInfo> named_sessions();
-
 // One request to session `name`: its JSON-RPC reply (the result, or a thrown error). With no
 // name and no default session, the only named session answers; with several, none is guessed.
-json ask(std::string_view name, const json& request, bool or_the_only_named = true) {
+json ask(std::string_view name, const json& request, bool or_the_only_named) {
   const fs::path path = session_socket_path(name);
   const int fd = connect_socket(path);
   if (fd < 0 && name.empty() && or_the_only_named && std::getenv("ADBWIRE_SESSION") == nullptr) {
@@ -122,35 +121,6 @@ json ask(std::string_view name, const json& request, bool or_the_only_named = tr
   return message.value("result", json::object());
 }
 
-// The target an open without one uses: $ANDROID_SERIAL, else the only device there is.
-std::string pick_target() {
-  if (const char* serial = std::getenv("ANDROID_SERIAL"); serial != nullptr && *serial != 0)
-    return serial;
-  std::vector<std::string> choices;
-  std::error_code error;
-  const AdbServer server(ServerAddress{}, 3s, error);
-  if (!error) {
-    for (const auto& entry : server.devices(false, deadline_after(3s), error)) {
-      if (entry.state_text == "device") choices.push_back(entry.serial);
-    }
-  }
-  for (const UsbDevice& device : list_usb_devices(error)) {
-    if (device.access == UsbAccess::ok) choices.push_back(device.target());
-  }
-  if (choices.size() == 1) return choices[0];
-  if (choices.empty()) {
-    throw Error(errc::not_found,
-                "no device to open: none is attached over USB or listed by an adb server, and "
-                "$ANDROID_SERIAL is not set; give a target (tcp:HOST:PORT, a serial, usb:SERIAL)");
-  }
-  std::string list;
-  for (const std::string& choice : choices) list += "\n  " + choice;
-  throw Error(errc::invalid_argument,
-              "several devices are reachable; name one: `adbwire open TARGET` with one of:" + list);
-}
-
-}  // namespace
-
 fs::path session_socket_path(std::string_view name) {
   if (name.empty()) {
     if (const char* explicit_path = std::getenv("ADBWIRE_SESSION");
@@ -168,57 +138,6 @@ fs::path session_socket_path(std::string_view name) {
   }
   return private_runtime_folder() /
          (std::string(kPrefix) + std::string(name) + std::string(kSuffix));
-}
-
-std::string open_session(std::string_view name, const std::string& given_target,
-                         std::chrono::seconds idle, const PageOptions& options,
-                         const ConnectOptions& connect) {
-  const fs::path path = session_socket_path(name);
-  if (const int fd = connect_socket(path); fd >= 0) {
-    ::close(fd);
-    std::string target = "?";
-    try {
-      target = ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/info"}})
-                   .value("target", std::string("?"));
-    } catch (const Error&) {
-    }
-    throw Error(errc::busy, "the " + session_name(name) + " is already open (" + target +
-                                "); close it first (`adbwire" +
-                                (name.empty() ? std::string() : " --session " + std::string(name)) +
-                                " close`), or open another with --session NAME");
-  }
-  const std::string target = given_target.empty() ? pick_target() : given_target;
-  int ready[2];
-  if (::pipe2(ready, O_CLOEXEC) != 0)
-    throw Error(errc::io_error, "cannot create a pipe for the session daemon");
-  const pid_t child = ::fork();
-  if (child < 0) throw Error(errc::io_error, "cannot start the session daemon (fork failed)");
-  if (child == 0) {
-    // The daemon: its own session, no terminal, parented by init once this child exits.
-    ::close(ready[0]);
-    ::setsid();
-    if (::fork() != 0) ::_exit(0);
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, STDIN_FILENO);
-    ::dup2(null, STDOUT_FILENO);
-    ::dup2(null, STDERR_FILENO);
-    if (null > STDERR_FILENO) ::close(null);
-    ::_exit(serve_session(std::string(name), target, idle, options, connect, path, ready[1]));
-  }
-  ::close(ready[1]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  std::string line = read_all(ready[0]);
-  ::close(ready[0]);
-  if (const std::size_t end = line.find('\n'); end != std::string::npos) line.resize(end);
-  if (line == "ok") return target;
-  if (line.starts_with("error ")) {
-    char* rest = nullptr;
-    const long code = std::strtol(line.c_str() + 6, &rest, 10);
-    throw Error(make_error_code(static_cast<errc>(code)),
-                rest != nullptr && *rest == ' ' ? rest + 1 : "");
-  }
-  throw Error(errc::io_error, "the session daemon exited before it was ready");
 }
 
 int run_verb(std::string_view name, std::string_view verb, json arguments, bool print) {
