@@ -2,6 +2,11 @@
 // (`uiautomator dump F && cat F` in one exec stream), both as Page::snapshot() on one open
 // connection to the same virtual device (demo screen graph). The virtual device answers both
 // at once, so this measures the host-side cost of each path, not a phone's dump time.
+// Then what the default ref check costs an action: Page::tap(ref) with RefCheck::always (the
+// screen re-read before the tap) against RefCheck::never, through each path, on a screen that
+// does not change when tapped. On a phone the check costs one dump of the path in use
+// (uiautomator dump takes 1-3 s there, the dumper tens of milliseconds); here the virtual device
+// answers at once, so the figure is the check's own cost on the host and the wire.
 // Usage: helper_bench [N]   (N snapshots per path, default 300). Prints medians and p90.
 #include <algorithm>
 #include <chrono>
@@ -77,5 +82,43 @@ int main(int argc, char** argv) {
               percentile(helper_ms, 0.5), percentile(helper_ms, 0.9));
   std::printf("  helper minus file path: %+.3f ms (median)\n",
               percentile(helper_ms, 0.5) - percentile(file_ms, 0.5));
+
+  // Taps on a still screen (the sample screen: tapping changes nothing), ref 3 ("Add").
+  adbwire::VirtualDevice still;
+  still.start();
+  const auto tap_times = [&](adbwire::PageOptions options, adbwire::RefCheck check) {
+    options.ref_check = check;
+    adbwire::Page page = adbwire::Page::connect(still.target(), options);
+    time_snapshots(page, 1);
+    std::vector<double> samples;
+    for (int i = 0; i < n / 5 + 1; ++i) {
+      const auto start = Clock::now();
+      page.tap(3);
+      samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
+    helper_in_use = helper_in_use && (options.helper == adbwire::PageOptions::Helper::off ||
+                                      page.helper_status().in_use);
+    return samples;
+  };
+  std::vector<double> file_checked, file_unchecked, helper_checked, helper_unchecked;
+  for (int round = 0; round < 5; ++round) {
+    for (double s : tap_times(file_options, adbwire::RefCheck::always)) file_checked.push_back(s);
+    for (double s : tap_times(file_options, adbwire::RefCheck::never)) file_unchecked.push_back(s);
+    for (double s : tap_times(helper_options, adbwire::RefCheck::always))
+      helper_checked.push_back(s);
+    for (double s : tap_times(helper_options, adbwire::RefCheck::never))
+      helper_unchecked.push_back(s);
+  }
+  const auto row = [](const char* label, const std::vector<double>& checked,
+                      const std::vector<double>& unchecked) {
+    const double with = percentile(checked, 0.5);
+    const double without = percentile(unchecked, 0.5);
+    std::printf("  %-22s checked %.3f ms, unchecked %.3f ms: the check costs %+.3f ms (%.2fx)\n",
+                label, with, without, with - without, with / without);
+  };
+  std::printf("tap(ref), %zu runs each, RefCheck::always vs never, virtual device:\n",
+              file_checked.size());
+  row("dump-to-file path", file_checked, file_unchecked);
+  row("on-device dumper", helper_checked, helper_unchecked);
   return helper_in_use ? 0 : 1;
 }

@@ -4,12 +4,19 @@
 // waits for the field's focus and reads the field back.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
 #include "adbwire/testing/vdevice.hpp"
+#include "integration/adb_server.hpp"
+#include "integration/temp_dir.hpp"
+#include "mcp/device_tools.hpp"
 
 namespace adbwire {
 namespace {
@@ -157,6 +164,147 @@ TEST_F(ScreenChangedByItself, WhenChangedMissesAScreenThatChangedByItself) {
   EXPECT_EQ(taps(vd_).back(), "input tap 300 1100") << "the documented risk: Cancel is tapped";
   EXPECT_FALSE(page.last_ref_checks()[0].checked);
 }
+
+// ---- the same through the CLI session and the MCP tools
+
+// What an action through a surface answered.
+struct Answer {
+  bool ok = false;
+  std::string text;
+};
+
+// One surface an agent acts through: snapshot, then tap a ref.
+class Surface {
+ public:
+  virtual ~Surface() = default;
+  virtual std::string snapshot() = 0;
+  virtual Answer tap(int ref) = 0;
+};
+
+// The CLI: `adbwire open`, then `snapshot --print` and `tap N`, each a process.
+class CliSurface final : public Surface {
+ public:
+  explicit CliSurface(const std::string& target) {
+    env_ = {"ADBWIRE_SESSION=" + (folder_.path() / "session.sock").string(),
+            "HOME=" + folder_.path().string(), "PATH=/usr/bin:/bin"};
+    const test::ProcessResult opened = run({"open", target});
+    EXPECT_EQ(opened.exit_code, 0) << opened.err;
+  }
+  ~CliSurface() override { run({"close"}); }
+  std::string snapshot() override { return run({"snapshot", "--print"}).out; }
+  Answer tap(int ref) override {
+    const test::ProcessResult result = run({"tap", std::to_string(ref)});
+    return {result.exit_code == 0, result.out + result.err};
+  }
+
+ private:
+  test::ProcessResult run(std::vector<std::string> args) {
+    args.insert(args.begin(), ADBWIRE_CLI_PATH);
+    // The working folder is the test's: snapshot files go under its .adbwire.
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path(folder_.path());
+    test::ProcessResult result = test::run_process(args, env_, {});
+    std::filesystem::current_path(cwd);
+    return result;
+  }
+  test::TempDir folder_;
+  std::vector<std::string> env_;
+};
+
+// The MCP tools, called as `adbwire mcp`'s worker calls them.
+class McpSurface final : public Surface {
+ public:
+  explicit McpSurface(const std::string& target) {
+    mcp::DeviceToolsOptions options;
+    options.target = target;
+    options.snapshot_dir = folder_.path();
+    tools_.emplace(options);
+  }
+  std::string snapshot() override { return text(tools_->call("snapshot", {}, cancel_)); }
+  Answer tap(int ref) override {
+    const mcp::Json result = tools_->call("tap", {{"ref", ref}}, cancel_);
+    return {!result.value("isError", false), text(result)};
+  }
+
+ private:
+  static std::string text(const mcp::Json& result) {
+    std::string out;
+    for (const mcp::Json& block : result["content"]) {
+      if (block["type"] == "text") out += block["text"].get<std::string>() + "\n";
+    }
+    return out;
+  }
+  test::TempDir folder_;
+  detail::CancelToken cancel_;
+  std::optional<mcp::DeviceTools> tools_;
+};
+
+// The ref a printed snapshot gives the button showing text.
+int printed_ref(const std::string& snapshot, const std::string& text) {
+  std::smatch match;
+  const std::regex line("\\[ref=(\\d+)\\] \"" + text + "\"");
+  if (std::regex_search(snapshot, match, line)) return std::stoi(match[1]);
+  ADD_FAILURE() << "no ref for " << text << " in\n" << snapshot;
+  return 0;
+}
+
+enum class Via { cli, mcp };
+
+class ScreenChangedThrough : public ScreenChangedByItself,
+                             public ::testing::WithParamInterface<Via> {
+ protected:
+  std::unique_ptr<Surface> surface() {
+    if (GetParam() == Via::cli) return std::make_unique<CliSurface>(vd_.target());
+    return std::make_unique<McpSurface>(vd_.target());
+  }
+  // Snapshot, the screen changes to `changed`, tap the ref `text` had.
+  Answer tap_after_change(const std::string& text, const std::string& changed) {
+    const std::unique_ptr<Surface> agent = surface();
+    const int ref = printed_ref(agent->snapshot(), text);
+    vd_.show_dump(changed);
+    return agent->tap(ref);
+  }
+  void expect_refused(const Answer& answer, std::size_t taps_before) {
+    EXPECT_FALSE(answer.ok) << answer.text;
+    EXPECT_NE(answer.text.find("nothing was sent"), std::string::npos) << answer.text;
+    EXPECT_NE(answer.text.find("snapshot"), std::string::npos) << answer.text;
+    EXPECT_EQ(taps(vd_).size(), taps_before) << "something was tapped";
+  }
+};
+
+TEST_P(ScreenChangedThrough, AMovedElementIsTappedWhereItIsNowAndTheReplySaysSo) {
+  const Answer answer = tap_after_change(
+      "OK", screen({kCancel, node("android.widget.Button", "OK", "[100,1800][500,2000]")}));
+  EXPECT_TRUE(answer.ok) << answer.text;
+  EXPECT_EQ(taps(vd_).back(), "input tap 300 1900");
+  EXPECT_NE(answer.text.find("moved"), std::string::npos) << answer.text;
+}
+
+TEST_P(ScreenChangedThrough, SwappedButtonsTapTheOneAskedFor) {
+  const Answer answer = tap_after_change(
+      "OK", screen({node("android.widget.Button", "Cancel", "[100,1000][500,1200]"),
+                    node("android.widget.Button", "OK", "[600,1000][1000,1200]"), kSend}));
+  EXPECT_TRUE(answer.ok) << answer.text;
+  EXPECT_EQ(taps(vd_).back(), "input tap 800 1100") << "tapped Cancel where OK was";
+}
+
+TEST_P(ScreenChangedThrough, RemovedDuplicatedOrRelabelledIsRefusedAndNothingIsSent) {
+  expect_refused(tap_after_change("Send", screen({kOk, kCancel})), 0);
+  expect_refused(
+      tap_after_change("OK",
+                       screen({node("android.widget.Button", "OK", "[100,500][500,700]"), kCancel,
+                               node("android.widget.Button", "OK", "[100,1800][500,2000]")})),
+      0);
+  expect_refused(tap_after_change(
+                     "OK", screen({node("android.widget.Button", "Delete", "[100,1000][500,1200]"),
+                                   kCancel, kSend})),
+                 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Surfaces, ScreenChangedThrough, ::testing::Values(Via::cli, Via::mcp),
+                         [](const ::testing::TestParamInfo<Via>& info) {
+                           return info.param == Via::cli ? "cli" : "mcp";
+                         });
 
 // ---- typing that lands
 
