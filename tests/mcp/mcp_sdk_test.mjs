@@ -1,13 +1,13 @@
 // Drives `adbwire mcp` with the official MCP TypeScript SDK client against the virtual device
 // (`adbwire vdevice` with the demo screens, in its own process): initialize, tools/list,
 // snapshot, find, tap by ref (the device prints the tap it got), screenshot as an image block,
-// tool errors an agent can act on, and malformed JSON-RPC that gets an error while the server
-// lives on. Run by ctest (tests/mcp/CMakeLists.txt) with ADBWIRE_CLI set; the SDK comes from
+// tool errors an agent can act on, malformed JSON-RPC that gets an error while the server
+// lives on, and every tool of tools/list called once. Run by ctest (tests/mcp/CMakeLists.txt) with ADBWIRE_CLI set; the SDK comes from
 // `npm ci` in this folder, which scripts/setup runs.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -198,4 +198,84 @@ test("malformed JSON-RPC gets an error reply and the server answers the next req
   assert.equal(code, 0);
   // Nothing but JSON-RPC on stdout: any other line would break every MCP client.
   for (const line of replies.lines) assert.equal(JSON.parse(line).jsonrpc, "2.0", line);
+});
+
+// Resolves once `line` is among the watcher's lines from index `from` on (the device prints an
+// event before it answers, but its pipe may lag behind the answer).
+async function seenSince(watcher, from, line, what) {
+  const deadline = Date.now() + kStepTimeoutMs;
+  while (!watcher.lines.slice(from).includes(line)) {
+    if (Date.now() > deadline) throw new Error(`${what}: not seen within ${kStepTimeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+// Every tool the server lists, called once through the SDK in the order an agent would use them
+// on the demo app, checked by its reply and, where the device runs something, by the device's
+// log. A tool without a case here fails the test, so a verb added to the table gets one.
+test("every tool runs against the device (shell allowed, the dumper on for the clipboard)", async () => {
+  const apk = join(home, "app.apk");
+  writeFileSync(apk, "PK package=com.example.app versionCode=3 (the virtual device reads these)");
+  const transport = new StdioClientTransport({
+    command: adbwire,
+    args: ["mcp", "--allow-shell", "--helper", "on", target],
+    env: { ...process.env, HOME: home },
+    stderr: "pipe",
+  });
+  const agent = new Client({ name: "adbwire-sdk-every-tool", version: "1.0.0" });
+  await within(agent.connect(transport), kStepTimeoutMs, "initialize");
+  try {
+    const cases = [
+      ["snapshot", {}, /Button \[ref=5\] "Add item"/],
+      ["find", { text: "Groceries" }, /1 match/],
+      ["wait", { text: "Groceries", timeout_ms: 5000 }, /is there/],
+      ["screenshot", {}, /Screenshot \d+x\d+ PNG/],
+      ["page_source", {}, /page-source-\d+\.xml/],
+      ["webviews", {}, /debuggable/i],
+      ["long_press", { ref: 5 }, /Long-pressed ref 5/, "input swipe 540 2227 540 2227 1000"],
+      ["scroll", { ref: 1, direction: "down" }, /croll/],
+      ["tap", { text: "Add item" }, /Add item/, "input tap 540 2227"],
+      ["type", { id: "name", text: "pears" }, /pears/],
+      ["back", {}, /Pressed back/, "input keyevent 4"],
+      ["swipe", { from_x: 100, from_y: 800, to_x: 100, to_y: 200 }, /wipe/, "input swipe 100 800 100 200 300"],
+      ["drag", { from_x: 100, from_y: 800, to_x: 300, to_y: 900 }, /rag/],
+      ["press", { key: "66" }, /Pressed 66/, "input keyevent 66"],
+      ["home", {}, /Pressed home/, "input keyevent 3"],
+      ["recent", {}, /recent apps/, "input keyevent 187"],
+      ["launch", { package: "com.example.adbwire.demo" }, /Launched/,
+       "monkey -p com.example.adbwire.demo -c android.intent.category.LAUNCHER 1"],
+      ["stop", { package: "com.example.adbwire.demo" }, /Stopped/],
+      ["open_url", { url: "https://example.com" }, /Opened https:\/\/example\.com/],
+      ["foreground", {}, /com\.example\.adbwire\.demo/],
+      ["apps", {}, /com\.example\.adbwire\.demo/],
+      ["install", { path: apk }, /com\.example\.app|Installed/i],
+      ["uninstall", { package: "com.example.app" }, /com\.example\.app/],
+      ["notifications", {}, /notification/],
+      ["rotate", { orientation: "landscape" }, /Rotated to landscape/],
+      ["clipboard_set", { text: "copied text" }, /copied text/],
+      ["clipboard_get", {}, /copied text/],
+      ["date", {}, /The device's clock/],
+      ["setting_put", { key: "screen_off_timeout", value: "60000" }, /60000/],
+      ["setting_get", { key: "screen_off_timeout" }, /screen_off_timeout = "60000"/],
+      ["logs", {}, /input keyevent 66/],
+      ["capabilities", {}, /Supported:/],
+      ["devices", {}, new RegExp(target.replace(/[.:]/g, "\\$&"))],
+      ["connect", { target }, new RegExp("Connected to " + target.replace(/[.:]/g, "\\$&"))],
+      ["shell", { command: "echo from the shell" }, /from the shell/],
+    ];
+    const { tools } = await within(agent.listTools(), kStepTimeoutMs, "tools/list");
+    for (const tool of tools) {
+      assert.ok(cases.some(([name]) => name === tool.name), `no case for the tool ${tool.name}`);
+    }
+    for (const [name, args, expected, event] of cases) {
+      const seen = deviceOutput.lines.length;
+      const result = await within(agent.callTool({ name, arguments: args }), kStepTimeoutMs, name);
+      assert.ok(!result.isError, `${name}: ${textOf(result)}`);
+      assert.match(textOf(result), expected, name);
+      if (name === "screenshot") assert.ok(result.content.some((c) => c.type === "image"), name);
+      if (event) await seenSince(deviceOutput, seen, `event: ${event}`, `${name} ran ${event}`);
+    }
+  } finally {
+    await agent.close();
+  }
 });
