@@ -23,7 +23,8 @@ void add_guide_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 // Every agent verb not registered by a command above (verb_commands.cpp); they run in the
 // session, so the lean front registers them too.
 void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
-// Only the verb named name (the front parses one command line, so it builds one parser).
+// Only the verb named name, even one registered by a command above (the front parses one
+// command line, so it builds one parser; it serves `snapshot` in the session this way).
 void add_verb_command(CLI::App& app, const GlobalOptions& globals, Run& run, std::string_view name);
 // Whether name is one of those verbs.
 bool is_session_verb(std::string_view name);

@@ -23,6 +23,8 @@ struct CatalogVerb {
   std::string_view description;
   std::span<const CatalogParam> params;
   std::span<const std::string_view> positional;
+  // The reply's text is saved as a file of this extension under .adbwire/ ("": printed).
+  std::string_view cli_file;
 };
 
 // Every verb, in the table's order.

@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
       positional = "kPositional" + id;
     }
     entries += "    {" + literal(verb.name) + ", " + literal(verb.title) + ",\n     " +
-               literal(verb.description) + ",\n     " + params + ", " + positional + "},\n";
+               literal(verb.description) + ",\n     " + params + ", " + positional + ", " +
+               literal(verb.cli_file) + "},\n";
   }
   source += "\nconstexpr CatalogVerb kVerbs[] = {\n" + entries +
             "};\n\n}  // namespace\n\nstd::span<const CatalogVerb> verb_catalog() noexcept { "

@@ -39,6 +39,7 @@ struct VerbArgs {
   std::map<std::string, bool> flags;
   std::vector<CLI::Option*> options;       // as order
   std::vector<const CatalogParam*> order;  // the parameters, positional ones first
+  bool print = false;
 };
 
 void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const CatalogVerb& verb) {
@@ -58,6 +59,9 @@ void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const Catal
     if (std::find(order.begin(), order.end(), &param) == order.end()) order.push_back(&param);
   }
   args->order = order;
+  // A verb whose reply is saved as a file prints its path; --print prints its text too.
+  if (!verb.cli_file.empty())
+    cmd->add_flag("-p,--print", args->print, "print the text after the path of its file");
   for (const CatalogParam* p : order) {
     const CatalogParam& param = *p;
     const std::string name(param.name);
@@ -103,7 +107,9 @@ void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const Catal
           break;
       }
     }
-    run = [arguments, &verb, &globals] { return run_verb(globals.session, verb.name, arguments); };
+    run = [arguments, &verb, &globals, print = args->print] {
+      return run_verb(globals.session, verb.name, arguments, print);
+    };
   });
 }
 
@@ -118,7 +124,7 @@ void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run) {
 void add_verb_command(CLI::App& app, const GlobalOptions& globals, Run& run,
                       std::string_view name) {
   for (const CatalogVerb& verb : verb_catalog()) {
-    if (verb.name == name && !registered_elsewhere(verb.name)) add_verb(app, globals, run, verb);
+    if (verb.name == name) add_verb(app, globals, run, verb);
   }
 }
 

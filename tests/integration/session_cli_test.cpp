@@ -456,8 +456,13 @@ TEST(SessionCli, TheFrontServesSessionVerbsWithoutTheFullProgram) {
   EXPECT_EQ(missing.exit_code, 1) << missing.out;
   EXPECT_NE(missing.out.find("adbwire open --session nobody"), std::string::npos) << missing.out;
 
+  const CliResult snapshot = sessions.run_program(lone, {"--session", "front", "snapshot", "-p"});
+  EXPECT_EQ(snapshot.exit_code, 0) << snapshot.out;
+  EXPECT_NE(snapshot.out.find(".adbwire/snapshot-"), std::string::npos) << snapshot.out;
+  EXPECT_NE(snapshot.out.find("TextInput [ref="), std::string::npos) << snapshot.out;
+
   // What the front does not serve needs the full program, which this copy does not have.
-  const CliResult other = sessions.run_program(lone, {"--session", "front", "snapshot"});
+  const CliResult other = sessions.run_program(lone, {"--session", "front", "screenshot"});
   EXPECT_NE(other.exit_code, 0);
   EXPECT_NE(other.out.find("cannot find adbwire-full"), std::string::npos) << other.out;
 }

@@ -18,6 +18,28 @@ constexpr FrontCommand kFrontCommands[] = {
     {"exec-out", add_exec_out_command, true},
 };
 
+// `adbwire snapshot` in the session, with only the options the snapshot verb has (and
+// --print): the session's reply, nothing from the library. --xml, --helper, --no-web and anything
+// else are the full program's.
+bool is_session_snapshot(const CommandLine& line, const Environment& environment) {
+  if (line.command != "snapshot" || !line.serial.empty() || !environment.android_serial.empty())
+    return false;
+  for (std::size_t i = 0; i < line.after.size(); ++i) {
+    const std::string_view word = line.after[i];
+    if (word == "--json" || word == "-p" || word == "--print" || word == "--interactive" ||
+        word == "--ids" || word == "--activity" || word == "--compact" ||
+        word.starts_with("--max-depth=")) {
+      continue;
+    }
+    if (word == "--max-depth" && i + 1 < line.after.size()) {
+      ++i;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 bool is_valued_option(std::string_view word) {
   return std::find(std::begin(kValuedGlobalOptions), std::end(kValuedGlobalOptions), word) !=
          std::end(kValuedGlobalOptions);
@@ -76,6 +98,7 @@ CommandLine scan_command_line(std::span<const char* const> args) {
       line.plain = false;
     } else {
       line.command = word;
+      line.after = args.subspan(i + 1);
     }
   }
   return line;
@@ -86,6 +109,8 @@ const FrontCommand* front_command(const CommandLine& line, const Environment& en
   // A session verb talks to the session daemon's local socket: nothing heavy to load.
   static constexpr FrontCommand kSessionVerbs{"session verbs", nullptr, false};
   if (is_session_verb(line.command)) return &kSessionVerbs;
+  static constexpr FrontCommand kSessionSnapshot{"session snapshot", nullptr, false};
+  if (is_session_snapshot(line, environment)) return &kSessionSnapshot;
   const auto* command = std::find_if(std::begin(kFrontCommands), std::end(kFrontCommands),
                                      [&](const FrontCommand& c) { return c.name == line.command; });
   if (command == std::end(kFrontCommands)) return nullptr;

@@ -13,10 +13,11 @@ namespace adbwire::cli::front {
 
 // What the words before the subcommand say.
 struct CommandLine {
-  std::string_view command;  // the first word that is not a global option or its value
-  std::string_view serial;   // -s's value; empty when not given
-  bool record = false;       // --record given
-  bool no_holder = false;    // --no-holder given
+  std::string_view command;            // the first word that is not a global option or its value
+  std::string_view serial;             // -s's value; empty when not given
+  std::span<const char* const> after;  // the words after the command
+  bool record = false;                 // --record given
+  bool no_holder = false;              // --no-holder given
   // Only what the front understands: no help request anywhere, no unknown or repeated global
   // option, no "--". Anything else goes to the full program, which handles every case.
   bool plain = true;

@@ -97,8 +97,25 @@ TEST(FrontDispatch, ServesEverySessionVerb) {
   for (const char* elsewhere :
        {"snapshot", "screenshot", "install", "uninstall", "shell", "devices", "webviews"})
     EXPECT_FALSE(is_session_verb(elsewhere)) << elsewhere;
-  EXPECT_EQ(served({"snapshot"}), "full program");
   EXPECT_EQ(served({"install", "a.apk"}), "full program");
+}
+
+// `adbwire snapshot` in the session is the session's reply: the front serves it with the
+// options the snapshot verb has; a target, --xml, --helper, --no-web need the library.
+TEST(FrontDispatch, ServesTheSessionSnapshotOnly) {
+  EXPECT_EQ(served({"snapshot"}), "session snapshot");
+  EXPECT_EQ(served({"--session", "a", "snapshot", "--print", "--ids", "--max-depth", "3"}),
+            "session snapshot");
+  EXPECT_EQ(served({"snapshot", "-p", "--json", "--max-depth=2", "--activity", "--compact",
+                    "--interactive"}),
+            "session snapshot");
+  EXPECT_EQ(served({"snapshot", "--xml", "dump.xml"}), "full program");
+  EXPECT_EQ(served({"snapshot", "--helper", "auto"}), "full program");
+  EXPECT_EQ(served({"snapshot", "--no-web"}), "full program");
+  EXPECT_EQ(served({"snapshot", "--max-depth"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h:5555", "snapshot"}), "full program");
+  EXPECT_EQ(served({"snapshot"}, {.android_serial = "tcp:h", .no_holder = {}}), "full program");
+  EXPECT_EQ(served({"screenshot"}), "full program");
 }
 
 // The scan skips exactly the values CLI11 takes: each valued option of the list takes one, and
