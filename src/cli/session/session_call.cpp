@@ -40,6 +40,31 @@ void write_all(int fd, std::string_view data) {
 
 std::vector<SessionInfo> named_sessions();
 
+// The longest a session may take to answer one call: longer than any verb's own deadline (wait
+// and shell stop at 120 s, a dump at PageOptions::timeout), so only a stuck daemon reaches it.
+constexpr std::chrono::seconds kReplyTimeout{600};
+
+// The session's whole reply; timeout when it says nothing for kReplyTimeout.
+std::string read_reply(int fd, std::string_view name) {
+  timeval limit{};
+  limit.tv_sec = static_cast<time_t>(kReplyTimeout.count());
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      throw Error(errc::timeout, "the " + session_name(name) + " did not answer within " +
+                                     std::to_string(kReplyTimeout.count()) +
+                                     " s; it may be stuck: `adbwire close`, then open it again");
+    }
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
 }  // namespace
 
 // A connected Unix socket, or -1 when nothing listens there.
@@ -101,9 +126,12 @@ json ask(std::string_view name, const json& request, bool or_the_only_named) {
   }
   std::string reply;
   try {
+    timeval limit{};
+    limit.tv_sec = static_cast<time_t>(kReplyTimeout.count());
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
     write_all(fd, request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
     ::shutdown(fd, SHUT_WR);
-    reply = read_all(fd);
+    reply = read_reply(fd, name);
   } catch (...) {
     ::close(fd);
     throw;
