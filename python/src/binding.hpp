@@ -23,6 +23,7 @@
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "verbs/recording.hpp"
 #include "verbs/saved_files.hpp"
 
 namespace adbwire::python {
@@ -118,6 +119,8 @@ struct PageBox {
   // Where Page.call's verbs save files (page_source, screenshot save=True): a private folder
   // of this Page's own, so two Pages never pick the same name.
   verbs::SavedFiles saved{"", saved_folder_name(), "check $XDG_RUNTIME_DIR or /tmp"};
+  // After page: destroyed first, so a recording ends before the Device it records goes.
+  verbs::Recordings recordings;
 
  private:
   static std::string saved_folder_name();

@@ -21,7 +21,8 @@ namespace {
 // The verbs::Host of one Python Page: it drives that Page's device and connects nothing else.
 class PageHost final : public verbs::Host {
  public:
-  PageHost(Page& page, verbs::SavedFiles& saved) : page_(page), saved_(saved) {
+  PageHost(Page& page, verbs::SavedFiles& saved, verbs::Recordings& recordings)
+      : page_(page), saved_(saved), recordings_(recordings) {
     // A Python caller gets everything whole: the snapshot's full text, full-size images. The
     // shell verb is on because Device.shell already is.
     options_.allow_shell = true;
@@ -45,12 +46,17 @@ class PageHost final : public verbs::Host {
   std::string save(std::string_view suggested_name, std::string_view bytes) override {
     return saved_.save(suggested_name, bytes);
   }
+  std::filesystem::path reserve(std::string_view suggested_name) override {
+    return saved_.reserve(suggested_name);
+  }
+  verbs::Recordings& recordings() override { return recordings_; }
   const verbs::Options& options() const override { return options_; }
   void log(std::string_view) override {}
 
  private:
   Page& page_;
   verbs::SavedFiles& saved_;
+  verbs::Recordings& recordings_;
   verbs::Options options_;
   std::string no_device_;
 };
@@ -140,7 +146,7 @@ void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox
         {
           py::gil_scoped_release release;
           std::lock_guard<std::mutex> lock(box.mutex);
-          PageHost host(box.page, box.saved);
+          PageHost host(box.page, box.saved, box.recordings);
           const detail::CancelToken cancel;
           reply = verbs::run(host, verb, json, cancel);
         }

@@ -97,6 +97,7 @@ Page& DeviceTools::page(const std::string& device) {
 
 void DeviceTools::forget(const std::string& device) {
   const std::string& target = device.empty() ? options_.target : device;
+  recordings_.drop(target);  // before its Page: the recording uses the Page's Device
   if (pages_.erase(target) > 0) {
     log("lost the connection to " + target);
     lost_.push_back(target);

@@ -62,6 +62,10 @@ class DeviceTools : public Toolset, public verbs::Host {
   std::vector<std::string> connected() const override;
   const std::string& default_device() const override { return options_.target; }
   std::string save(std::string_view suggested_name, std::string_view bytes) override;
+  std::filesystem::path reserve(std::string_view suggested_name) override {
+    return saved_.reserve(suggested_name);
+  }
+  verbs::Recordings& recordings() override { return recordings_; }
   const verbs::Options& options() const override { return verb_options_; }
   void log(std::string_view message) override;
 
@@ -72,6 +76,8 @@ class DeviceTools : public Toolset, public verbs::Host {
   std::vector<std::string> lost_;   // targets whose connection dropped: the next call reconnects
   std::vector<std::string> notes_;  // said once, with the next reply (reconnects, fallbacks)
   verbs::SavedFiles saved_;
+  // After pages_: destroyed first, so a recording ends before the Device it records goes.
+  verbs::Recordings recordings_;
 };
 
 }  // namespace adbwire::mcp

@@ -88,20 +88,31 @@ std::vector<std::string> DeviceContext::events() const {
   return events_;
 }
 
-void DeviceContext::add_process(const std::string& name) {
+void DeviceContext::add_process(const std::string& name, bool holds_ui_automation) {
   detail::MutexLock lock(mutex_);
-  processes_.insert(name);
+  (holds_ui_automation ? processes_ : other_processes_).insert(name);
 }
 
 void DeviceContext::remove_process(const std::string& name) {
   detail::MutexLock lock(mutex_);
-  if (const auto it = processes_.find(name); it != processes_.end()) processes_.erase(it);
+  if (const auto it = processes_.find(name); it != processes_.end()) {
+    processes_.erase(it);
+  } else if (const auto other = other_processes_.find(name); other != other_processes_.end()) {
+    other_processes_.erase(other);
+  }
+}
+
+bool DeviceContext::has_process(const std::string& name) const {
+  detail::MutexLock lock(mutex_);
+  return processes_.contains(name) || other_processes_.contains(name);
 }
 
 std::size_t DeviceContext::kill_processes(std::string_view literal) {
   detail::MutexLock lock(mutex_);
-  return std::erase_if(
-      processes_, [&](const std::string& name) { return name.find(literal) != std::string::npos; });
+  const auto matches = [&](const std::string& name) {
+    return name.find(literal) != std::string::npos;
+  };
+  return std::erase_if(processes_, matches) + std::erase_if(other_processes_, matches);
 }
 
 bool DeviceContext::ui_automation_held() const {

@@ -114,8 +114,11 @@ class DeviceContext {
   // process holds the device's single UiAutomation connection until it exits or is killed,
   // even when the stream that started it is gone (a process hung in a binder call does not
   // notice its stdin closing). Thread safe.
-  void add_process(const std::string& name);
+  // Other long-lived processes (screenrecord) pass holds_ui_automation = false.
+  void add_process(const std::string& name, bool holds_ui_automation = true);
   void remove_process(const std::string& name);
+  // Whether a process of that name runs (pkill has not ended it).
+  bool has_process(const std::string& name) const;
   // `pkill -f`: ends the processes whose name contains literal; how many.
   std::size_t kill_processes(std::string_view literal);
   // True while a process holds UiAutomation (`uiautomator dump` then fails as on a phone).
@@ -135,7 +138,8 @@ class DeviceContext {
   mutable detail::Mutex mutex_;
   std::vector<std::string> events_ ADBWIRE_GUARDED_BY(mutex_);
   std::function<void(std::string_view)> on_event_;
-  std::multiset<std::string> processes_ ADBWIRE_GUARDED_BY(mutex_);
+  std::multiset<std::string> processes_ ADBWIRE_GUARDED_BY(mutex_);  // holding UiAutomation
+  std::multiset<std::string> other_processes_ ADBWIRE_GUARDED_BY(mutex_);
   std::vector<DevtoolsSocket> devtools_;
   std::map<std::string, std::string, std::less<>> settings_
       ADBWIRE_GUARDED_BY(mutex_);  // "space/key"

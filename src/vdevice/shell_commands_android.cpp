@@ -17,6 +17,7 @@
 #include "vdevice/sample_screen.hpp"
 #include "vdevice/screen_graph.hpp"
 #include "vdevice/screencap_frames.hpp"
+#include "vdevice/screenrecord_command.hpp"
 #include "vdevice/shell_job.hpp"
 #include "vdevice/shell_parser.hpp"
 
@@ -275,6 +276,7 @@ constexpr Builtin kAndroidBuiltins[] = {
     {"monkey", instant<run_monkey>},
     {"pm", make_pm},
     {"screencap", make_screencap},
+    {"screenrecord", make_screenrecord},
     {"uiautomator", instant<run_uiautomator>},
     {"wm", instant<run_wm>},
 };

@@ -14,6 +14,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/server_address.hpp"
 #include "base/cancel_token.hpp"
+#include "verbs/recording.hpp"
 #include "verbs/verb.hpp"
 
 namespace adbwire::verbs {
@@ -65,6 +66,10 @@ class Host {
   // Saves bytes (a snapshot too large for a reply, a page source, a recording) privately and
   // returns the path. Throws Error (io_error, permission_denied).
   virtual std::string save(std::string_view suggested_name, std::string_view bytes) = 0;
+  // A private path for a file a verb writes itself (a pulled recording); as save.
+  virtual std::filesystem::path reserve(std::string_view suggested_name) = 0;
+  // The screen recordings running (record_start … record_stop), kept between calls.
+  virtual Recordings& recordings() = 0;
   virtual const Options& options() const = 0;
   // Where connections made and lost are told (stderr of the server); may do nothing.
   virtual void log(std::string_view message) = 0;

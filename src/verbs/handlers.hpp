@@ -1,6 +1,6 @@
 // The handlers of the verb table (table.cpp), one function a verb, grouped by what they touch:
-// the screen (verbs_screen.cpp), input (verbs_input.cpp), apps (verbs_apps.cpp) and the device
-// (verbs_device.cpp). Internal.
+// the screen (verbs_screen.cpp, verbs_record.cpp), input (verbs_input.cpp), apps (verbs_apps.cpp)
+// and the device (verbs_device.cpp). Internal.
 #pragma once
 
 #include "verbs/call.hpp"
@@ -14,6 +14,10 @@ Reply wait(Call& call);
 Reply screenshot(Call& call);
 Reply page_source(Call& call);
 Reply webviews(Call& call);
+
+// verbs_record.cpp
+Reply record_start(Call& call);
+Reply record_stop(Call& call);
 
 // verbs_input.cpp
 Reply tap(Call& call);

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/failure.hpp"
+
 namespace adbwire::verbs {
 
 // Not thread safe: one per Host, used by its calls.
@@ -22,11 +24,18 @@ class SavedFiles {
   // Saves bytes as <stem>-<n><extension> of suggested_name and returns the path. Throws
   // Error (io_error, permission_denied) naming the file, the reason and the advice.
   std::string save(std::string_view suggested_name, std::string_view bytes);
+  // A path for a file of that name the caller writes itself (a pull): the folder made and
+  // checked as for save, the name not used before by this object.
+  std::filesystem::path reserve(std::string_view suggested_name);
 
  private:
   std::filesystem::path folder_;
   std::string runtime_name_;
   std::string advice_;
+  // The private folder, made and checked; its fd is closed again (pulls open it by path).
+  std::filesystem::path checked_folder(detail::Failure& failure);
+  std::string next_name(std::string_view suggested_name);
+
   std::uint64_t saved_ = 0;
   bool own_folder_ = false;  // folder_ was made here: held to FolderTrust::own
 };

@@ -264,6 +264,33 @@ std::vector<Verb> make_table() {
                false,
                "",
                page_source});
+  v.push_back({"record_start",
+               "Start recording the screen",
+               "Start recording the screen to an MP4 (Android's screenrecord, in the background "
+               "on the device) while you act; record_stop saves it and returns its path. It ends "
+               "by itself at time_limit_s. One recording per device at a time.",
+               {integer_param("time_limit_s",
+                              "At most this many seconds (default 180, the most "
+                              "screenrecord allows).",
+                              1, 180),
+                integer_param("bit_rate_mbps", "Video bit rate in Mbit/s (default 4).", 1, 100)},
+               {.read_only = false, .destructive = false, .idempotent = false},
+               {"time_limit_s"},
+               true,
+               false,
+               "",
+               record_start});
+  v.push_back({"record_stop",
+               "Stop recording and save the video",
+               "Stop the screen recording record_start began (or take it if it already reached "
+               "its time limit), copy the MP4 to this computer and return its path.",
+               {},
+               {.read_only = false, .destructive = false, .idempotent = false},
+               {},
+               true,
+               false,
+               "",
+               record_stop});
   v.push_back({"webviews",
                "List web pages",
                "List the debuggable WebViews and browser tabs (debug builds, apps that enable "

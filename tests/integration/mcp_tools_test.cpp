@@ -10,6 +10,8 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
@@ -261,6 +263,122 @@ TEST_F(McpTools, ALostDeviceIsReportedAndTheNextCallReconnects) {
   const Json lost = call(tools, "press", {{"key", "back"}});
   EXPECT_TRUE(lost["isError"].get<bool>());
   EXPECT_NE(text_of(lost).find("connect"), std::string::npos) << text_of(lost);
+}
+
+// The path a reply gives for a file it saved ("… to /path/name.ext.").
+std::string saved_path(const std::string& text, const std::string& extension) {
+  std::smatch match;
+  const std::regex path("(/\\S+\\" + extension + ")");
+  return std::regex_search(text, match, path) ? match[1].str() : std::string();
+}
+
+std::uint32_t be32(const std::string& bytes, std::size_t at) {
+  return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at])) << 24 |
+         static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 16 |
+         static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 2])) << 8 |
+         static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 3]));
+}
+
+// Checks the virtual device's MP4 (screenrecord_command.cpp: ftyp, mdat of 1024-byte frames
+// filled with i % 251, moov) byte for byte and returns its frame count.
+std::size_t check_movie(const std::string& bytes) {
+  EXPECT_GE(bytes.size(), 48U);
+  if (bytes.size() < 48) return 0;
+  EXPECT_EQ(bytes.substr(4, 8), "ftypmp42");
+  EXPECT_EQ(be32(bytes, 0), 24U);
+  const std::uint32_t mdat = be32(bytes, 24);
+  EXPECT_EQ(bytes.substr(28, 4), "mdat");
+  EXPECT_EQ((mdat - 8) % 1024, 0U);
+  const std::size_t frames = (mdat - 8) / 1024;
+  EXPECT_EQ(bytes.size(), 24U + mdat + 16U);
+  if (bytes.size() != 24U + mdat + 16U) return 0;
+  for (std::size_t i = 0; i < frames; ++i) {
+    const std::size_t at = 32 + i * 1024;
+    if (bytes.find_first_not_of(static_cast<char>(i % 251), at) < at + 1024) {
+      ADD_FAILURE() << "frame " << i << " arrived changed";
+      break;
+    }
+  }
+  EXPECT_EQ(bytes.substr(24 + mdat + 4, 4), "moov");
+  return frames;
+}
+
+std::vector<fs::path> recordings_on(const VirtualDevice& device) {
+  std::vector<fs::path> found;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(device.root() / "data/local/tmp", error)) {
+    if (entry.path().filename().string().starts_with("adbwire-screenrecord-"))
+      found.push_back(entry.path());
+  }
+  return found;
+}
+
+// A recording started in one call and stopped in another: screenrecord runs on the device
+// meanwhile, is interrupted as Ctrl-C does (so it writes the MP4's index), and its bytes arrive
+// intact in a private file; the device's copy is removed.
+TEST_F(McpTools, AScreenRecordingArrivesIntactAndLeavesNothingOnTheDevice) {
+  DeviceTools tools(options());
+  const Json started = call(tools, "record_start", {{"time_limit_s", 30}, {"bit_rate_mbps", 2}});
+  ASSERT_FALSE(started["isError"].get<bool>()) << text_of(started);
+  const Json again = call(tools, "record_start");
+  EXPECT_TRUE(again["isError"].get<bool>());
+  EXPECT_NE(text_of(again).find("already running"), std::string::npos) << text_of(again);
+  std::this_thread::sleep_for(450ms);
+  const Json stopped = call(tools, "record_stop");
+  ASSERT_FALSE(stopped["isError"].get<bool>()) << text_of(stopped);
+  const std::string path = saved_path(text_of(stopped), ".mp4");
+  ASSERT_FALSE(path.empty()) << text_of(stopped);
+  struct stat info {};
+  ASSERT_EQ(::stat(fs::path(path).parent_path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700U);
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_GE(check_movie(bytes), 3U) << "about 450 ms at one frame per 100 ms";
+  EXPECT_TRUE(recordings_on(device_).empty());
+
+  const std::vector<std::string> events = device_.events();
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const std::string& e) {
+    return e.starts_with("screenrecord --time-limit 30 --bit-rate 2000000 /data/local/tmp/");
+  }));
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const std::string& e) {
+    return e.starts_with("pkill -INT -f adbwire-screenrecor[d]-");
+  }));
+  const Json none = call(tools, "record_stop");
+  EXPECT_TRUE(none["isError"].get<bool>());
+  EXPECT_NE(text_of(none).find("record_start"), std::string::npos) << text_of(none);
+}
+
+// A recording that reached its time limit is saved whole when record_stop comes later.
+TEST_F(McpTools, ARecordingEndsAtItsTimeLimit) {
+  DeviceTools tools(options());
+  ASSERT_FALSE(call(tools, "record_start", {{"time_limit_s", 1}})["isError"].get<bool>());
+  std::this_thread::sleep_for(1500ms);
+  const Json stopped = call(tools, "record_stop");
+  ASSERT_FALSE(stopped["isError"].get<bool>()) << text_of(stopped);
+  std::ifstream in(saved_path(text_of(stopped), ".mp4"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(check_movie(bytes), 10U) << "1 s at one frame per 100 ms";
+  const std::vector<std::string> events = device_.events();
+  EXPECT_FALSE(std::any_of(events.begin(), events.end(), [](const std::string& e) {
+    return e.starts_with("pkill -INT");
+  })) << "nothing to interrupt";
+  EXPECT_TRUE(recordings_on(device_).empty());
+}
+
+// A stop that comes before screenrecord even runs on the device (the start only asked for it)
+// still ends it: the interrupt is sent again until it reaches the process.
+TEST_F(McpTools, AStopRightAfterTheStartStillEndsTheRecording) {
+  DeviceTools tools(options());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_FALSE(call(tools, "record_start", {{"time_limit_s", 60}})["isError"].get<bool>());
+    const auto start = std::chrono::steady_clock::now();
+    const Json stopped = call(tools, "record_stop");
+    ASSERT_FALSE(stopped["isError"].get<bool>()) << text_of(stopped);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s) << "waited for the time limit";
+    std::ifstream in(saved_path(text_of(stopped), ".mp4"), std::ios::binary);
+    EXPECT_GE(check_movie(std::string((std::istreambuf_iterator<char>(in)), {})), 1U);
+  }
+  EXPECT_TRUE(recordings_on(device_).empty());
 }
 
 }  // namespace

@@ -496,6 +496,8 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
       {"wait", {"wait", "--text", "Groceries", "--timeout-ms", "5000"}, "is there"},
       {"screenshot", {"screenshot"}, ".png"},
       {"page_source", {"page_source"}, "page-source"},
+      {"record_start", {"record_start", "30"}, "Recording the screen"},
+      {"record_stop", {"record_stop"}, "Saved the screen recording"},
       {"webviews", {"webviews"}, "no debuggable WebView", {}, true},
       {"long_press",
        {"long_press", "5"},

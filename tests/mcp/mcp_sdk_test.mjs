@@ -231,6 +231,8 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
       ["wait", { text: "Groceries", timeout_ms: 5000 }, /is there/],
       ["screenshot", {}, /Screenshot \d+x\d+ PNG/],
       ["page_source", {}, /page-source-\d+\.xml/],
+      ["record_start", { time_limit_s: 30 }, /Recording the screen/],
+      ["record_stop", {}, /Saved the screen recording .* to \/\S+\.mp4/],
       ["webviews", {}, /debuggable/i],
       ["long_press", { ref: 5 }, /Long-pressed ref 5/, "input swipe 540 2227 540 2227 1000"],
       ["scroll", { ref: 1, direction: "down" }, /croll/],
