@@ -15,6 +15,8 @@ using namespace std::chrono_literals;
 
 // How long screenrecord may take to write its index and exit after the interrupt.
 constexpr auto kStopWait = 15s;
+// What is kept of screenrecord's own words, for the error message.
+constexpr std::size_t kKeptOutput = 4096;
 
 std::string random_tag() {
   std::random_device random;
@@ -40,8 +42,15 @@ ScreenRecording::ScreenRecording(Device& device, std::chrono::seconds limit,
                               " --bit-rate " + std::to_string(bits_per_second) + " " + remote_;
   thread_ = std::thread([this, command] {
     std::error_code error;
-    // 2>&1: screenrecord says why it failed on stderr ("Unable to get output buffers").
-    output_ = device_.exec(command + " 2>&1", deadline_after(limit_ + kStopWait + 15s), error);
+    // 2>&1: screenrecord says why it failed on stderr ("Unable to get output buffers"). Only
+    // the start is kept: a device cannot make us hold more by printing without end.
+    device_.exec(
+        command + " 2>&1",
+        [this](std::span<const std::uint8_t> chunk) {
+          const std::size_t room = kKeptOutput - std::min(kKeptOutput, output_.size());
+          output_.append(reinterpret_cast<const char*>(chunk.data()), std::min(room, chunk.size()));
+        },
+        deadline_after(limit_ + kStopWait + 15s), error);
     error_ = error;
     ended_ = true;
   });
