@@ -52,14 +52,15 @@ class SessionTools final : public mcp::DeviceTools {
       if (type == "image") {
         const std::string mime = block.value("mimeType", std::string());
         const auto bytes = detail::base64_decode(block.value("data", std::string()));
-        content.push_back(text(save(dir, "screenshot", mime == "image/jpeg" ? ".jpg" : ".png",
-                                    bytes ? std::string(bytes->begin(), bytes->end()) : "")));
+        content.push_back(
+            text(save_cli_file(dir, "screenshot", mime == "image/jpeg" ? ".jpg" : ".png",
+                               bytes ? std::string(bytes->begin(), bytes->end()) : "")));
       } else if (type == "text" && first_text && verb != nullptr && !verb->cli_file.empty()) {
         first_text = false;
         const std::string body = block.value("text", std::string());
         const std::string extension =
             "." + std::string(args.value("json", false) ? "json" : verb->cli_file);
-        std::string out = save(dir, std::string(name), extension, body);
+        std::string out = save_cli_file(dir, std::string(name), extension, body);
         if (cli.value("print", false)) out += "\n" + body;
         content.push_back(text(std::move(out)));
       } else if (type == "text" && block.value("text", std::string()).starts_with("Screenshot ")) {
@@ -76,8 +77,8 @@ class SessionTools final : public mcp::DeviceTools {
   static Json text(std::string body) { return {{"type", "text"}, {"text", std::move(body)}}; }
 
   // DIR/STEM-N.EXT, private (0600, never through a link), N counted per stem in this session.
-  std::string save(const fs::path& dir, const std::string& stem, const std::string& extension,
-                   std::string_view bytes) {
+  std::string save_cli_file(const fs::path& dir, const std::string& stem,
+                            const std::string& extension, std::string_view bytes) {
     const std::string file = stem + "-" + std::to_string(++counts_[stem]) + extension;
     detail::Failure failure;
     const detail::FolderFd folder =

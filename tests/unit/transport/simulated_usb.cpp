@@ -84,6 +84,7 @@ UsbStatus SimulatedWire::reset() {
   out_stall_ = {};
   to_device_.clear();
   to_host_.clear();
+  changed_.notify_all();  // a device read in progress ends, as functionfs's does on a reset
   return UsbStatus::ok;
 }
 
@@ -91,14 +92,20 @@ std::optional<std::vector<std::uint8_t>> SimulatedWire::device_read(
     std::size_t max, std::chrono::milliseconds timeout) {
   detail::MutexLock lock(mutex_);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const int resets_at_start = resets_;
   std::vector<std::uint8_t> block;
   for (;;) {
-    if (vanished_) return std::nullopt;
+    // A reset or the device side closing ends a read in progress; its partial data is lost.
+    if (vanished_ || device_closed_ || resets_ != resets_at_start) return std::nullopt;
     if (to_device_.empty()) {
       // A read in progress keeps waiting for the packet that ends it, as functionfs does.
-      if (changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout &&
-          block.empty() && to_device_.empty()) {
-        return std::nullopt;
+      if (block.empty()) {
+        if (changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout &&
+            to_device_.empty()) {
+          return std::nullopt;
+        }
+      } else {
+        changed_.wait(lock.native());
       }
       continue;
     }
@@ -134,6 +141,12 @@ void SimulatedWire::stall_in(std::size_t after_packets, int times) {
 bool SimulatedWire::vanished() const {
   detail::MutexLock lock(mutex_);
   return vanished_;
+}
+
+void SimulatedWire::close_device() {
+  detail::MutexLock lock(mutex_);
+  device_closed_ = true;
+  changed_.notify_all();
 }
 
 void SimulatedWire::vanish() {
@@ -187,6 +200,7 @@ SimulatedAdbd::~SimulatedAdbd() {
     detail::MutexLock lock(mutex_);
     stop_ = true;
   }
+  wire_->close_device();  // a read waiting for the rest of a transfer ends too
   thread_.join();
 }
 

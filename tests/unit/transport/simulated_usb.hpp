@@ -54,6 +54,9 @@ class SimulatedWire {
   void stall_in(std::size_t after_packets, int times = 1);
   // The device disappears: blocked and later calls on both sides fail with no_device.
   void vanish();
+  // The device side goes away (adbd stopping): its reads end, even one in the middle of a
+  // transfer; the host side keeps its queues.
+  void close_device();
   bool vanished() const;
 
   // ---- what happened
@@ -79,6 +82,7 @@ class SimulatedWire {
   Stall out_stall_ ADBWIRE_GUARDED_BY(mutex_);
   Stall in_stall_ ADBWIRE_GUARDED_BY(mutex_);
   bool vanished_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  bool device_closed_ ADBWIRE_GUARDED_BY(mutex_) = false;
   std::vector<std::size_t> out_transfers_ ADBWIRE_GUARDED_BY(mutex_);
   std::vector<std::size_t> in_requests_ ADBWIRE_GUARDED_BY(mutex_);
   int clear_halts_ ADBWIRE_GUARDED_BY(mutex_) = 0;
