@@ -1,6 +1,9 @@
 // Every subcommand of the adbwire CLI, one file each in src/cli/.
 #pragma once
 
+#include <span>
+#include <string_view>
+
 #include "cli/command.hpp"
 
 namespace adbwire::cli {
@@ -26,6 +29,10 @@ void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
 // Only the verb named name, even one registered by a command above (the front parses one
 // command line, so it builds one parser; it serves `snapshot` in the session this way).
 void add_verb_command(CLI::App& app, const GlobalOptions& globals, Run& run, std::string_view name);
+// Whether words (what follows the verb on the command line) are only the verb's own options
+// ("--max-depth 3", "--ids", and -p/--print for a verb whose reply is a file): then the
+// verb's parser reads them all, and the front may serve a command the full program also has.
+bool takes_only_verb_options(std::string_view name, std::span<const char* const> words);
 // Whether name is one of those verbs.
 bool is_session_verb(std::string_view name);
 void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run);

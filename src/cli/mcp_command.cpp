@@ -40,7 +40,7 @@ int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   GlobalOptions connect_globals = globals;
   if (args.auth_timeout >= 0) connect_globals.auth_timeout = args.auth_timeout;
   options.connect = connect_options(connect_globals);
-  options.settle = std::chrono::milliseconds(args.settle_ms);
+  options.verbs.settle = std::chrono::milliseconds(args.settle_ms);
   options.page.web = !args.no_web;
   parse_ref_check(args.ref_check, options.page.ref_check);
   const auto to_stderr = [](std::string_view message) {
@@ -67,15 +67,15 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       "target", args->target,
       "default device (tcp:HOST:PORT, HOST:PORT, a serial; default -s or $ANDROID_SERIAL); "
       "each tool call may name another");
-  cmd->add_flag("--allow-shell", args->tools.allow_shell,
+  cmd->add_flag("--allow-shell", args->tools.verbs.allow_shell,
                 "offer the `shell` tool (runs any command the device's shell user may)");
-  cmd->add_flag("--auto-snapshot", args->tools.auto_snapshot,
+  cmd->add_flag("--auto-snapshot", args->tools.verbs.auto_snapshot,
                 "actions reply with the snapshot taken after the screen settles");
   cmd->add_option("--settle-ms", args->settle_ms, "pause before --auto-snapshot's snapshot")
       ->check(CLI::Range(0, 10000))
       ->capture_default_str();
   cmd->add_option(
-         "--max-snapshot-chars", args->tools.max_snapshot_chars,
+         "--max-snapshot-chars", args->tools.verbs.max_snapshot_chars,
          "longer snapshots are saved to a file and summarized (about 4 characters a token)")
       ->check(CLI::Range(1000, 10000000))
       ->capture_default_str();

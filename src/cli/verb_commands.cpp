@@ -128,6 +128,29 @@ void add_verb_command(CLI::App& app, const GlobalOptions& globals, Run& run,
   }
 }
 
+bool takes_only_verb_options(std::string_view name, std::span<const char* const> words) {
+  const CatalogVerb* verb = nullptr;
+  for (const CatalogVerb& candidate : verb_catalog()) {
+    if (candidate.name == name) verb = &candidate;
+  }
+  if (verb == nullptr) return false;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view word = words[i];
+    if (!verb->cli_file.empty() && (word == "-p" || word == "--print")) continue;
+    const auto param =
+        std::find_if(verb->params.begin(), verb->params.end(), [&](const CatalogParam& p) {
+          const std::string flag = flag_name(p.name);
+          return word == flag ||
+                 (word.starts_with(flag + "=") && p.type != verbs::ParamType::boolean);
+        });
+    if (param == verb->params.end()) return false;
+    if (param->type != verbs::ParamType::boolean && word == flag_name(param->name)) {
+      if (++i == words.size()) return false;  // its value is missing: CLI11 words the error
+    }
+  }
+  return true;
+}
+
 bool is_session_verb(std::string_view name) {
   for (const CatalogVerb& verb : verb_catalog()) {
     if (verb.name == name) return !registered_elsewhere(name);

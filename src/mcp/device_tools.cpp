@@ -35,13 +35,7 @@ DeviceTools::DeviceTools(DeviceToolsOptions options)
     : options_(std::move(options)),
       saved_(options_.snapshot_dir, "mcp-" + std::to_string(::getpid()),
              "pass --snapshot-dir to a folder of yours, or use interactive, compact or max_depth") {
-  verb_options_.allow_shell = options_.allow_shell;
-  verb_options_.auto_snapshot = options_.auto_snapshot;
-  verb_options_.settle = options_.settle;
-  verb_options_.max_snapshot_chars = options_.max_snapshot_chars;
-  verb_options_.max_image_bytes = options_.max_image_bytes;
-  verb_options_.max_image_side = options_.max_image_side;
-  verb_options_.adb_server = options_.connect.server;
+  options_.verbs.adb_server = options_.connect.server;
 }
 
 DeviceTools::~DeviceTools() = default;
@@ -49,7 +43,7 @@ DeviceTools::~DeviceTools() = default;
 Json DeviceTools::list() const {
   Json tools = Json::array();
   for (const verbs::Verb& verb : verbs::all()) {
-    if (verb.needs_shell && !options_.allow_shell) continue;
+    if (verb.needs_shell && !options_.verbs.allow_shell) continue;
     tools.push_back(verbs::tool_definition(verb));
   }
   return tools;
@@ -57,7 +51,7 @@ Json DeviceTools::list() const {
 
 Json DeviceTools::call(const std::string& name, const Json& arguments, const CancelToken& cancel) {
   const verbs::Verb* verb = verbs::find(name);
-  if (verb == nullptr || (verb->needs_shell && !options_.allow_shell)) {
+  if (verb == nullptr || (verb->needs_shell && !options_.verbs.allow_shell)) {
     throw RpcError(kInvalidParams,
                    name == "shell"
                        ? "the shell tool is off: start the server with --allow-shell to offer it"

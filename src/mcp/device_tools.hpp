@@ -26,19 +26,13 @@ struct DeviceToolsOptions {
   std::string target;  // the device when a call names none; "" = $ANDROID_SERIAL
   ConnectOptions connect;
   PageOptions page;
-  bool allow_shell = false;    // offer the shell tool
-  bool auto_snapshot = false;  // actions append the snapshot taken `settle` after them
-  std::chrono::milliseconds settle{500};
-  // A snapshot longer than this (about 4 characters a token) is saved to a file under
-  // snapshot_dir and the reply carries its path and a shortened view.
-  std::size_t max_snapshot_chars = 30000;
+  // What the verbs may do and how large their replies may be (shell, auto-snapshot, the
+  // snapshot and image budgets); a snapshot over the budget is saved under snapshot_dir. Its
+  // adb_server is connect.server's.
+  verbs::Options verbs;
   // "" = mcp-<pid> in the private runtime folder ($XDG_RUNTIME_DIR/adbwire, else
   // /tmp/adbwire-UID), 0700; a folder given here must be this user's and not writable by others.
   std::filesystem::path snapshot_dir;
-  // Screenshot bytes before base64 (768 KiB keeps the encoded image under 1 MiB) and pixels a
-  // side; 0: no limit.
-  std::size_t max_image_bytes = 768 * 1024;
-  std::uint32_t max_image_side = 2000;
   // Where progress notes go (connections made and lost); empty: nowhere.
   std::function<void(std::string_view)> log;
 };
@@ -66,12 +60,11 @@ class DeviceTools : public Toolset, public verbs::Host {
     return saved_.reserve(suggested_name);
   }
   verbs::Recordings& recordings() override { return recordings_; }
-  const verbs::Options& options() const override { return verb_options_; }
+  const verbs::Options& options() const override { return options_.verbs; }
   void log(std::string_view message) override;
 
  private:
   DeviceToolsOptions options_;
-  verbs::Options verb_options_;
   std::map<std::string, std::unique_ptr<Page>> pages_;
   std::vector<std::string> lost_;   // targets whose connection dropped: the next call reconnects
   std::vector<std::string> notes_;  // said once, with the next reply (reconnects, fallbacks)

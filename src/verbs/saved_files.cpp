@@ -15,16 +15,27 @@ SavedFiles::SavedFiles(fs::path folder, std::string runtime_name, std::string ad
       runtime_name_(std::move(runtime_name)),
       advice_(std::move(advice)) {}
 
-fs::path SavedFiles::checked_folder(detail::Failure& failure) {
+detail::FolderFd SavedFiles::open_folder(std::string_view name) {
+  detail::Failure failure;
   if (folder_.empty()) {
     const fs::path runtime = detail::private_runtime_folder(failure);
-    if (failure) return {};
-    own_folder_ = true;
-    folder_ = runtime / runtime_name_;
+    if (!failure) {
+      own_folder_ = true;
+      folder_ = runtime / runtime_name_;
+    }
   }
-  detail::open_private_folder(
-      folder_, own_folder_ ? detail::FolderTrust::own : detail::FolderTrust::chosen, failure);
-  return folder_;
+  detail::FolderFd folder;
+  if (!failure) {
+    folder = detail::open_private_folder(
+        folder_, own_folder_ ? detail::FolderTrust::own : detail::FolderTrust::chosen, failure);
+  }
+  if (failure) throw_failure(name, failure);
+  return folder;
+}
+
+void SavedFiles::throw_failure(std::string_view name, const detail::Failure& failure) const {
+  throw Error(failure.code, "cannot save " + std::string(name) + ": " + failure.detail +
+                                (advice_.empty() ? "" : "; " + advice_));
 }
 
 std::string SavedFiles::next_name(std::string_view suggested_name) {
@@ -34,29 +45,17 @@ std::string SavedFiles::next_name(std::string_view suggested_name) {
 }
 
 std::string SavedFiles::save(std::string_view suggested_name, std::string_view bytes) {
-  detail::Failure failure;
   const std::string name = next_name(suggested_name);
-  checked_folder(failure);
-  if (!failure) {
-    const detail::FolderFd folder = detail::open_private_folder(
-        folder_, own_folder_ ? detail::FolderTrust::own : detail::FolderTrust::chosen, failure);
-    if (folder) detail::write_private_file(folder.get(), name, bytes, failure);
-  }
-  if (failure) {
-    throw Error(failure.code, "cannot save " + name + ": " + failure.detail +
-                                  (advice_.empty() ? "" : "; " + advice_));
-  }
+  const detail::FolderFd folder = open_folder(name);
+  detail::Failure failure;
+  detail::write_private_file(folder.get(), name, bytes, failure);
+  if (failure) throw_failure(name, failure);
   return (folder_ / name).string();
 }
 
 fs::path SavedFiles::reserve(std::string_view suggested_name) {
-  detail::Failure failure;
   const std::string name = next_name(suggested_name);
-  checked_folder(failure);
-  if (failure) {
-    throw Error(failure.code, "cannot save " + name + ": " + failure.detail +
-                                  (advice_.empty() ? "" : "; " + advice_));
-  }
+  open_folder(name);
   return folder_ / name;
 }
 

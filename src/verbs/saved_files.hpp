@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/failure.hpp"
+#include "base/private_files.hpp"
 
 namespace adbwire::verbs {
 
@@ -32,8 +33,9 @@ class SavedFiles {
   std::filesystem::path folder_;
   std::string runtime_name_;
   std::string advice_;
-  // The private folder, made and checked; its fd is closed again (pulls open it by path).
-  std::filesystem::path checked_folder(detail::Failure& failure);
+  // The private folder, made on first use and checked each time. Throws as save does.
+  detail::FolderFd open_folder(std::string_view name);
+  [[noreturn]] void throw_failure(std::string_view name, const detail::Failure& failure) const;
   std::string next_name(std::string_view suggested_name);
 
   std::uint64_t saved_ = 0;

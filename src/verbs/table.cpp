@@ -47,6 +47,9 @@ const Param kX = number_param("x", "Horizontal position in pixels (or 0..1 with 
 const Param kY = number_param("y", "Vertical position in pixels (or 0..1 with normalized).");
 const Param kNormalized =
     flag_param("normalized", "true: coordinates are fractions 0..1 of the screen.");
+// tap and long_press: an element (ref or selector) or a point.
+const std::vector<Param> kElementOrPoint = {kRef,  kSelector, kId, kText,
+                                            kDesc, kX,        kY,  kNormalized};
 const Param kDirection = choice_param("direction", "Where the content you want to see lies.",
                                       {"up", "down", "left", "right"}, true);
 const Param kPackage =
@@ -85,7 +88,7 @@ std::vector<Verb> make_table() {
                "point (x, y). The element is first found on the current screen: if it moved, the "
                "tap goes where it is now and the reply says so; if it is gone or ambiguous, "
                "nothing is tapped and the error says to take a new snapshot.",
-               {kRef, kSelector, kId, kText, kDesc, kX, kY, kNormalized},
+               kElementOrPoint,
                kAction,
                {"ref"},
                true,
@@ -96,7 +99,7 @@ std::vector<Verb> make_table() {
                "Long-press",
                "Press and hold (1 s) an element by ref or selector, or a point: opens context "
                "menus, starts selection or drag modes.",
-               {kRef, kSelector, kId, kText, kDesc, kX, kY, kNormalized},
+               kElementOrPoint,
                kAction,
                {"ref"},
                true,

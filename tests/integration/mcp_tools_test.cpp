@@ -56,7 +56,7 @@ class McpTools : public ::testing::Test {
     o.target = device_.target();
     o.connect.keys.android_dir = keys_.path();
     o.snapshot_dir = work_.path() / "snapshots";
-    o.settle = 0ms;
+    o.verbs.settle = 0ms;
     return o;
   }
   Json call(DeviceTools& tools, const std::string& name, Json arguments = Json::object()) {
@@ -71,7 +71,7 @@ class McpTools : public ::testing::Test {
 
 TEST_F(McpTools, AutoSnapshotAppendsTheScreenAfterTheAction) {
   DeviceToolsOptions o = options();
-  o.auto_snapshot = true;
+  o.verbs.auto_snapshot = true;
   DeviceTools tools(o);
   const int add = ref_of(text_of(call(tools, "snapshot")), "Add item");
   ASSERT_GT(add, 0);
@@ -88,7 +88,7 @@ TEST_F(McpTools, AutoSnapshotAppendsTheScreenAfterTheAction) {
 
 TEST_F(McpTools, SnapshotOverTheBudgetIsSavedToAFileAndSummarized) {
   DeviceToolsOptions o = options();
-  o.max_snapshot_chars = 120;  // the demo list renders to about 350 characters
+  o.verbs.max_snapshot_chars = 120;  // the demo list renders to about 350 characters
   DeviceTools tools(o);
   const std::string reply = text_of(call(tools, "snapshot"));
   std::smatch match;
@@ -109,7 +109,7 @@ TEST_F(McpTools, SnapshotOverTheBudgetIsSavedToAFileAndSummarized) {
 // Saved snapshots show the screen: private, and never written through a planted link.
 TEST_F(McpTools, SavedSnapshotsArePrivateAndNeverFollowAPlantedLink) {
   DeviceToolsOptions o = options();
-  o.max_snapshot_chars = 120;
+  o.verbs.max_snapshot_chars = 120;
   fs::create_directories(o.snapshot_dir);
   ::chmod(o.snapshot_dir.c_str(), 0700);
   std::ofstream(work_.path() / "victim.txt") << "victim\n";
@@ -128,7 +128,7 @@ TEST_F(McpTools, SavedSnapshotsArePrivateAndNeverFollowAPlantedLink) {
 
 TEST_F(McpTools, ASnapshotFolderThatIsALinkOrOpenToOthersIsRefused) {
   DeviceToolsOptions o = options();
-  o.max_snapshot_chars = 120;
+  o.verbs.max_snapshot_chars = 120;
   fs::create_directories(work_.path() / "elsewhere");
   fs::create_directory_symlink(work_.path() / "elsewhere", o.snapshot_dir);
   {
@@ -151,7 +151,7 @@ TEST_F(McpTools, ASnapshotFolderThatIsALinkOrOpenToOthersIsRefused) {
 TEST_F(McpTools, ASnapshotFolderOfAnotherUserIsRefused) {
   ASSERT_EQ(::geteuid(), 0u) << "this test makes a folder owned by another user: run it as root";
   DeviceToolsOptions o = options();
-  o.max_snapshot_chars = 120;
+  o.verbs.max_snapshot_chars = 120;
   fs::create_directories(o.snapshot_dir);
   ::chmod(o.snapshot_dir.c_str(), 0700);
   ASSERT_EQ(::chown(o.snapshot_dir.c_str(), 65534, 65534), 0);
@@ -169,7 +169,7 @@ TEST_F(McpTools, TheDefaultSnapshotFolderIsPrivate) {
   ::setenv("XDG_RUNTIME_DIR", runtime.path().c_str(), 1);
   DeviceToolsOptions o = options();
   o.snapshot_dir.clear();
-  o.max_snapshot_chars = 120;
+  o.verbs.max_snapshot_chars = 120;
   std::string reply;
   {
     DeviceTools tools(o);
@@ -200,7 +200,7 @@ TEST_F(McpTools, ShellIsOfferedOnlyWhenAllowed) {
                            [](const Json& t) { return t["name"] == "shell"; }));
 
   DeviceToolsOptions o = options();
-  o.allow_shell = true;
+  o.verbs.allow_shell = true;
   DeviceTools open(o);
   const Json result = call(open, "shell", {{"command", "echo hi; exit 3"}});
   EXPECT_NE(text_of(result).find("hi"), std::string::npos) << text_of(result);

@@ -80,6 +80,13 @@ class SessionDir {
   fs::path path_;
 };
 
+// The demo app's screen graph: a list, an add form, details.
+VirtualDeviceOptions demo_screens() {
+  VirtualDeviceOptions options;
+  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  return options;
+}
+
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 std::string read_file(const fs::path& path) {
@@ -90,9 +97,7 @@ std::string read_file(const fs::path& path) {
 }
 
 TEST(SessionCli, CommandsReuseOneConnectionAndWriteFilesUnderDotAdbwire) {
-  VirtualDeviceOptions options;
-  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-  VirtualDevice vd(options);
+  VirtualDevice vd(demo_screens());
   vd.start();
   SessionDir dir;
 
@@ -157,9 +162,7 @@ std::string ref_of(const std::string& snapshot, const std::string& label) {
 // The working folder may be shared: a link planted as .adbwire or as a snapshot's name is never
 // written through, and the files are the user's alone.
 TEST(SessionCli, SavedFilesArePrivateAndNeverFollowAPlantedLink) {
-  VirtualDeviceOptions options;
-  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-  VirtualDevice vd(options);
+  VirtualDevice vd(demo_screens());
   vd.start();
   SessionDir dir;
   fs::create_directories(dir.path() / "elsewhere");
@@ -354,10 +357,8 @@ std::size_t count_events(const VirtualDevice& vd, const std::string& event) {
 // Two agents, two devices: each named session drives its own device and neither sees the
 // other's calls; a second open of a name is refused and the first session keeps working.
 TEST(SessionCli, TwoNamedSessionsDriveTwoDevicesSideBySide) {
-  VirtualDeviceOptions options;
-  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-  VirtualDevice first(options);
-  VirtualDevice second(options);
+  VirtualDevice first(demo_screens());
+  VirtualDevice second(demo_screens());
   first.start();
   second.start();
   SessionDir dir;
@@ -400,8 +401,7 @@ TEST(SessionCli, TwoNamedSessionsDriveTwoDevicesSideBySide) {
 // A phone that reboots, an emulator restarted on its port: the session's next call reconnects
 // and says so, instead of answering "device offline" until close and open.
 TEST(SessionCli, ASessionReconnectsAfterItsDeviceRestartsOnTheSamePort) {
-  VirtualDeviceOptions options;
-  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
+  VirtualDeviceOptions options = demo_screens();
   auto device = std::make_unique<VirtualDevice>(options);
   device->start();
   SessionDir dir;
@@ -431,9 +431,7 @@ TEST(SessionCli, ASessionReconnectsAfterItsDeviceRestartsOnTheSamePort) {
 // An agent's step costs a process start: the lean front serves the session verbs itself (a
 // front with no adbwire-full beside it still taps), and hands everything else over.
 TEST(SessionCli, TheFrontServesSessionVerbsWithoutTheFullProgram) {
-  VirtualDeviceOptions options;
-  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-  VirtualDevice vd(options);
+  VirtualDevice vd(demo_screens());
   vd.start();
   SessionDir dir;
   NamedSessions sessions(dir);
@@ -480,9 +478,7 @@ struct VerbCase {
 // app, checked by its output and by what the device ran. A verb added to the table without a
 // case here fails the test.
 TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
-  VirtualDeviceOptions options;
-  options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-  VirtualDevice vd(options);
+  VirtualDevice vd(demo_screens());
   vd.start();
   SessionDir dir;
   NamedSessions sessions(dir);

@@ -18,26 +18,12 @@ constexpr FrontCommand kFrontCommands[] = {
     {"exec-out", add_exec_out_command, true},
 };
 
-// `adbwire snapshot` in the session, with only the options the snapshot verb has (and
-// --print): the session's reply, nothing from the library. --xml, --helper, --no-web and anything
+// `adbwire snapshot` in the session, with only the snapshot verb's options (and --print): the
+// session's reply, nothing from the library. A target, --xml, --helper, --no-web and anything
 // else are the full program's.
 bool is_session_snapshot(const CommandLine& line, const Environment& environment) {
-  if (line.command != "snapshot" || !line.serial.empty() || !environment.android_serial.empty())
-    return false;
-  for (std::size_t i = 0; i < line.after.size(); ++i) {
-    const std::string_view word = line.after[i];
-    if (word == "--json" || word == "-p" || word == "--print" || word == "--interactive" ||
-        word == "--ids" || word == "--activity" || word == "--compact" ||
-        word.starts_with("--max-depth=")) {
-      continue;
-    }
-    if (word == "--max-depth" && i + 1 < line.after.size()) {
-      ++i;
-      continue;
-    }
-    return false;
-  }
-  return true;
+  return line.command == "snapshot" && line.serial.empty() && environment.android_serial.empty() &&
+         takes_only_verb_options("snapshot", line.after);
 }
 
 bool is_valued_option(std::string_view word) {

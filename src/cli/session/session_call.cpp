@@ -44,25 +44,12 @@ std::vector<SessionInfo> named_sessions();
 // and shell stop at 120 s, a dump at PageOptions::timeout), so only a stuck daemon reaches it.
 constexpr std::chrono::seconds kReplyTimeout{600};
 
-// The session's whole reply; timeout when it says nothing for kReplyTimeout.
-std::string read_reply(int fd, std::string_view name) {
+// Bounds each send and receive on fd by kReplyTimeout.
+void limit_waits(int fd) {
   timeval limit{};
   limit.tv_sec = static_cast<time_t>(kReplyTimeout.count());
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      throw Error(errc::timeout, "the " + session_name(name) + " did not answer within " +
-                                     std::to_string(kReplyTimeout.count()) +
-                                     " s; it may be stuck: `adbwire close`, then open it again");
-    }
-    if (n <= 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  return text;
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
 }
 
 }  // namespace
@@ -85,12 +72,17 @@ int connect_socket(const fs::path& path) {
   return fd;
 }
 
-std::string read_all(int fd) {
+std::string read_all(int fd, std::string_view peer) {
   std::string text;
   char buffer[65536];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      throw Error(errc::timeout, std::string(peer) + " did not answer within " +
+                                     std::to_string(kReplyTimeout.count()) +
+                                     " s; it may be stuck: `adbwire close`, then open it again");
+    }
     if (n <= 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
@@ -126,12 +118,10 @@ json ask(std::string_view name, const json& request, bool or_the_only_named) {
   }
   std::string reply;
   try {
-    timeval limit{};
-    limit.tv_sec = static_cast<time_t>(kReplyTimeout.count());
-    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    limit_waits(fd);
     write_all(fd, request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
     ::shutdown(fd, SHUT_WR);
-    reply = read_reply(fd, name);
+    reply = read_all(fd, "the " + session_name(name));
   } catch (...) {
     ::close(fd);
     throw;

@@ -86,7 +86,7 @@ std::string open_session(std::string_view name, const std::string& given_target,
   ::close(ready[1]);
   int status = 0;
   ::waitpid(child, &status, 0);
-  std::string line = read_all(ready[0]);
+  std::string line = read_all(ready[0], "the session daemon");
   ::close(ready[0]);
   if (const std::size_t end = line.find('\n'); end != std::string::npos) line.resize(end);
   if (line == "ok") return target;

@@ -155,8 +155,8 @@ int serve_session(const std::string& name, const std::string& target, std::chron
   tools_options.connect = connect;
   tools_options.page = std::move(options);
   // The CLI saves images as files: full size, as the device shows them.
-  tools_options.max_image_bytes = 0;
-  tools_options.max_image_side = 0;
+  tools_options.verbs.max_image_bytes = 0;
+  tools_options.verbs.max_image_side = 0;
   SessionTools tools(std::move(tools_options));
   try {
     tools.page("");  // connect now: open reports a target that does not answer

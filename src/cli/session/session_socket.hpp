@@ -11,8 +11,9 @@ namespace adbwire::cli {
 
 // A connected Unix socket, or -1 when nothing listens there.
 int connect_socket(const std::filesystem::path& path);
-// Everything the peer sends until it closes.
-std::string read_all(int fd);
+// Everything the peer (named for messages) sends until it closes; timeout when a socket's
+// receive timeout passes first.
+std::string read_all(int fd, std::string_view peer);
 // "the default session" or "session 'NAME'", for messages.
 std::string session_name(std::string_view name);
 // One request to session `name`: its JSON-RPC result (an error reply is thrown as Error).
