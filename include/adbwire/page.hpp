@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -183,6 +184,8 @@ enum class Capability : std::uint32_t {
   settings,          // settings get/put (cmd settings)
   notifications,     // cmd statusbar expand-notifications (API 24+)
   dismiss_keyguard,  // wm dismiss-keyguard (API 26+)
+  multi_touch,       // pinch() and gesture(): the on-device dumper injects MotionEvents
+  app_labels,        // app_labels(): the on-device dumper reads PackageManager
 };
 
 class Capabilities {
@@ -222,6 +225,9 @@ struct HelperStatus {
   bool in_use = false;     // the last snapshot came from the helper
   bool fell_back = false;  // automatic mode gave up on it for this Page
   std::string last_error;  // why it last failed, "" when it never did
+  // Why touch gestures went back to `input` for this Page (the dumper could not inject them);
+  // "" while taps, swipes and pinches go through the helper.
+  std::string input_error;
 };
 
 // What the last snapshot's WebView bridge did (PageOptions::web).
@@ -317,6 +323,36 @@ class Page {
   void swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
              Deadline deadline, std::error_code& error);
 
+  // With the on-device dumper (PageOptions::helper) taps, long presses, swipes and scrolls are
+  // MotionEvents it injects (UiAutomation.injectInputEvent: no `input` process started per
+  // action); a dumper that cannot inject hands them back to `input` (helper_status()).
+
+  // ---- Multi-touch, through the on-device dumper only (`input` has no multi-touch).
+  // not_supported without it (PageOptions::helper off, or it could not inject: the message
+  // says why).
+  // Two fingers on the element's horizontal centre line spread (scale > 1: zoom in) or close
+  // (scale < 1: zoom out) by that factor, the wider span 80% of the element's smaller side.
+  // invalid_argument for a scale outside 0.1..10 or of 1. duration 0: PageOptions::swipe.
+  void pinch(std::uint32_t ref, double scale, std::chrono::milliseconds duration = {},
+             Deadline deadline = kDefaultDeadline);
+  void pinch(std::uint32_t ref, double scale, std::chrono::milliseconds duration, Deadline deadline,
+             std::error_code& error);
+  // The same around a point, the wider span 80% of the screen's smaller side (fingers that
+  // would leave the screen stop at its edge).
+  void pinch_at(ScreenPoint center, double scale, std::chrono::milliseconds duration = {},
+                Deadline deadline = kDefaultDeadline);
+  void pinch_at(ScreenPoint center, double scale, std::chrono::milliseconds duration,
+                Deadline deadline, std::error_code& error);
+  // Any gesture of 1 to 10 fingers: each passes its points (each segment an equal share of
+  // the time); all touch at once and lift together after duration (0..60 s). A one-finger
+  // gesture of one or two points works without the dumper too (`input swipe`).
+  // invalid_argument for no finger, more than 10, a finger without points, a point off the
+  // screen, or a duration out of range.
+  void gesture(const std::vector<std::vector<ScreenPoint>>& fingers,
+               std::chrono::milliseconds duration, Deadline deadline = kDefaultDeadline);
+  void gesture(const std::vector<std::vector<ScreenPoint>>& fingers,
+               std::chrono::milliseconds duration, Deadline deadline, std::error_code& error);
+
   // ---- Keys. key: back, home, enter, delete, tab, escape, up, down, left, right, space,
   // power, volup, voldown, recent, menu, paste, a KEYCODE_* name or a number.
   // invalid_argument for an unknown name.
@@ -344,6 +380,12 @@ class Page {
   ForegroundActivity foreground(Deadline deadline, std::error_code& error);
   std::vector<std::string> packages(Deadline deadline = kDefaultDeadline);
   std::vector<std::string> packages(Deadline deadline, std::error_code& error);
+  // The installed apps' labels ("Settings"), by package, as PackageManager gives them through
+  // the on-device dumper (a shell has no command for labels). Errors: not_supported without
+  // the dumper, command_failed (PackageManager could not be reached), the helper's errors.
+  // Labels are device text: escape them before they reach a terminal.
+  std::map<std::string, std::string> app_labels(Deadline deadline = kDefaultDeadline);
+  std::map<std::string, std::string> app_labels(Deadline deadline, std::error_code& error);
   // Streams the APK file (bounded memory). Errors also: not_found (no such file),
   // command_failed ("Failure [INSTALL_…]" quoted).
   void install(const std::filesystem::path& apk, Deadline deadline = kDefaultDeadline);

@@ -252,12 +252,20 @@ class AdbwireDriver:
         return await asyncio.to_thread(_list_packages, device, include_system)
 
     async def get_apps(self, include_system: bool = True) -> List[Dict[str, str]]:
-        """Installed apps as [{"package": ..., "label": ""}]. Stock Android's shell prints no app
-        labels (DroidRun's Portal app reads them with PackageManager on the device; from the host
-        they would mean parsing each APK's resources), so label is always "" here."""
-        device = (await self._ready()).device
-        packages = await asyncio.to_thread(_list_packages, device, include_system)
-        return [{"package": package, "label": ""} for package in packages]
+        """Installed apps as [{"package": ..., "label": ...}]. Labels come from PackageManager
+        through adbwire's on-device dumper (page_options.helper "auto" or "on"), as DroidRun's
+        Portal app reads them; stock Android's shell prints none, so without the dumper (or
+        when it cannot reach PackageManager) label is "" and last_error says why."""
+        page = await self._ready()
+        packages = await asyncio.to_thread(_list_packages, page.device, include_system)
+        labels: Dict[str, str] = {}
+        try:
+            labels = await asyncio.to_thread(page.app_labels)
+        except _CONNECTION_ERRORS:
+            raise
+        except adbwire.Error as error:
+            self.last_error = str(error)
+        return [{"package": package, "label": labels.get(package, "")} for package in packages]
 
     # -- state / observation -------------------------------------------------
 

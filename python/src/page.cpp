@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -328,6 +329,20 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
         return texts(on_page(box, [&](Page& page) { return page.packages(deadline); }));
       },
       py::arg("timeout") = py::none(), "The installed packages (pm list packages).");
+  cls.def(
+      "app_labels",
+      [](PageBox& box, const std::optional<double>& timeout) {
+        const Deadline deadline = deadline_from(timeout);
+        const std::map<std::string, std::string> labels =
+            on_page(box, [&](Page& page) { return page.app_labels(deadline); });
+        py::dict out;
+        for (const auto& [package, label] : labels) out[text(package)] = text(label);
+        return out;
+      },
+      py::arg("timeout") = py::none(),
+      "{package: label} from PackageManager, through the on-device dumper (helper='auto' or "
+      "'on'). NotSupportedError without it. Labels are the apps' own text: escape them before "
+      "printing to a terminal.");
   cls.def(
       "install",
       [](PageBox& box, const std::filesystem::path& apk, const std::optional<double>& timeout) {

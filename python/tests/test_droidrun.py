@@ -160,6 +160,29 @@ def test_install_and_list_apps(vdevice, driver, tmp_path):
     assert {"package": "com.example.driven", "label": ""} in apps
 
 
+def test_app_labels_come_from_the_dumper(vdevice, tmp_path):
+    apk = tmp_path / "labelled.apk"
+    apk.write_bytes(b"PK\x03\x04 package=com.example.labelled versionCode=1 label=Labelled ")
+    options = adbwire.PageOptions()
+    options.helper = "on"
+    labelled = AdbwireDriver(vdevice.target, page_options=options)
+    plain = AdbwireDriver(vdevice.target)
+
+    async def scenario():
+        assert await labelled.install_app(str(apk)) == "Success"
+        return await labelled.get_apps(), await plain.get_apps()
+
+    try:
+        with_dumper, without = run(scenario())
+    finally:
+        run(labelled.close())
+        run(plain.close())
+    assert {"package": "com.example.labelled", "label": "Labelled"} in with_dumper
+    assert {"package": DEMO_PACKAGE, "label": "adbwire demo"} in with_dumper
+    assert {"package": "com.example.labelled", "label": ""} in without
+    assert "on-device dumper" in plain.last_error
+
+
 def test_screenshot_and_date(driver):
     async def scenario():
         return await driver.screenshot(), await driver.get_date()

@@ -28,6 +28,8 @@ namespace fs = std::filesystem;
 // trace on stderr reaches the exec stream too), and how long to wait for them.
 constexpr std::size_t kQuoteBytes = 1024;
 constexpr std::chrono::milliseconds kQuoteWait{200};
+// Least time the labels of every installed app get (each opens the app's resources).
+constexpr std::chrono::milliseconds kLabelsBudget{30000};
 
 Deadline earliest(Deadline a, Deadline b) { return std::min(a, b); }
 
@@ -248,7 +250,7 @@ std::string HelperClient::request(Device& device, std::string_view what,
                                   std::span<const std::uint8_t> request,
                                   std::chrono::milliseconds reply_budget,
                                   const HelperBudget& budget, Deadline deadline, bool& failed,
-                                  detail::Failure& failure) {
+                                  detail::Failure& failure, bool repeatable) {
   for (int attempt = 0; !failure; ++attempt) {
     if (!running()) start(device, budget, deadline, failure);
     if (failure) break;
@@ -259,6 +261,12 @@ std::string HelperClient::request(Device& device, std::string_view what,
       return payload;
     if (failure) break;
     stop();
+    if (!repeatable) {
+      failure.set(errc::command_failed,
+                  "the on-device dumper died during " + std::string(what) +
+                      "; it was not sent again, since part of it may have reached the screen");
+      break;
+    }
     if (attempt == 1) {
       const std::string log = read_log(device, deadline);
       failure.set(
@@ -316,6 +324,35 @@ std::string HelperClient::get_clipboard(Device& device, const HelperBudget& budg
                 "the device's clipboard service did not give its text (Android 10+ lets "
                 "only the focused app or the input method read it): " +
                     excerpt(reply));
+    return {};
+  }
+  return reply;
+}
+
+std::string HelperClient::inject(Device& device, const Gesture& gesture, const HelperBudget& budget,
+                                 Deadline deadline, bool& refused, detail::Failure& failure) {
+  const std::vector<std::int32_t> ints = gesture_ints(gesture);
+  const std::string encoded = helper::encode_gesture(ints);
+  refused = false;
+  std::string reply = request(
+      device, "a gesture", {reinterpret_cast<const std::uint8_t*>(encoded.data()), encoded.size()},
+      gesture_length(gesture) + budget.reply_timeout, budget, deadline, refused, failure, false);
+  if (failure || !refused) return {};
+  return reply;
+}
+
+std::string HelperClient::labels(Device& device, const HelperBudget& budget, Deadline deadline,
+                                 detail::Failure& failure) {
+  const std::uint8_t labels = helper::kLabels;
+  bool failed = false;
+  // Every app's resources are opened once for its label: give it more than a dump's budget.
+  std::string reply =
+      request(device, "reading app labels", {&labels, 1},
+              std::max(budget.reply_timeout, kLabelsBudget), budget, deadline, failed, failure);
+  if (!failure && failed) {
+    failure.set(
+        errc::command_failed,
+        "the on-device dumper could not read app labels from PackageManager: " + excerpt(reply));
     return {};
   }
   return reply;

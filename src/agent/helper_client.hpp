@@ -10,6 +10,7 @@
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
 #include "adbwire/stream.hpp"
+#include "agent/gesture.hpp"
 #include "base/failure.hpp"
 
 namespace adbwire::agent {
@@ -44,6 +45,18 @@ class HelperClient {
   std::string get_clipboard(Device& device, const HelperBudget& budget, Deadline deadline,
                             detail::Failure& failure);
 
+  // One gesture through UiAutomation.injectInputEvent (agent/gesture.hpp), answered once its
+  // last event was injected; the reply may take the gesture's length plus the reply budget.
+  // Returns "" when it ran, else the dumper's refusal ("at event N: why", N counted from 0:
+  // events before N reached the screen) with `refused` set. failure: dump()'s helper errors.
+  std::string inject(Device& device, const Gesture& gesture, const HelperBudget& budget,
+                     Deadline deadline, bool& refused, detail::Failure& failure);
+  // The installed apps' labels from PackageManager: UTF-8 lines "package<TAB>label". Errors:
+  // command_failed (PackageManager could not be reached: the message has the exception) and
+  // dump()'s helper errors. Loading every label takes a phone a second or two.
+  std::string labels(Device& device, const HelperBudget& budget, Deadline deadline,
+                     detail::Failure& failure);
+
   // True while a started helper's stream is open.
   bool running() const noexcept { return stream_.is_open(); }
   // Closes the stream; a working dumper exits when its stdin ends. Never blocks.
@@ -60,11 +73,13 @@ class HelperClient {
   bool exchange(std::span<const std::uint8_t> request, Deadline reply_deadline,
                 std::string& payload, bool& failed, detail::Failure& failure);
   // One request on a running helper, starting it when needed and restarting it once when it
-  // died; a reply must come within `reply_budget`. On any failure the helper is stopped and
-  // killed, and failure set. `what` names the request for messages ("a dump").
+  // died (unless !repeatable: a request that acts on the screen is never sent twice); a reply
+  // must come within `reply_budget`. On any failure the helper is stopped and killed, and
+  // failure set. `what` names the request for messages ("a dump").
   std::string request(Device& device, std::string_view what, std::span<const std::uint8_t> request,
                       std::chrono::milliseconds reply_budget, const HelperBudget& budget,
-                      Deadline deadline, bool& failed, detail::Failure& failure);
+                      Deadline deadline, bool& failed, detail::Failure& failure,
+                      bool repeatable = true);
 
   // Ends the process on the device, however stuck (best effort, a short deadline of its own):
   // a hung dumper keeps the device's only UiAutomation connection, and the fallback to

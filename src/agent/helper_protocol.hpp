@@ -3,8 +3,10 @@
 // host reads a reply without scanning it. No I/O here.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,8 +20,10 @@ inline constexpr std::uint8_t kPing = 'P';
 inline constexpr std::uint8_t kDump = 'D';
 inline constexpr std::uint8_t kSetClip = 'C';  // u32 length, UTF-8 text
 inline constexpr std::uint8_t kGetClip = 'G';
+inline constexpr std::uint8_t kLabels = 'L';
+inline constexpr std::uint8_t kGesture = 'M';  // u32 count, then that many big-endian i32
 // The ping reply's payload; the number changes with the protocol.
-inline constexpr std::string_view kHello = "adbwire-dumper 2";
+inline constexpr std::string_view kHello = "adbwire-dumper 3";
 // Longest clipboard text sent (the binder transaction limit is about 1 MB).
 inline constexpr std::size_t kMaxClip = 256 * 1024;
 // Largest reply accepted: far above any real hierarchy, low enough that a garbage length
@@ -53,6 +57,32 @@ inline std::string encode_set_clip(std::string_view text) {
                        static_cast<std::uint32_t>(text.size()));
   out += text;
   return out;
+}
+
+// 'M', big-endian u32 count, then the ints (agent/gesture.hpp's gesture_ints).
+inline std::string encode_gesture(std::span<const std::int32_t> ints) {
+  std::string out(1 + 4 + 4 * ints.size(), '\0');
+  auto* bytes = reinterpret_cast<std::uint8_t*>(out.data());
+  bytes[0] = kGesture;
+  protocol::store_be32(bytes + 1, static_cast<std::uint32_t>(ints.size()));
+  for (std::size_t i = 0; i < ints.size(); ++i)
+    protocol::store_be32(bytes + 5 + 4 * i, static_cast<std::uint32_t>(ints[i]));
+  return out;
+}
+
+// The 'L' reply, lines "package<TAB>label", as a map. A line without a tab or with an empty
+// package is skipped (the dumper never writes one); a repeated package keeps its first label.
+inline std::map<std::string, std::string> decode_labels(std::string_view reply) {
+  std::map<std::string, std::string> labels;
+  while (!reply.empty()) {
+    const std::size_t end = std::min(reply.find('\n'), reply.size());
+    const std::string_view line = reply.substr(0, end);
+    reply.remove_prefix(std::min(end + 1, reply.size()));
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string_view::npos || tab == 0) continue;
+    labels.emplace(std::string(line.substr(0, tab)), std::string(line.substr(tab + 1)));
+  }
+  return labels;
 }
 
 // nullopt when the bytes are no reply header (unknown status or a length over kMaxReply).

@@ -31,6 +31,23 @@ class HelperReader final : public ScreenReader {
   bool usable() const noexcept;
   const HelperStatus& status() const noexcept { return status_; }
 
+  // Gestures go through the helper while it is usable and has not refused one.
+  bool gestures_usable() const noexcept { return usable() && status_.input_error.empty(); }
+  // Injects gesture through the helper. False, with failure unset, when it must go through
+  // `input` instead: the dumper refused it before its first event reached the screen (gestures
+  // stay off for this Page from then on, status().input_error says why, on_warning is called
+  // once). failure: refused after some events reached the screen (command_failed, never sent
+  // again), or the helper's own failures (automatic mode then gives the helper up, as for a
+  // dump).
+  bool inject(const Gesture& gesture, Deadline deadline, detail::Failure& failure);
+  // Whether the dumper can inject at all, asked once without touching the screen: an empty
+  // gesture loads its Gesture class (a phone whose verifier rejected it answers failed, and
+  // gestures go to `input` from then on, as after a refusal). Failures leave gestures as they
+  // were (the next action meets them); nothing is thrown.
+  void check_input(Deadline deadline);
+  // HelperClient's app labels with this Page's budget.
+  std::string labels(Deadline deadline, detail::Failure& failure);
+
   // HelperClient's clipboard calls with this Page's budget.
   void set_clipboard(std::string_view text, Deadline deadline, detail::Failure& failure);
   std::string get_clipboard(Deadline deadline, detail::Failure& failure);
@@ -45,6 +62,7 @@ class HelperReader final : public ScreenReader {
   ScreenReader& fallback_;
   HelperClient client_;
   HelperStatus status_;
+  bool input_checked_ = false;
 };
 
 }  // namespace adbwire::agent

@@ -95,9 +95,16 @@ void Page::State::run(const std::string& command, Deadline deadline, detail::Fai
 
 void Page::State::swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds duration,
                            Deadline deadline, detail::Failure& failure) {
-  run("input swipe " + std::to_string(a.x) + " " + std::to_string(a.y) + " " + std::to_string(b.x) +
-          " " + std::to_string(b.y) + " " + std::to_string(duration.count()),
-      deadline, failure);
+  const std::vector<agent::Stroke> finger{{a, b}};
+  touch(agent::stroke_gesture(finger, duration),
+        "input swipe " + std::to_string(a.x) + " " + std::to_string(a.y) + " " +
+            std::to_string(b.x) + " " + std::to_string(b.y) + " " +
+            std::to_string(duration.count()),
+        deadline, failure);
+}
+
+void Page::State::tap_px(ui::Point at, Deadline deadline, detail::Failure& failure) {
+  touch(agent::tap_gesture(at), tap_command(at), deadline, failure);
 }
 
 void Page::State::key(std::string_view name, Deadline deadline, detail::Failure& failure) {
@@ -158,7 +165,7 @@ void Page::State::type_text(std::uint32_t ref, std::string_view text, TypeOption
   if (failure) return;
   // The focus tap goes alone: on a phone the keyboard takes a moment to come up, and text sent
   // before it did loses its first characters.
-  run(tap_command(field.info.tap_point), deadline, failure);
+  tap_px(field.info.tap_point, deadline, failure);
   if (failure) return;
   const ui::RefInfo& issued = *snapshot.ref(ref);
   wait_for_focus(issued, deadline, failure);
@@ -242,7 +249,7 @@ void Page::State::tap(std::uint32_t ref, Deadline deadline, detail::Failure& fai
       agent::web::click_web_node(device, t.web_node, d, f);
       return;
     }
-    run(tap_command(t.info.tap_point), d, f);
+    tap_px(t.info.tap_point, d, f);
   });
 }
 
@@ -340,7 +347,7 @@ void Page::State::tap_at(ScreenPoint at, Deadline deadline, detail::Failure& fai
   const Deadline d = resolve(deadline);
   call("tap_at", {{"at", point_text(at)}}, true, failure, [&](detail::Failure& f) {
     const ui::Point p = to_pixels(at, d, f);
-    if (!f) run(tap_command(p), d, f);
+    if (!f) tap_px(p, d, f);
   });
 }
 

@@ -64,13 +64,17 @@ std::string_view to_string(Capability c) noexcept {
       return "notifications";
     case Capability::dismiss_keyguard:
       return "dismiss_keyguard";
+    case Capability::multi_touch:
+      return "multi_touch";
+    case Capability::app_labels:
+      return "app_labels";
   }
   return "unknown";
 }
 
 std::vector<std::string_view> Capabilities::names() const {
   std::vector<std::string_view> out;
-  for (std::uint32_t i = 0; i <= static_cast<std::uint32_t>(Capability::dismiss_keyguard); ++i) {
+  for (std::uint32_t i = 0; i <= static_cast<std::uint32_t>(Capability::app_labels); ++i) {
     if (has(static_cast<Capability>(i))) out.push_back(to_string(static_cast<Capability>(i)));
   }
   return out;
@@ -103,7 +107,16 @@ const Capabilities& Page::State::probe(Deadline deadline, detail::Failure& failu
   caps.set(Capability::notifications, modern);
   caps.set(Capability::dismiss_keyguard, modern);
   capabilities = std::move(caps);
+  helper.check_input(deadline);
+  refresh_helper_capabilities();
   return *capabilities;
+}
+
+void Page::State::refresh_helper_capabilities() {
+  if (!capabilities) return;
+  // What the dumper serves changes when automatic mode gives it up, or when it cannot inject.
+  capabilities->set(Capability::multi_touch, helper.gestures_usable());
+  capabilities->set(Capability::app_labels, helper.usable());
 }
 
 void Page::State::require(Capability c, Deadline deadline, std::string_view what,
@@ -119,6 +132,7 @@ const Capabilities* Page::State::capabilities_call(Deadline deadline, detail::Fa
   const Deadline d = resolve(deadline);
   return call("capabilities", {}, false, failure, [&](detail::Failure& f) {
     const Capabilities& caps = probe(d, f);
+    refresh_helper_capabilities();
     return f ? nullptr : &caps;
   });
 }

@@ -5,6 +5,7 @@
 #include "adbwire/device_state.hpp"
 #include "adbwire/install.hpp"
 #include "adbwire/screencap.hpp"
+#include "agent/helper_protocol.hpp"
 #include "agent/page_state.hpp"
 
 namespace adbwire {
@@ -64,6 +65,24 @@ std::vector<std::string> Page::State::packages(Deadline deadline, detail::Failur
   return call("packages", {}, false, failure, [&](detail::Failure& f) {
     return forward(f, [&](std::error_code& e) { return list_packages(device, d, e); });
   });
+}
+
+std::map<std::string, std::string> Page::State::app_labels(Deadline deadline,
+                                                           detail::Failure& failure) {
+  const Deadline d = resolve(deadline);
+  return call("app_labels", {}, false, failure,
+              [&](detail::Failure& f) -> std::map<std::string, std::string> {
+                if (!helper.usable()) {
+                  f.set(errc::not_supported,
+                        "app labels come from PackageManager, which no shell command reads: "
+                        "adbwire reads them through its on-device dumper (--helper auto, "
+                        "PageOptions::helper)");
+                  return {};
+                }
+                const std::string reply = helper.labels(d, f);
+                if (f) return {};
+                return agent::helper::decode_labels(reply);
+              });
 }
 
 void Page::State::install(const std::filesystem::path& apk, Deadline deadline,
@@ -208,6 +227,14 @@ std::vector<std::string> Page::packages(Deadline deadline) {
 }
 std::vector<std::string> Page::packages(Deadline deadline, std::error_code& error) {
   return detail::or_code(error, [&](detail::Failure& f) { return state_->packages(deadline, f); });
+}
+
+std::map<std::string, std::string> Page::app_labels(Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return state_->app_labels(deadline, f); });
+}
+std::map<std::string, std::string> Page::app_labels(Deadline deadline, std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return state_->app_labels(deadline, f); });
 }
 
 void Page::install(const std::filesystem::path& apk, Deadline deadline) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "agent/gesture.hpp"
 #include "agent/helper_reader.hpp"
 #include "agent/settled_reader.hpp"
 #include "agent/trajectory_recorder.hpp"
@@ -102,7 +104,15 @@ struct Page::State {
   void swipe(ScreenPoint from, ScreenPoint to, std::chrono::milliseconds duration,
              Deadline deadline, detail::Failure& failure);
   void press(std::string_view key_name, Deadline deadline, detail::Failure& failure);
+  // page_touch.cpp
+  void pinch(std::uint32_t ref, double scale, std::chrono::milliseconds duration, Deadline deadline,
+             detail::Failure& failure);
+  void pinch_at(ScreenPoint center, double scale, std::chrono::milliseconds duration,
+                Deadline deadline, detail::Failure& failure);
+  void gesture(const std::vector<std::vector<ScreenPoint>>& fingers,
+               std::chrono::milliseconds duration, Deadline deadline, detail::Failure& failure);
   // page_device.cpp
+  std::map<std::string, std::string> app_labels(Deadline deadline, detail::Failure& failure);
   void launch(std::string_view package, std::string_view activity, Deadline deadline,
               detail::Failure& failure);
   void stop(std::string_view package, Deadline deadline, detail::Failure& failure);
@@ -144,6 +154,15 @@ struct Page::State {
   void run(const std::string& command, Deadline deadline, detail::Failure& failure);
   void swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds duration, Deadline deadline,
                 detail::Failure& failure);
+  void tap_px(ui::Point at, Deadline deadline, detail::Failure& failure);
+  // page_touch.cpp
+  // The gesture through the on-device dumper while it can inject, else input_command (an
+  // `input` line; "" when `input` cannot do it: not_supported).
+  void touch(const agent::Gesture& gesture, const std::string& input_command, Deadline deadline,
+             detail::Failure& failure);
+  // Two fingers around center from one span to the other; widest: the wider span.
+  void pinch_px(ui::Point center, std::int32_t widest, double scale,
+                std::chrono::milliseconds duration, Deadline deadline, detail::Failure& failure);
   // input draganddrop (API 31+), else a slow swipe.
   void drag_px(ui::Point from, ui::Point to, Deadline deadline, detail::Failure& failure);
   void key(std::string_view name, Deadline deadline, detail::Failure& failure);
@@ -157,6 +176,8 @@ struct Page::State {
 
   // page_capabilities.cpp
   const Capabilities& probe(Deadline deadline, detail::Failure& failure);
+  // The probe's bits for what the on-device dumper serves, from its state now.
+  void refresh_helper_capabilities();
   // not_supported naming what and the API level unless the probe found c.
   void require(Capability c, Deadline deadline, std::string_view what, detail::Failure& failure);
 };

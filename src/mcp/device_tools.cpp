@@ -41,10 +41,23 @@ DeviceTools::DeviceTools(DeviceToolsOptions options)
 DeviceTools::~DeviceTools() = default;
 
 Json DeviceTools::list() const {
+  // The default device's capabilities once a call has opened it (listing never connects);
+  // before that, what the server's own options rule out.
+  const Capabilities* caps = nullptr;
+  if (const auto it = pages_.find(options_.target); it != pages_.end()) {
+    std::error_code error;
+    const Capabilities& probed = it->second->capabilities(kDefaultDeadline, error);
+    if (!error) caps = &probed;
+  }
+  const bool helper_off = options_.page.helper == PageOptions::Helper::off;
   Json tools = Json::array();
   for (const verbs::Verb& verb : verbs::all()) {
     if (verb.needs_shell && !options_.verbs.allow_shell) continue;
-    tools.push_back(verbs::tool_definition(verb));
+    Json tool = verbs::tool_definition(verb);
+    if (const std::string why = verbs::unavailable_because(verb, helper_off, caps); !why.empty())
+      tool["description"] = "Unavailable on the default device: " + why + ". " +
+                            tool["description"].get<std::string>();
+    tools.push_back(std::move(tool));
   }
   return tools;
 }

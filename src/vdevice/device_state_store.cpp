@@ -44,6 +44,17 @@ std::vector<std::string> DeviceStateStore::packages() const {
   return names;
 }
 
+void DeviceStateStore::set_label(std::string package, std::string label) {
+  detail::MutexLock lock(mutex_);
+  labels_[std::move(package)] = std::move(label);
+}
+
+std::string DeviceStateStore::label(std::string_view package) const {
+  detail::MutexLock lock(mutex_);
+  const auto it = labels_.find(package);
+  return it == labels_.end() ? std::string() : it->second;
+}
+
 std::uint32_t DeviceStateStore::create_session(bool allow_downgrade) {
   detail::MutexLock lock(mutex_);
   const std::uint32_t id = next_session_++;

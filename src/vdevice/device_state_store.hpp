@@ -50,6 +50,10 @@ class DeviceStateStore {
   std::optional<std::uint64_t> package_version(std::string_view name) const;
   bool remove_package(std::string_view name);
   std::vector<std::string> packages() const;
+  // An app's label (android:label), as PackageManager's loadLabel gives it; "" when none was
+  // set (loadLabel then answers the package name).
+  void set_label(std::string package, std::string label);
+  std::string label(std::string_view package) const;
 
   // Install sessions: create returns the new id; write/commit/abandon answer false for an
   // unknown id.
@@ -80,6 +84,7 @@ class DeviceStateStore {
   mutable detail::Mutex mutex_;
   bool root_ ADBWIRE_GUARDED_BY(mutex_) = false;
   std::map<std::string, std::uint64_t, std::less<>> packages_ ADBWIRE_GUARDED_BY(mutex_);
+  std::map<std::string, std::string, std::less<>> labels_ ADBWIRE_GUARDED_BY(mutex_);
   std::map<std::uint32_t, InstallSession> sessions_ ADBWIRE_GUARDED_BY(mutex_);
   std::uint32_t next_session_ ADBWIRE_GUARDED_BY(mutex_) = 1000;
   std::deque<LogRecord> logs_ ADBWIRE_GUARDED_BY(mutex_);

@@ -11,7 +11,6 @@ namespace {
 
 using Argv = std::vector<std::string>;
 
-constexpr std::string_view kDemoPackage = "com.example.adbwire.demo";
 // How much of an APK is searched for the manifest markers.
 constexpr std::size_t kManifestWindow = 64 * 1024;
 
@@ -32,6 +31,7 @@ std::string marker(std::string_view head, std::string_view key) {
 struct Manifest {
   std::string package;
   std::uint64_t version_code = 0;
+  std::string label;  // android:label; "" for none
 };
 
 Manifest read_manifest(std::string_view head) {
@@ -39,6 +39,7 @@ Manifest read_manifest(std::string_view head) {
   manifest.package = marker(head, "package=");
   manifest.version_code =
       detail::parse_number<std::uint64_t>(marker(head, "versionCode=")).value_or(0);
+  manifest.label = marker(head, "label=");
   return manifest;
 }
 
@@ -58,6 +59,7 @@ int finish_install(const Manifest& manifest, bool allow_downgrade, JobIo& io) {
       return 1;
     }
     state.add_package(manifest.package, manifest.version_code);
+    state.set_label(manifest.package, manifest.label);
   }
   io.out("Success\n");
   return 0;
@@ -209,7 +211,7 @@ std::unique_ptr<Job> package_job(const Argv& args) {
         io.out("Success\n");
         return 0;
       }
-      return finish_install({session->package, session->version_code}, session->allow_downgrade,
+      return finish_install({session->package, session->version_code, {}}, session->allow_downgrade,
                             io);
     });
   }

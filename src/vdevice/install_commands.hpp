@@ -3,18 +3,24 @@
 // install-abandon), uninstall and list packages, with the answers the real tools print.
 //
 // A real APK names its package in a binary AndroidManifest.xml; the virtual device instead
-// looks for the text markers "package=NAME" and "versionCode=N" in the APK's first 64 KiB
-// (tests build such files). With them it remembers the package, so a lower versionCode
+// looks for the text markers "package=NAME", "versionCode=N" and "label=NAME" in the APK's
+// first 64 KiB (tests build such files). With them it remembers the package, so a lower versionCode
 // without -d fails with INSTALL_FAILED_VERSION_DOWNGRADE as on a phone.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vdevice/shell_job.hpp"
 
 namespace adbwire::vdevice {
+
+// The app every virtual device has installed (its screens are this app's), labelled
+// kDemoLabel.
+inline constexpr std::string_view kDemoPackage = "com.example.adbwire.demo";
+inline constexpr std::string_view kDemoLabel = "adbwire demo";
 
 // The job for a package verb; args start at the verb ("install", "list", …). nullptr for a
 // verb it does not know (the caller then succeeds silently, as for other cmd services).

@@ -305,6 +305,10 @@ void VirtualDevice::set_focus_delay(std::chrono::milliseconds delay) {
   if (impl_->device) impl_->device->screens().set_focus_delay(delay);
 }
 
+void VirtualDevice::set_app_label(const std::string& package, const std::string& label) {
+  if (impl_->device) impl_->device->state().set_label(package, label);
+}
+
 void VirtualDevice::set_dumper_fault(DumperFault fault, std::uint32_t after_requests) {
   if (impl_->device) impl_->device->set_dumper_fault(fault, after_requests);
 }

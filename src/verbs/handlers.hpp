@@ -26,6 +26,8 @@ Reply type(Call& call);
 Reply scroll(Call& call);
 Reply swipe(Call& call);
 Reply drag(Call& call);
+Reply pinch(Call& call);
+Reply gesture(Call& call);
 Reply press(Call& call);
 Reply back(Call& call);
 Reply home(Call& call);

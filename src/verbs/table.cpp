@@ -162,6 +162,40 @@ std::vector<Verb> make_table() {
                false,
                "",
                drag});
+  v.push_back(
+      {"pinch",
+       "Pinch",
+       "Two-finger pinch on an element (ref or selector), a point, or the middle of the screen: "
+       "scale above 1 spreads the fingers (zoom in), below 1 closes them (zoom out). Needs "
+       "the on-device dumper (capabilities lists multi_touch).",
+       {number_param("scale", "Zoom factor, 0.1 to 10: 2 zooms in twice, 0.5 zooms out.", true),
+        kRef, kSelector, kId, kText, kDesc, kX, kY, kNormalized,
+        integer_param("duration_ms", "How long the pinch takes (default 300).", 1, 60000)},
+       kAction,
+       {"scale"},
+       true,
+       false,
+       "",
+       pinch});
+  v.back().needs = Capability::multi_touch;
+  v.push_back(
+      {"gesture",
+       "Gesture",
+       "Any touch gesture of 1 to 10 fingers moving together: each finger's points as x,y "
+       "separated by spaces, fingers separated by ';' (\"300,800 300,400; 700,800 700,400\" is "
+       "a two-finger swipe up). More than one finger needs the on-device dumper.",
+       {text_param("fingers",
+                   "Each finger's path: x,y points separated by spaces; fingers "
+                   "separated by ';'.",
+                   true),
+        kNormalized,
+        integer_param("duration_ms", "How long the gesture takes (default 300).", 0, 60000)},
+       kAction,
+       {"fingers"},
+       true,
+       false,
+       "",
+       gesture});
   v.push_back({"press",
                "Press a key",
                "Press a key: back, home, enter, delete, tab, escape, up, down, left, right, "
@@ -359,8 +393,9 @@ std::vector<Verb> make_table() {
                foreground});
   v.push_back({"apps",
                "List apps",
-               "List the installed packages (optionally filtered).",
-               {text_param("filter", "Only packages whose name contains this.")},
+               "List the installed packages with their labels (labels need the on-device "
+               "dumper), optionally filtered.",
+               {text_param("filter", "Only packages whose name or label contains this.")},
                kReadOnly,
                {"filter"},
                true,
@@ -419,6 +454,7 @@ std::vector<Verb> make_table() {
                false,
                "",
                clipboard_get});
+  v.back().needs = Capability::clipboard;
   v.push_back({"clipboard_set",
                "Set the clipboard",
                "Put text on the clipboard (needs the on-device dumper, --helper); press paste "
@@ -430,6 +466,7 @@ std::vector<Verb> make_table() {
                false,
                "",
                clipboard_set});
+  v.back().needs = Capability::clipboard;
   v.push_back({"date",
                "Device date",
                "The device's clock: its date and time now.",
@@ -478,7 +515,7 @@ std::vector<Verb> make_table() {
                "What the device can do",
                "The Android version, screen size, input method and what is supported "
                "(snapshot, input, unicode_text, clipboard, drag_and_drop, screenshot, install, "
-               "settings, notifications, …).",
+               "settings, notifications, multi_touch, app_labels, …).",
                {},
                kReadOnly,
                {},
@@ -564,6 +601,18 @@ const Verb* find(std::string_view name) noexcept {
     if (verb.name == name) return &verb;
   }
   return nullptr;
+}
+
+std::string unavailable_because(const Verb& verb, bool helper_off, const Capabilities* caps) {
+  if (!verb.needs) return {};
+  const Capability c = *verb.needs;
+  const bool helper_serves =
+      c == Capability::multi_touch || c == Capability::clipboard || c == Capability::app_labels;
+  if (helper_off && helper_serves)
+    return "it needs adbwire's on-device dumper, which is off (--helper auto turns it on)";
+  if (caps != nullptr && !caps->has(c))
+    return "this device lacks " + std::string(to_string(c)) + " (the capabilities verb says why)";
+  return {};
 }
 
 Json tool_definition(const Verb& verb) {

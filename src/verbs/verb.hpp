@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "adbwire/page.hpp"
 
 namespace adbwire::verbs {
 
@@ -58,7 +61,16 @@ struct Verb {
   // prints its path (with --print also the text), as agents reading files expect. "": print.
   std::string_view cli_file = {};
   Reply (*run)(Call& call) = nullptr;
+  // A capability the verb cannot work without (Page::capabilities); tools/list marks the verb
+  // when the device lacks it, so an agent does not plan with it.
+  std::optional<Capability> needs = std::nullopt;
 };
+
+// Why the verb cannot work on a device with these capabilities ("" when it can). helper_off:
+// the Page runs without the on-device dumper, which serves multi_touch, clipboard and
+// app_labels, so those are missing whatever the device is. caps: the device's, or nullptr when
+// not probed yet.
+std::string unavailable_because(const Verb& verb, bool helper_off, const Capabilities* caps);
 
 // Every verb, in the order tools/list and `adbwire --help` show them.
 std::span<const Verb> all() noexcept;

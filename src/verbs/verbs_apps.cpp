@@ -1,9 +1,11 @@
 // Verbs about apps: launch, stop, open (a URL or an intent), foreground, apps, install,
 // uninstall.
 #include <filesystem>
+#include <map>
 
 #include "adbwire/apps.hpp"
 #include "adbwire/install.hpp"
+#include "adbwire/protocol/printable.hpp"
 #include "verbs/handlers.hpp"
 #include "verbs/reply_text.hpp"
 
@@ -43,6 +45,11 @@ Reply open_url(Call& call) {
                                (took.empty() ? "." : " in " + took + "."));
 }
 
+namespace {
+// Longest label a reply quotes, in bytes of the device's text.
+constexpr std::size_t kMaxLabel = 100;
+}  // namespace
+
 Reply foreground(Call& call) {
   const ForegroundActivity now = call.page().foreground();
   return Reply::text("In the foreground: " + now.package +
@@ -50,16 +57,38 @@ Reply foreground(Call& call) {
 }
 
 Reply apps(Call& call) {
-  std::vector<std::string> packages = call.page().packages();
+  Page& page = call.page();
+  std::vector<std::string> packages = page.packages();
+  // Labels where the on-device dumper reads them; an app names itself, so a label is device
+  // text: escaped and cut before it reaches the reply.
+  std::map<std::string, std::string> labels;
+  std::string labels_note;
+  if (page.capabilities().has(Capability::app_labels)) {
+    try {
+      labels = page.app_labels();
+    } catch (const Error& e) {
+      labels_note = "Labels unavailable: " + std::string(e.what()) + "\n";
+    }
+  } else {
+    labels_note = "Labels need the on-device dumper (open with --helper auto).\n";
+  }
   const std::string filter = call.string("filter").value_or("");
-  std::erase_if(packages, [&filter](const std::string& p) {
-    return !filter.empty() && p.find(filter) == std::string::npos;
+  const auto label_of_package = [&labels](const std::string& package) -> std::string {
+    const auto it = labels.find(package);
+    return it == labels.end() ? std::string() : protocol::printable(it->second, kMaxLabel);
+  };
+  std::erase_if(packages, [&](const std::string& p) {
+    return !filter.empty() && p.find(filter) == std::string::npos &&
+           label_of_package(p).find(filter) == std::string::npos;
   });
   std::string text = std::to_string(packages.size()) + " package" +
                      (packages.size() == 1 ? "" : "s") +
                      (filter.empty() ? "" : " matching " + in_quotes(filter)) + ":\n";
-  for (const std::string& package : packages) text += package + '\n';
-  return Reply::text(std::move(text));
+  for (const std::string& package : packages) {
+    const std::string label = label_of_package(package);
+    text += package + (label.empty() ? "" : " " + in_quotes(label)) + '\n';
+  }
+  return Reply::text(labels_note + text);
 }
 
 Reply install(Call& call) {

@@ -216,7 +216,7 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
   }
   ASSERT_GE(replies.size(), 26U);
   EXPECT_EQ(replies.substr(0, 21), std::string("\0\0\0\0\x10"
-                                               "adbwire-dumper 2",
+                                               "adbwire-dumper 3",
                                                21));
   EXPECT_EQ(replies[21], '\0');  // the dump: ok
   const std::uint32_t length =
@@ -236,7 +236,7 @@ TEST_F(HelperTest, TheVirtualDumperSpeaksTheDocumentedFraming) {
                                             "adbwire-dumper: unknown request",
                                             36));
   EXPECT_EQ(more.substr(36), std::string("\0\0\0\0\x10"
-                                         "adbwire-dumper 2",
+                                         "adbwire-dumper 3",
                                          21));
 }
 

@@ -207,6 +207,68 @@ TEST_F(McpTools, ShellIsOfferedOnlyWhenAllowed) {
   EXPECT_NE(text_of(result).find('3'), std::string::npos) << text_of(result);
 }
 
+// The description tools/list gives a tool.
+std::string description_of(const Json& listed, const std::string& name) {
+  for (const Json& tool : listed)
+    if (tool["name"] == name) return tool["description"].get<std::string>();
+  return "(no tool " + name + ")";
+}
+
+TEST_F(McpTools, ToolsTheDeviceCannotServeAreMarkedInTheList) {
+  // Without the dumper: pinch and the clipboard are marked before any device is reached.
+  DeviceTools plain(options());
+  const Json listed = plain.list();
+  for (const char* name : {"pinch", "clipboard_get", "clipboard_set"}) {
+    EXPECT_TRUE(description_of(listed, name)
+                    .starts_with("Unavailable on the default device: it "
+                                 "needs adbwire's on-device dumper"))
+        << name << ": " << description_of(listed, name);
+  }
+  EXPECT_FALSE(description_of(listed, "tap").starts_with("Unavailable")) << "tap always works";
+  EXPECT_TRUE(device_.events().empty()) << "listing must not reach the device";
+
+  // With the dumper the tools are offered; once a call shows the device cannot inject
+  // touches, pinch is marked again, naming the capability.
+  DeviceToolsOptions o = options();
+  o.page.helper = PageOptions::Helper::automatic;
+  DeviceTools fast(o);
+  EXPECT_FALSE(description_of(fast.list(), "pinch").starts_with("Unavailable"));
+  device_.set_dumper_fault(DumperFault::refuses_input, 0);
+  const Json tapped = call(fast, "tap", {{"x", 100}, {"y", 100}});
+  ASSERT_FALSE(tapped["isError"].get<bool>()) << text_of(tapped);
+  EXPECT_NE(text_of(tapped).find("through `input` from now on"), std::string::npos)
+      << text_of(tapped);
+  const Json after = fast.list();
+  EXPECT_TRUE(description_of(after, "pinch")
+                  .starts_with("Unavailable on the default device: this device lacks multi_touch"))
+      << description_of(after, "pinch");
+  EXPECT_FALSE(description_of(after, "clipboard_set").starts_with("Unavailable"));
+  const Json pinched = call(fast, "pinch", {{"scale", 2}});
+  EXPECT_TRUE(pinched["isError"].get<bool>());
+  EXPECT_NE(text_of(pinched).find("INJECT_EVENTS"), std::string::npos) << text_of(pinched);
+}
+
+TEST_F(McpTools, AppLabelsAreEscapedDeviceText) {
+  DeviceToolsOptions o = options();
+  o.page.helper = PageOptions::Helper::on;
+  DeviceTools tools(o);
+  device_.set_app_label("com.example.adbwire.demo",
+                        "Demo\x1b[2J\x9b"
+                        "31m\u202eevil");
+  const Json listed = call(tools, "apps");
+  ASSERT_FALSE(listed["isError"].get<bool>()) << text_of(listed);
+  const std::string text = text_of(listed);
+  EXPECT_NE(text.find("com.example.adbwire.demo \"Demo"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << "an escape from the device reached the reply";
+  EXPECT_EQ(text.find("\u202e"), std::string::npos) << "a bidi override reached the reply";
+  EXPECT_EQ(text.find("Labels"), std::string::npos) << text;
+
+  DeviceTools plain(options());
+  const std::string without = text_of(call(plain, "apps"));
+  EXPECT_NE(without.find("Labels need the on-device dumper"), std::string::npos) << without;
+  EXPECT_NE(without.find("com.example.adbwire.demo\n"), std::string::npos) << without;
+}
+
 TEST_F(McpTools, TheDeviceArgumentDrivesAnotherDevice) {
   VirtualDevice other(demo());
   other.start();

@@ -42,6 +42,11 @@ enum class DumperFault {
   already_registered,  // connecting UiAutomation fails: "UiAutomationService … already registered"
   crash_at_start,      // a Java error on stderr and exit 1 before the first reply (an API the
                        // dumper calls is missing on this Android version)
+  refuses_input,       // injectInputEvent refuses event number after_requests of each gesture
+                       // (0: the first, as a build that forbids injection from shell does)
+  no_labels,           // PackageManager cannot be reached: 'L' answers failed with the exception
+  no_gestures,         // the phone's verifier rejected the Gesture class: every 'M', even an
+                       // empty one, answers failed at event 0 with the VerifyError
 };
 
 // How a host connection to the virtual device misbehaves (VirtualDeviceOptions::fault), so every
@@ -259,6 +264,10 @@ class VirtualDevice {
   // Makes every dumper process started from now on misbehave with fault (after_requests:
   // see DumperFault::die_after). Thread safe; call after start().
   void set_dumper_fault(DumperFault fault, std::uint32_t after_requests = 0);
+
+  // Test hook: the label PackageManager gives `package` (installed or not), any bytes, as a
+  // hostile app may name itself. Thread safe; call after start().
+  void set_app_label(const std::string& package, const std::string& label);
 
   // The host folder that backs the device file system; valid from start() until stop() (a
   // temporary root is deleted by stop()).

@@ -5,8 +5,8 @@
 .source "Dumper.smali"
 
 # One reply frame: status byte, big-endian u32 length, payload; flushed at once because the
-# host blocks on it.
-.method private static reply(Ljava/io/DataOutputStream;I[B)V
+# host blocks on it. Package access (as fail and describe): Gesture uses them.
+.method static reply(Ljava/io/DataOutputStream;I[B)V
     .registers 4
     invoke-virtual {p0, p1}, Ljava/io/DataOutputStream;->writeByte(I)V
     array-length v0, p2
@@ -16,7 +16,7 @@
     return-void
 .end method
 
-.method private static fail(Ljava/io/DataOutputStream;Ljava/lang/String;)V
+.method static fail(Ljava/io/DataOutputStream;Ljava/lang/String;)V
     .registers 4
     const-string v0, "UTF-8"
     invoke-virtual {p1, v0}, Ljava/lang/String;->getBytes(Ljava/lang/String;)[B
@@ -103,7 +103,7 @@
 .end method
 
 # What a failure says: the exception behind a reflective call rather than the wrapper.
-.method private static describe(Ljava/lang/Throwable;)Ljava/lang/String;
+.method static describe(Ljava/lang/Throwable;)Ljava/lang/String;
     .registers 3
     :unwrap
     instance-of v0, p0, Ljava/lang/reflect/InvocationTargetException;
@@ -294,6 +294,25 @@
     return-void
 .end method
 
+# The u32 count and that many big-endian ints after an 'M', read whole before the gesture runs
+# so the stream stays in step with the host even when the gesture fails.
+.method static readInts(Ljava/io/DataInputStream;)[I
+    .registers 5
+    invoke-virtual {p0}, Ljava/io/DataInputStream;->readInt()I
+    move-result v0
+    new-array v1, v0, [I
+    const/4 v2, 0x0
+    :next
+    if-ge v2, v0, :done
+    invoke-virtual {p0}, Ljava/io/DataInputStream;->readInt()I
+    move-result v3
+    aput v3, v1, v2
+    add-int/lit8 v2, v2, 0x1
+    goto :next
+    :done
+    return-object v1
+.end method
+
 .method public static main([Ljava/lang/String;)V
     .registers 9
     new-instance v0, Ljava/io/DataInputStream;
@@ -337,7 +356,8 @@
     :try_connect_end
     .catch Ljava/lang/Throwable; {:try_connect_start .. :try_connect_end} :connect_failed
 
-    # Requests until stdin ends: 'P' ping, 'D' u32 quiet_ms u32 max_ms dump.
+    # Requests until stdin ends: 'P' ping, 'C'/'G' clipboard, 'L' app labels, 'M' gesture,
+    # 'D' u32 quiet_ms u32 max_ms dump.
     :next
     :try_read_start
     invoke-virtual {v0}, Ljava/io/DataInputStream;->readByte()B
@@ -346,7 +366,7 @@
     .catch Ljava/io/EOFException; {:try_read_start .. :try_read_end} :stdin_closed
     const/16 v4, 0x50
     if-ne v3, v4, :not_ping
-    const-string v3, "adbwire-dumper 2"
+    const-string v3, "adbwire-dumper 3"
     const-string v4, "UTF-8"
     invoke-virtual {v3, v4}, Ljava/lang/String;->getBytes(Ljava/lang/String;)[B
     move-result-object v3
@@ -364,6 +384,44 @@
     invoke-static {v1}, Lcom/adbwire/Dumper;->getClip(Ljava/io/DataOutputStream;)V
     goto :next
     :not_get_clip
+    const/16 v4, 0x4c
+    if-ne v3, v4, :not_labels
+    :try_labels_start
+    invoke-static {}, Lcom/adbwire/Labels;->list()[B
+    move-result-object v3
+    const/4 v4, 0x0
+    invoke-static {v1, v4, v3}, Lcom/adbwire/Dumper;->reply(Ljava/io/DataOutputStream;I[B)V
+    :try_labels_end
+    .catch Ljava/lang/Throwable; {:try_labels_start .. :try_labels_end} :labels_failed
+    goto :next
+    :labels_failed
+    move-exception v3
+    invoke-static {v3}, Lcom/adbwire/Dumper;->describe(Ljava/lang/Throwable;)Ljava/lang/String;
+    move-result-object v3
+    invoke-static {v1, v3}, Lcom/adbwire/Dumper;->fail(Ljava/io/DataOutputStream;Ljava/lang/String;)V
+    goto :next
+    :not_labels
+    const/16 v4, 0x4d
+    if-ne v3, v4, :not_gesture
+    invoke-static {v0}, Lcom/adbwire/Dumper;->readInts(Ljava/io/DataInputStream;)[I
+    move-result-object v3
+    :try_gesture_start
+    invoke-static {v1, v2, v3}, Lcom/adbwire/Gesture;->inject(Ljava/io/DataOutputStream;Landroid/app/UiAutomation;[I)V
+    :try_gesture_end
+    # Gesture answers its own failures; what reaches here is a Gesture class this phone could
+    # not load, before any event was injected.
+    .catch Ljava/lang/Throwable; {:try_gesture_start .. :try_gesture_end} :gesture_failed
+    goto :next
+    :gesture_failed
+    move-exception v3
+    invoke-static {v3}, Lcom/adbwire/Dumper;->describe(Ljava/lang/Throwable;)Ljava/lang/String;
+    move-result-object v3
+    const-string v4, "at event 0: "
+    invoke-virtual {v4, v3}, Ljava/lang/String;->concat(Ljava/lang/String;)Ljava/lang/String;
+    move-result-object v3
+    invoke-static {v1, v3}, Lcom/adbwire/Dumper;->fail(Ljava/io/DataOutputStream;Ljava/lang/String;)V
+    goto :next
+    :not_gesture
     const/16 v4, 0x44
     if-ne v3, v4, :unknown
     invoke-virtual {v0}, Ljava/io/DataInputStream;->readInt()I

@@ -22,7 +22,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSmali = fs::path(ADBWIRE_SOURCE_DIR) / "src/agent/dumper/Dumper.smali";
+// The dumper's classes, as src/agent/dumper/CMakeLists.txt assembles them.
+const std::string kSmali = [] {
+  const fs::path folder = fs::path(ADBWIRE_SOURCE_DIR) / "src/agent/dumper";
+  std::string files;
+  for (const char* name : {"Dumper.smali", "Gesture.smali", "Labels.smali"})
+    files += " " + (folder / name).string();
+  return files;
+}();
 
 // Runs a command line; its stdout, and its exit status in status.
 std::string run(const std::string& command, int& status) {
@@ -65,10 +72,9 @@ TEST(HelperDex, AssemblingTwiceGivesTheEmbeddedBytes) {
   std::vector<std::vector<std::uint8_t>> builds;
   for (const char* name : {"a.dex", "b.dex"}) {
     int status = 0;
-    const std::string out =
-        run(std::string(ADBWIRE_JAVA) + " -jar " + ADBWIRE_SMALI_JAR + " assemble -j 1 -o " +
-                (dir.path() / name).string() + " " + kSmali.string(),
-            status);
+    const std::string out = run(std::string(ADBWIRE_JAVA) + " -jar " + ADBWIRE_SMALI_JAR +
+                                    " assemble -j 1 -o " + (dir.path() / name).string() + kSmali,
+                                status);
     ASSERT_EQ(status, 0) << out;
     builds.push_back(read_bytes(dir.path() / name));
   }
@@ -91,9 +97,13 @@ TEST(HelperDex, DexdumpFindsTheClassMethodsAndPlatformCalls) {
   test::TempDir dir;
   const std::string dump = run("dexdump -d " + write_embedded(dir).string(), status);
   ASSERT_EQ(status, 0) << dump;
-  EXPECT_NE(dump.find("Class descriptor  : 'Lcom/adbwire/Dumper;'"), std::string::npos) << dump;
-  for (const char* method :
-       {"main", "dump", "reply", "fail", "setClip", "getClip", "clipboardCall", "describe"})
+  for (const char* name : {"Dumper", "Gesture", "Labels"}) {
+    EXPECT_NE(dump.find("Class descriptor  : 'Lcom/adbwire/" + std::string(name) + ";'"),
+              std::string::npos)
+        << name;
+  }
+  for (const char* method : {"main", "dump", "reply", "fail", "setClip", "getClip", "clipboardCall",
+                             "describe", "readInts", "inject", "failAt", "list", "packageManager"})
     EXPECT_NE(dump.find("name          : '" + std::string(method) + "'"), std::string::npos)
         << method;
   for (const char* call : {
@@ -116,15 +126,26 @@ TEST(HelperDex, DexdumpFindsTheClassMethodsAndPlatformCalls) {
            "content/ClipData;",
            "Landroid/content/ClipData$Item;.getText:()Ljava/lang/CharSequence;",
            "Ljava/lang/reflect/Method;.getParameterTypes:()[Ljava/lang/Class;",
+           "Landroid/view/MotionEvent;.obtain:(JJII[Landroid/view/MotionEvent$PointerProperties;"
+           "[Landroid/view/MotionEvent$PointerCoords;IIFFIIII)Landroid/view/MotionEvent;",
+           "Landroid/app/UiAutomation;.injectInputEvent:(Landroid/view/InputEvent;Z)Z",
+           "Landroid/os/SystemClock;.sleep:(J)V",
+           "Landroid/os/Looper;.prepareMainLooper:()V",
+           "Landroid/content/Context;.getPackageManager:()Landroid/content/pm/PackageManager;",
+           "Landroid/content/pm/PackageManager;.getInstalledApplications:(I)Ljava/util/List;",
+           "Landroid/content/pm/PackageItemInfo;.loadLabel:(Landroid/content/pm/PackageManager;)"
+           "Ljava/lang/CharSequence;",
        }) {
     EXPECT_NE(dump.find(call), std::string::npos) << "no call to " << call;
   }
   // The reflective call and uiautomator's own failure texts, which the host classifies.
   for (const char* text :
        {"\"setCompressedLayoutHierarchy\"", "\"ERROR: could not get idle state.\"",
-        "\"ERROR: null root node returned by UiTestAutomationBridge.\"", "\"adbwire-dumper 2\"",
+        "\"ERROR: null root node returned by UiTestAutomationBridge.\"", "\"adbwire-dumper 3\"",
         "\"android.os.ServiceManager\"", "\"android.content.IClipboard$Stub\"",
-        "\"setPrimaryClip\"", "\"getPrimaryClip\"", "\"com.android.shell\""}) {
+        "\"setPrimaryClip\"", "\"getPrimaryClip\"", "\"com.android.shell\"",
+        "\"android.app.ActivityThread\"", "\"sCurrentActivityThread\"", "\"getSystemContext\"",
+        "\"at event \""}) {
     EXPECT_NE(dump.find(text), std::string::npos) << "no string " << text;
   }
 }
