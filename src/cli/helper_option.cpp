@@ -50,10 +50,25 @@ void check_helper(const GlobalOptions& globals) {
     return;
   }
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  std::printf(
-      "  in use: first snapshot %.0f ms (with start-up), next %.1f ms; please report that it "
-      "works with the device model and Android version\n",
-      ms(first - started), ms(second - first));
+  std::printf("  snapshots: in use, first %.0f ms (with start-up), next %.1f ms\n",
+              ms(first - started), ms(second - first));
+  // Neither check touches the screen: capabilities() loads the Gesture class with an empty
+  // gesture; labels only read PackageManager.
+  const Capabilities& caps = page.capabilities(kDefaultDeadline, error);
+  if (!error && caps.has(Capability::multi_touch)) {
+    std::printf("  touch (taps, swipes, pinch): can inject\n");
+  } else {
+    const std::string& why = page.helper_status().input_error;
+    std::printf("  touch: NOT working (`input` is used instead): %s\n",
+                why.empty() ? page.last_error().c_str() : why.c_str());
+  }
+  const auto labels = page.app_labels(kDefaultDeadline, error);
+  if (error) {
+    std::printf("  app labels: NOT working: %s\n", page.last_error().c_str());
+  } else {
+    std::printf("  app labels: %zu apps read from PackageManager\n", labels.size());
+  }
+  std::printf("  please report this output with the device model and Android version\n");
 }
 
 void add_ref_check_option(CLI::App& cmd, std::string& value) {

@@ -3,11 +3,13 @@
 // nothing (no key is created).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "adbwire/keys.hpp"
+#include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 
 namespace adbwire {
@@ -75,6 +77,36 @@ TEST(DoctorCommand, SeesARunningAdbServer) {
   expect_usb_section(result.out);
   EXPECT_NE(result.out.find("running, protocol version 41"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("server:SERIAL"), std::string::npos) << result.out;
+}
+
+// --helper tries the on-device dumper on a device, touching nothing: snapshots, whether it can
+// inject touch, and app labels, each said plainly so a user can report it.
+TEST(DoctorCommand, HelperReportsSnapshotsTouchAndLabels) {
+  VirtualDevice vd;
+  vd.start();
+  Home home;
+  const auto result = test::run_process({ADBWIRE_CLI_PATH, "-s", vd.target(), "doctor", "--helper"},
+                                        {"HOME=" + home.path.string(), "PATH=/usr/bin:/bin"}, {});
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("snapshots: in use"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("touch (taps, swipes, pinch): can inject"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("app labels: 1 apps read from PackageManager"), std::string::npos)
+      << result.out;
+  const std::vector<std::string> events = vd.events();
+  EXPECT_TRUE(std::none_of(events.begin(), events.end(), [](const std::string& e) {
+    return e.starts_with("dumper touch") || e.starts_with("input ");
+  })) << "doctor must not touch the screen";
+
+  VirtualDevice rejecting;
+  rejecting.start();
+  rejecting.set_dumper_fault(DumperFault::no_gestures);
+  const auto rejected =
+      test::run_process({ADBWIRE_CLI_PATH, "-s", rejecting.target(), "doctor", "--helper"},
+                        {"HOME=" + home.path.string(), "PATH=/usr/bin:/bin"}, {});
+  EXPECT_NE(rejected.out.find("touch: NOT working (`input` is used instead)"), std::string::npos)
+      << rejected.out;
+  EXPECT_NE(rejected.out.find("VerifyError"), std::string::npos) << rejected.out;
 }
 
 }  // namespace
