@@ -116,3 +116,27 @@ def test_the_readme_table_lists_every_verb():
     table = readme[readme.index("## Agent verbs") :]
     for verb in adbwire.verbs():
         assert "| `%s` |" % verb["name"] in table, verb["name"]
+
+
+def test_pinch_and_gesture_go_through_the_dumper(vdevice):
+    options = adbwire.PageOptions()
+    options.helper = "on"
+    with adbwire.Page.connect(vdevice.target, options) as page:
+        assert "multi_touch" in page.capabilities().names
+        reply = page.pinch(2, x=540, y=1200)
+        assert "zoom in" in reply.text
+        vdevice.wait_for_event(
+            r"dumper touch 2 fingers 300 ms: 324,1200 -> 108,1200; 756,1200 -> 972,1200"
+        )
+        page.gesture("100,900 100,300; 300,900 300,300", duration_ms=200)
+        vdevice.wait_for_event(
+            r"dumper touch 2 fingers 200 ms: 100,900 -> 100,300; 300,900 -> 300,300"
+        )
+        assert page.app_labels()["com.example.adbwire.demo"] == "adbwire demo"
+
+
+def test_pinch_without_the_dumper_says_how_to_get_it(page):
+    with pytest.raises(adbwire.NotSupportedError, match="--helper auto"):
+        page.pinch(0.5)
+    with pytest.raises(adbwire.NotSupportedError, match="on-device dumper"):
+        page.app_labels()

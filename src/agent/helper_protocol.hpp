@@ -70,11 +70,21 @@ inline std::string encode_gesture(std::span<const std::int32_t> ints) {
   return out;
 }
 
+// Most apps a labels reply may list: phones have hundreds; a device listing millions of tiny
+// lines could otherwise make the map take gigabytes out of a reply under kMaxReply.
+inline constexpr std::size_t kMaxLabels = 65536;
+
 // The 'L' reply, lines "package<TAB>label", as a map. A line without a tab or with an empty
 // package is skipped (the dumper never writes one); a repeated package keeps its first label.
-inline std::map<std::string, std::string> decode_labels(std::string_view reply) {
+// Stops at kMaxLabels entries with too_many set.
+inline std::map<std::string, std::string> decode_labels(std::string_view reply, bool& too_many) {
   std::map<std::string, std::string> labels;
+  too_many = false;
   while (!reply.empty()) {
+    if (labels.size() == kMaxLabels) {
+      too_many = true;
+      break;
+    }
     const std::size_t end = std::min(reply.find('\n'), reply.size());
     const std::string_view line = reply.substr(0, end);
     reply.remove_prefix(std::min(end + 1, reply.size()));

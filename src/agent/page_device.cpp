@@ -81,7 +81,17 @@ std::map<std::string, std::string> Page::State::app_labels(Deadline deadline,
                 }
                 const std::string reply = helper.labels(d, f);
                 if (f) return {};
-                return agent::helper::decode_labels(reply);
+                bool too_many = false;
+                std::map<std::string, std::string> labels =
+                    agent::helper::decode_labels(reply, too_many);
+                if (too_many) {
+                  f.set(errc::limit_exceeded,
+                        "the device listed more than " + std::to_string(agent::helper::kMaxLabels) +
+                            " apps with labels; a phone has hundreds, so its answer is not "
+                            "trusted");
+                  return {};
+                }
+                return labels;
               });
 }
 

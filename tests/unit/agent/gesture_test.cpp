@@ -111,15 +111,30 @@ TEST(Gesture, TheRequestIsTheCountThenEachEventBigEndian) {
 }
 
 TEST(HelperProtocol, LabelLinesBecomeAMapAndBrokenLinesAreSkipped) {
+  bool too_many = true;
   const auto labels = helper::decode_labels(
       "com.android.settings\tSettings\nbroken line\n\tno package\ncom.a\t\ncom.b\tB\tC\n"
-      "com.android.settings\tlater\ncom.c\tlast");
+      "com.android.settings\tlater\ncom.c\tlast",
+      too_many);
+  EXPECT_FALSE(too_many);
   EXPECT_EQ(labels.size(), 4U);
   EXPECT_EQ(labels.at("com.android.settings"), "Settings");
   EXPECT_EQ(labels.at("com.a"), "");
   EXPECT_EQ(labels.at("com.b"), "B\tC");
   EXPECT_EQ(labels.at("com.c"), "last");
-  EXPECT_TRUE(helper::decode_labels("").empty());
+  EXPECT_TRUE(helper::decode_labels("", too_many).empty());
+}
+
+TEST(HelperProtocol, AHostileLabelListStopsAtTheLimit) {
+  // Tiny lines, as a hostile device would send to make the map outgrow the reply many times.
+  std::string reply;
+  for (std::size_t i = 0; i <= helper::kMaxLabels; ++i) reply += std::to_string(i) + "\t\n";
+  bool too_many = false;
+  EXPECT_EQ(helper::decode_labels(reply, too_many).size(), helper::kMaxLabels);
+  EXPECT_TRUE(too_many);
+  reply.erase(reply.rfind(std::to_string(helper::kMaxLabels)));
+  EXPECT_EQ(helper::decode_labels(reply, too_many).size(), helper::kMaxLabels);
+  EXPECT_FALSE(too_many);
 }
 
 }  // namespace
