@@ -40,7 +40,9 @@ void Page::State::touch(const agent::Gesture& gesture, const std::string& input_
     run(input_command, deadline, failure);
     return;
   }
-  const std::string& why = helper.status().input_error;
+  std::string why = helper.status().input_error;
+  if (why.empty() && options.helper != PageOptions::Helper::off)
+    why = "the on-device dumper failed: " + helper.status().last_error;
   failure.set(
       errc::not_supported,
       "multi-touch gestures need adbwire's on-device dumper (`input` has no multi-touch)" +
@@ -51,6 +53,11 @@ void Page::State::touch(const agent::Gesture& gesture, const std::string& input_
 void Page::State::pinch_px(ui::Point center, std::int32_t widest, double scale,
                            std::chrono::milliseconds duration, Deadline deadline,
                            detail::Failure& failure) {
+  if (duration.count() < 0 || duration > agent::kMaxGestureTime) {
+    failure.set(errc::invalid_argument,
+                "a pinch takes 0 to 60000 ms, not " + std::to_string(duration.count()));
+    return;
+  }
   const double factor = scale > 1 ? scale : 1 / scale;
   const auto narrow =
       std::max<std::int32_t>(2, static_cast<std::int32_t>(std::lround(widest / factor)));

@@ -167,6 +167,7 @@ TEST_F(GestureTest, BadGesturesAreRefusedBeforeAnythingIsSent) {
   EXPECT_EQ(code_of([&] { p.pinch(1, 1.0); }), errc::invalid_argument);
   EXPECT_EQ(code_of([&] { p.pinch(1, 20.0); }), errc::invalid_argument);
   EXPECT_EQ(code_of([&] { p.pinch(1, -2.0); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { p.pinch(1, 2.0, 61s); }), errc::invalid_argument);
   EXPECT_EQ(code_of([&] { p.gesture({}, 100ms); }), errc::invalid_argument);
   EXPECT_EQ(code_of([&] { p.gesture({{}}, 100ms); }), errc::invalid_argument);
   EXPECT_EQ(code_of([&] { p.gesture({{{1, 1}}}, 61s); }), errc::invalid_argument);
