@@ -45,7 +45,9 @@ int parse_and_run(CLI::App& app, const Run& run, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help) and gives each kind of usage error its own status
+    // (104, 105, 109, …); as adb, every usage error exits 1, so scripts test one status.
+    return app.exit(e) == 0 ? 0 : 1;
   }
   // As adb: a closed pipe is an EPIPE to handle (quietly, see OutputClosed), not a signal.
   std::signal(SIGPIPE, SIG_IGN);

@@ -368,5 +368,21 @@ TEST(CliOutput, AFullDiskIsAnErrorNotAQuietEnd) {
   EXPECT_NE(run.err.find("No space left on device"), std::string::npos) << run.err;
 }
 
+TEST(CliUsage, AUsageErrorExitsOneAsAdbDoesAndHelpExitsZero) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--no-such-option"},
+                                               {"shell", "--no-such-option", "x"},
+                                               {"pull"},
+                                               {"--auth-timeout", "-5", "devices"}}) {
+    std::vector<std::string> line{ADBWIRE_CLI_PATH};
+    line.insert(line.end(), args.begin(), args.end());
+    const test::ProcessResult run = test::run_process(line, {}, "", kWait);
+    EXPECT_EQ(run.exit_code, 1) << args.front() << ": " << run.out << run.err;
+    EXPECT_FALSE(run.err.empty()) << args.front() << ": a usage error must say what is wrong";
+  }
+  const test::ProcessResult help = test::run_process({ADBWIRE_CLI_PATH, "--help"}, {}, "", kWait);
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("Usage"), std::string::npos) << help.out;
+}
+
 }  // namespace
 }  // namespace adbwire
