@@ -7,10 +7,12 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <utility>
 #include <vector>
 
+#include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/sync.hpp"
 
 namespace adbwire::detail {
@@ -271,6 +273,25 @@ class ZstdDecompressor final : public SyncDecompressor {
   bool write(std::span<const std::uint8_t> input, const SyncSink& sink) override {
     if (!error_.empty()) return false;
     if (!context_) return fail("zstd: cannot create a decoder (out of memory)");
+    // The frame's magic number is checked before libzstd sees any byte: built with legacy
+    // support, it also takes pre-1.0 frames (magic 0xFD2FB521..27), which adbd never sends and
+    // which it decodes whole but refuses when cut in two, so a pull's verdict would depend on
+    // where the device split its packets.
+    if (magic_size_ < magic_.size()) {
+      const std::size_t n = std::min(magic_.size() - magic_size_, input.size());
+      std::copy_n(input.begin(), n, magic_.begin() + static_cast<std::ptrdiff_t>(magic_size_));
+      magic_size_ += n;
+      input = input.subspan(n);
+      if (magic_size_ < magic_.size()) return true;
+      if (protocol::load_le32(magic_.data()) != ZSTD_MAGICNUMBER)
+        return fail("zstd: the stream does not start with a zstd frame");
+      if (!decode(magic_, sink)) return false;
+    }
+    return decode(input, sink);
+  }
+
+ private:
+  bool decode(std::span<const std::uint8_t> input, const SyncSink& sink) {
     ZSTD_inBuffer in{input.data(), input.size(), 0};
     for (;;) {
       if (ended_)
@@ -288,9 +309,10 @@ class ZstdDecompressor final : public SyncDecompressor {
     }
   }
 
- private:
   ZSTD_DCtx* context_;
   std::vector<std::uint8_t> out_;
+  std::array<std::uint8_t, 4> magic_{};  // the stream's first bytes, until all four came
+  std::size_t magic_size_ = 0;
 };
 
 }  // namespace

@@ -238,6 +238,27 @@ TEST(SyncCompression, GarbageAndTrailingBytesAreErrors) {
   }
 }
 
+// A pre-1.0 zstd frame (magic 0xFD2FB527), which libzstd's legacy support decoded whole but
+// refused when cut after three bytes (found by fuzz_sync_decompress): adbd never sends one, so
+// it is refused wherever the stream is cut, as is a stream cut inside the magic number.
+TEST(SyncCompression, ALegacyZstdFrameIsRefusedWhereverItIsCut) {
+  const Bytes legacy{0x27, 0xb5, 0x2f, 0xfd, 0x00, 0x00, 0xe5, 0x00, 0x79};
+  for (std::size_t piece = 1; piece <= legacy.size(); ++piece) {
+    const Decoded d = decompress(SyncCodec::zstd, legacy, piece);
+    EXPECT_FALSE(d.ok) << piece;
+    EXPECT_EQ(d.error, "zstd: the stream does not start with a zstd frame") << piece;
+  }
+  const Bytes stream = join(compress_chunks(SyncCodec::zstd, text_bytes(5000, 7), 5000));
+  for (std::size_t piece : {std::size_t{1}, std::size_t{3}, std::size_t{5}}) {
+    const Decoded d = decompress(SyncCodec::zstd, stream, piece);
+    EXPECT_TRUE(d.ok) << piece << ": " << d.error;
+    EXPECT_EQ(d.output, text_bytes(5000, 7)) << piece;
+  }
+  const Decoded cut = decompress(SyncCodec::zstd, Bytes(stream.begin(), stream.begin() + 2), 1);
+  EXPECT_FALSE(cut.ok);
+  EXPECT_NE(cut.error.find("truncated"), std::string::npos) << cut.error;
+}
+
 // ---- independent checks with the reference command-line tools
 
 std::string tool(SyncCodec codec) { return name(codec); }
