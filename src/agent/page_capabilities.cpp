@@ -82,7 +82,10 @@ std::vector<std::string_view> Capabilities::names() const {
 
 const Capabilities& Page::State::probe(Deadline deadline, detail::Failure& failure) {
   static const Capabilities kNone;
-  if (capabilities) return *capabilities;
+  if (capabilities) {
+    refresh_helper_capabilities();
+    return *capabilities;
+  }
   std::error_code error;
   const ShellResult result = device.shell(kProbeCommand, deadline, error);
   if (error) {
@@ -94,13 +97,6 @@ const Capabilities& Page::State::probe(Deadline deadline, detail::Failure& failu
   caps.set(Capability::snapshot);
   caps.set(Capability::input);
   caps.set(Capability::screenshot);
-  // The clipboard is reached through the on-device dumper (stock Android has no shell
-  // command for it); typing non-ASCII text works with it (set, then paste) or ADBKeyBoard.
-  // KEYCODE_PASTE exists from API 24.
-  const bool clipboard = helper.usable();
-  caps.set(Capability::clipboard, clipboard);
-  caps.set(Capability::unicode_text, (clipboard && (caps.sdk == 0 || caps.sdk >= 24)) ||
-                                         caps.input_method.starts_with(kAdbKeyboard));
   caps.set(Capability::drag_and_drop, caps.sdk >= 31);
   caps.set(Capability::install, caps.sdk == 0 || caps.sdk >= 24);
   caps.set(Capability::settings, caps.sdk == 0 || caps.sdk >= 17);
@@ -114,9 +110,17 @@ const Capabilities& Page::State::probe(Deadline deadline, detail::Failure& failu
 
 void Page::State::refresh_helper_capabilities() {
   if (!capabilities) return;
-  // What the dumper serves changes when automatic mode gives it up, or when it cannot inject.
-  capabilities->set(Capability::multi_touch, helper.gestures_usable());
-  capabilities->set(Capability::app_labels, helper.usable());
+  Capabilities& caps = *capabilities;
+  // What the dumper serves changes when automatic mode gives it up, or when it cannot inject,
+  // so these bits are set from its state on every read. The clipboard has no shell command on
+  // stock Android; typing non-ASCII text works with it (set, then paste: KEYCODE_PASTE exists
+  // from API 24) or with ADBKeyBoard.
+  const bool clipboard = helper.usable();
+  caps.set(Capability::clipboard, clipboard);
+  caps.set(Capability::unicode_text, (clipboard && (caps.sdk == 0 || caps.sdk >= 24)) ||
+                                         caps.input_method.starts_with(kAdbKeyboard));
+  caps.set(Capability::multi_touch, helper.gestures_usable());
+  caps.set(Capability::app_labels, clipboard);
 }
 
 void Page::State::require(Capability c, Deadline deadline, std::string_view what,
@@ -132,7 +136,6 @@ const Capabilities* Page::State::capabilities_call(Deadline deadline, detail::Fa
   const Deadline d = resolve(deadline);
   return call("capabilities", {}, false, failure, [&](detail::Failure& f) {
     const Capabilities& caps = probe(d, f);
-    refresh_helper_capabilities();
     return f ? nullptr : &caps;
   });
 }

@@ -176,7 +176,8 @@ struct Page::State {
 
   // page_capabilities.cpp
   const Capabilities& probe(Deadline deadline, detail::Failure& failure);
-  // The probe's bits for what the on-device dumper serves, from its state now.
+  // The probe's bits for what the on-device dumper serves, from its state now (probe() calls
+  // it on every read).
   void refresh_helper_capabilities();
   // not_supported naming what and the API level unless the probe found c.
   void require(Capability c, Deadline deadline, std::string_view what, detail::Failure& failure);

@@ -138,16 +138,12 @@ void Page::State::gesture(const std::vector<std::vector<ScreenPoint>>& fingers,
              if (f) return;
            }
          }
-         // One finger going straight (or holding still) is what `input swipe` does.
-         std::string input_command;
+         // One finger going straight (or holding still) is a swipe, which `input` can make.
          if (strokes.size() == 1 && strokes[0].size() <= 2) {
-           const ui::Point a = strokes[0].front();
-           const ui::Point b = strokes[0].back();
-           input_command = "input swipe " + std::to_string(a.x) + " " + std::to_string(a.y) + " " +
-                           std::to_string(b.x) + " " + std::to_string(b.y) + " " +
-                           std::to_string(duration.count());
+           swipe_px(strokes[0].front(), strokes[0].back(), duration, d, f);
+           return;
          }
-         touch(agent::stroke_gesture(strokes, duration), input_command, d, f);
+         touch(agent::stroke_gesture(strokes, duration), "", d, f);
        });
 }
 

@@ -50,6 +50,44 @@ Direction direction_of(const std::string& name) {
   return Direction::down;
 }
 
+// "x,y x,y; x,y" → one list of points per finger (fingers split by ';', points by spaces).
+std::vector<std::vector<ScreenPoint>> parse_fingers(std::string_view text, bool normalized) {
+  std::vector<std::vector<ScreenPoint>> fingers;
+  const auto bad = [&text](std::string_view why) {
+    return Error(errc::invalid_argument,
+                 "fingers \"" + std::string(text.substr(0, 200)) + "\": " + std::string(why) +
+                     "; write each finger's points as x,y separated by spaces and the fingers "
+                     "separated by ';', e.g. \"300,800 300,400; 700,800 700,400\"");
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(';', start), text.size());
+    std::vector<ScreenPoint>& finger = fingers.emplace_back();
+    std::size_t at = start;
+    while (at < end) {
+      if (text[at] == ' ') {
+        ++at;
+        continue;
+      }
+      const std::size_t stop = std::min(text.find(' ', at), end);
+      const std::string_view point = text.substr(at, stop - at);
+      const std::size_t comma = point.find(',');
+      const std::optional<double> x = comma == std::string_view::npos
+                                          ? std::nullopt
+                                          : detail::parse_number<double>(point.substr(0, comma));
+      const std::optional<double> y = comma == std::string_view::npos
+                                          ? std::nullopt
+                                          : detail::parse_number<double>(point.substr(comma + 1));
+      if (!x || !y) throw bad("\"" + std::string(point.substr(0, 40)) + "\" is no x,y point");
+      finger.push_back({*x, *y, normalized});
+      at = stop;
+    }
+    if (finger.empty()) throw bad("finger " + std::to_string(fingers.size()) + " has no points");
+    start = end + 1;
+  }
+  return fingers;
+}
+
 }  // namespace
 
 Reply tap(Call& call) { return tap_or_press(call, false); }
@@ -153,50 +191,11 @@ Reply pinch(Call& call) {
     return action_done(call, "Pinched ref " + std::to_string(*ref) + label + " (zoom " + zoom +
                                  ", scale " + format_number(scale) + ").");
   }
-  const ScreenPoint center = call.point().value_or(ScreenPoint{0.5, 0.5, true});
-  page.pinch_at(center, scale, duration);
-  return action_done(call, "Pinched " +
-                               (call.point() ? "at " + point_words(center)
-                                             : std::string("the middle of the screen")) +
-                               " (zoom " + zoom + ", scale " + format_number(scale) + ").");
-}
-
-// "x,y x,y; x,y" → one list of points per finger (fingers split by ';', points by spaces).
-std::vector<std::vector<ScreenPoint>> parse_fingers(std::string_view text, bool normalized) {
-  std::vector<std::vector<ScreenPoint>> fingers;
-  const auto bad = [&text](std::string_view why) {
-    return Error(errc::invalid_argument,
-                 "fingers \"" + std::string(text.substr(0, 200)) + "\": " + std::string(why) +
-                     "; write each finger's points as x,y separated by spaces and the fingers "
-                     "separated by ';', e.g. \"300,800 300,400; 700,800 700,400\"");
-  };
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(';', start), text.size());
-    std::vector<ScreenPoint>& finger = fingers.emplace_back();
-    std::size_t at = start;
-    while (at < end) {
-      if (text[at] == ' ') {
-        ++at;
-        continue;
-      }
-      const std::size_t stop = std::min(text.find(' ', at), end);
-      const std::string_view point = text.substr(at, stop - at);
-      const std::size_t comma = point.find(',');
-      const std::optional<double> x = comma == std::string_view::npos
-                                          ? std::nullopt
-                                          : detail::parse_number<double>(point.substr(0, comma));
-      const std::optional<double> y = comma == std::string_view::npos
-                                          ? std::nullopt
-                                          : detail::parse_number<double>(point.substr(comma + 1));
-      if (!x || !y) throw bad("\"" + std::string(point.substr(0, 40)) + "\" is no x,y point");
-      finger.push_back({*x, *y, normalized});
-      at = stop;
-    }
-    if (finger.empty()) throw bad("finger " + std::to_string(fingers.size()) + " has no points");
-    start = end + 1;
-  }
-  return fingers;
+  const std::optional<ScreenPoint> at = call.point();
+  page.pinch_at(at.value_or(ScreenPoint{0.5, 0.5, true}), scale, duration);
+  return action_done(
+      call, "Pinched " + (at ? "at " + point_words(*at) : std::string("the middle of the screen")) +
+                " (zoom " + zoom + ", scale " + format_number(scale) + ").");
 }
 
 Reply gesture(Call& call) {
