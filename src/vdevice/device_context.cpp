@@ -1,5 +1,6 @@
 #include "vdevice/device_context.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "adbwire/error.hpp"
@@ -132,6 +133,16 @@ bool DeviceContext::refuses(std::string_view destination) const {
     if (destination.starts_with(prefix)) return true;
   }
   return false;
+}
+
+bool DeviceContext::lacks_command(std::string_view name) const {
+  return std::find(missing_commands_.begin(), missing_commands_.end(), name) !=
+         missing_commands_.end();
+}
+
+bool DeviceContext::lacks_service(std::string_view name) const {
+  return std::find(missing_services_.begin(), missing_services_.end(), name) !=
+         missing_services_.end();
 }
 
 DeviceContext::~DeviceContext() = default;

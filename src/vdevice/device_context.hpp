@@ -98,6 +98,14 @@ class DeviceContext {
     refused_services_ = std::move(prefixes);
   }
 
+  // VirtualDeviceOptions::missing_commands and ::missing_services. Set before serving.
+  bool lacks_command(std::string_view name) const;
+  bool lacks_service(std::string_view name) const;
+  void set_missing(std::vector<std::string> commands, std::vector<std::string> services) {
+    missing_commands_ = std::move(commands);
+    missing_services_ = std::move(services);
+  }
+
   // VirtualDeviceOptions::api_level and ::displays (screencap). Set before serving.
   void set_property(std::string key, std::string value) {
     properties_[std::move(key)] = std::move(value);
@@ -138,6 +146,8 @@ class DeviceContext {
   mutable detail::Mutex mutex_;
   std::vector<std::string> events_ ADBWIRE_GUARDED_BY(mutex_);
   std::function<void(std::string_view)> on_event_;
+  std::vector<std::string> missing_commands_;
+  std::vector<std::string> missing_services_;
   std::multiset<std::string> processes_ ADBWIRE_GUARDED_BY(mutex_);  // holding UiAutomation
   std::multiset<std::string> other_processes_ ADBWIRE_GUARDED_BY(mutex_);
   std::vector<DevtoolsSocket> devtools_;

@@ -9,6 +9,7 @@
 #include "base/mutex.hpp"
 #include "base/number.hpp"
 #include "ui/bounds.hpp"
+#include "vdevice/scrolled_dump.hpp"
 
 namespace adbwire::vdevice {
 namespace {
@@ -82,6 +83,52 @@ pugi::xml_node deepest_at(const pugi::xml_node& parent, int x, int y, const Keep
   return found;
 }
 
+// What a phone-number field shows for text: its digits as (555) 123-4567, the rest dropped.
+std::string phone_format(std::string_view text) {
+  std::string digits;
+  for (const char c : text) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  if (digits.size() <= 3) return digits;
+  std::string out = "(" + digits.substr(0, 3) + ") " + digits.substr(3, 3);
+  if (digits.size() > 6) out += "-" + digits.substr(6);
+  return out;
+}
+
+// The texts and descs in node's subtree but `besides`, in document order, joined by " / ".
+std::string labels_of(const pugi::xml_node& node, std::string_view besides) {
+  std::string out;
+  for (const char* attribute : {"text", "content-desc"}) {
+    const std::string_view value = node.attribute(attribute).value();
+    if (value.empty() || value == besides) continue;
+    out += (out.empty() ? "" : " / ") + std::string(value);
+  }
+  for (pugi::xml_node child : node.children("node")) {
+    const std::string more = labels_of(child, besides);
+    if (!more.empty()) out += (out.empty() ? "" : " / ") + more;
+  }
+  return out;
+}
+
+// What a tap at (x, y) lands on in a dump: the deepest node there with a text or desc, as
+// "LABEL", and when it lies in a list row (not being the row itself), ` in row "LABELS"` (the
+// row's other texts and descs, joined by " / "); "nothing" when no labelled node is there.
+std::string touched_at(const pugi::xml_document& doc, int x, int y) {
+  const pugi::xml_node hit = deepest_at(doc.child("hierarchy"), x, y, [](const pugi::xml_node& n) {
+    return *n.attribute("text").value() != '\0' || *n.attribute("content-desc").value() != '\0';
+  });
+  if (!hit) return "nothing";
+  std::string label = hit.attribute("text").value();
+  if (label.empty()) label = hit.attribute("content-desc").value();
+  std::string out = "\"" + label + "\"";
+  for (pugi::xml_node row = hit; row.parent().type() == pugi::node_element; row = row.parent()) {
+    if (!row.parent().attribute("scrollable").as_bool()) continue;
+    if (row != hit) out += " in row \"" + labels_of(row, label) + "\"";
+    break;
+  }
+  return out;
+}
+
 void drop_last_code_point(std::string& text) {
   while (!text.empty()) {
     const auto byte = static_cast<unsigned char>(text.back());
@@ -108,6 +155,19 @@ struct ScreenGraph::Screen {
   std::vector<Tap> taps;
   std::vector<std::pair<int, std::size_t>> keys;
   mutable std::shared_ptr<const SampleScreen> picture;  // cache, reset by edits
+  // How far the first scrollable's content moved by itself (scroll_after_next_dump); while set,
+  // dumps show that list cut to its bounds.
+  std::optional<std::int32_t> scrolled;
+
+  // The screen as a dump shows it now: doc, with the scrolled list moved and cut.
+  void render(pugi::xml_document& out) const {
+    out.reset(doc);
+    if (!scrolled) return;
+    const pugi::xml_node list = out.find_node([](const pugi::xml_node& n) {
+      return std::string_view(n.name()) == "node" && n.attribute("scrollable").as_bool();
+    });
+    if (list) scroll_content(list, 0, *scrolled);
+  }
 
   // The region of tap in the current state of the dump; nullopt when its node is gone.
   std::optional<ui::Bounds> region(const Tap& tap) const {
@@ -228,19 +288,34 @@ std::unique_ptr<ScreenGraph> ScreenGraph::load(const fs::path& folder, std::stri
 ScreenGraph::Screen& ScreenGraph::current() { return *screens_[current_]; }
 const ScreenGraph::Screen& ScreenGraph::current() const { return *screens_[current_]; }
 
-std::string ScreenGraph::dump() {
-  detail::MutexLock lock(mutex_);
+std::string ScreenGraph::render() {
   apply_due_focus();
-  if (!current().edited) return current().text;
+  apply_due_text();
+  const Screen& screen = current();
+  if (!screen.edited && !screen.scrolled) return screen.text;
+  pugi::xml_document shown;
+  screen.render(shown);
   std::ostringstream out;
   out << kDeclaration;
-  current().doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
+  shown.save(out, "", pugi::format_raw | pugi::format_no_declaration);
   return std::move(out).str();
 }
 
-std::shared_ptr<const SampleScreen> ScreenGraph::picture() {
-  std::string xml = dump();
+std::string ScreenGraph::dump() {
   detail::MutexLock lock(mutex_);
+  std::string xml = render();
+  if (pending_scroll_) {
+    Screen& screen = current();
+    screen.scrolled = screen.scrolled.value_or(0) + *pending_scroll_;
+    screen.picture.reset();
+    pending_scroll_.reset();
+  }
+  return xml;
+}
+
+std::shared_ptr<const SampleScreen> ScreenGraph::picture() {
+  detail::MutexLock lock(mutex_);
+  const std::string xml = render();
   const Screen& screen = current();
   if (!screen.picture) screen.picture = std::make_shared<SampleScreen>(layout_from_dump(xml));
   return screen.picture;
@@ -270,12 +345,16 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
   if (args.empty()) return;
   detail::MutexLock lock(mutex_);
   apply_due_focus();
+  apply_due_text();
   Screen& screen = current();
   const std::string& command = args[0];
   if (command == "tap" && args.size() == 3) {
     auto x = detail::parse_number<int>(args[1]);
     auto y = detail::parse_number<int>(args[2]);
     if (!x || !y) return;
+    pugi::xml_document shown;
+    screen.render(shown);
+    touched_.push_back(touched_at(shown, *x, *y));
     for (const Screen::Tap& tap : screen.taps) {
       const std::optional<ui::Bounds> rect = screen.region(tap);
       if (rect && rect->contains({*x, *y})) {
@@ -297,10 +376,11 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
     }
   } else if (command == "text" && args.size() >= 2) {
     if (pugi::xml_node field = screen.focused()) {
-      std::string text = field.attribute("text").value() + decode_input_text(args[1]);
-      field.attribute("text").set_value(text.c_str());
-      screen.edited = true;
-      screen.picture.reset();
+      std::string typed;
+      for (const char c : decode_input_text(args[1])) {
+        if (quirks_.drop_every == 0 || ++typed_ % quirks_.drop_every != 0) typed += c;
+      }
+      set_field_text(field, field_text(field) + typed);
     }
   } else if (command == "keyevent") {
     for (std::size_t i = 1; i < args.size(); ++i) {
@@ -322,7 +402,7 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
       } else if (*code == keycodes::kSpace || *code == keycodes::kDel ||
                  *code == keycodes::kPaste) {
         if (pugi::xml_node field = now.focused()) {
-          std::string text = field.attribute("text").value();
+          std::string text = field_text(field);
           if (*code == keycodes::kSpace) {
             text += ' ';
           } else if (*code == keycodes::kPaste) {
@@ -330,9 +410,7 @@ void ScreenGraph::input(const std::vector<std::string>& args) {
           } else {
             drop_last_code_point(text);
           }
-          field.attribute("text").set_value(text.c_str());
-          now.edited = true;
-          now.picture.reset();
+          set_field_text(field, std::move(text));
         }
       }
     }
@@ -350,31 +428,71 @@ bool ScreenGraph::show(const std::string& xml, std::string& message) {
   }
   screen.doc.reset(doc);
   screen.edited = true;
+  screen.scrolled.reset();
   screen.picture.reset();
+  pending_text_.reset();
   return true;
 }
 
 void ScreenGraph::type_raw(std::string_view text) {
   detail::MutexLock lock(mutex_);
   apply_due_focus();
-  Screen& screen = current();
-  if (pugi::xml_node field = screen.focused()) {
-    const std::string now = field.attribute("text").value() + std::string(text);
-    field.attribute("text").set_value(now.c_str());
-    screen.edited = true;
-    screen.picture.reset();
-  }
+  apply_due_text();
+  if (pugi::xml_node field = current().focused())
+    set_field_text(field, field_text(field) + std::string(text));
 }
 
 void ScreenGraph::clear_focused() {
   detail::MutexLock lock(mutex_);
   apply_due_focus();
+  apply_due_text();
+  if (pugi::xml_node field = current().focused()) set_field_text(field, "");
+}
+
+void ScreenGraph::scroll_after_next_dump(std::int32_t dy) {
+  detail::MutexLock lock(mutex_);
   Screen& screen = current();
-  if (pugi::xml_node field = screen.focused()) {
-    field.attribute("text").set_value("");
+  if (!screen.scrolled) screen.scrolled = 0;
+  screen.picture.reset();
+  pending_scroll_ = dy;
+}
+
+std::vector<std::string> ScreenGraph::touched() const {
+  detail::MutexLock lock(mutex_);
+  return touched_;
+}
+
+void ScreenGraph::set_field_quirks(const FieldQuirks& quirks) {
+  detail::MutexLock lock(mutex_);
+  quirks_ = quirks;
+}
+
+std::string ScreenGraph::field_text(const pugi::xml_node& field) const {
+  if (pending_text_ && pending_text_->path == field.path()) return pending_text_->text;
+  return field.attribute("text").value();
+}
+
+void ScreenGraph::set_field_text(pugi::xml_node field, std::string text) {
+  if (quirks_.phone_format) text = phone_format(text);
+  if (quirks_.show_delay.count() > 0) {
+    pending_text_ = PendingText{field.path(), std::move(text),
+                                std::chrono::steady_clock::now() + quirks_.show_delay};
+    return;
+  }
+  field.attribute("text").set_value(text.c_str());
+  current().edited = true;
+  current().picture.reset();
+}
+
+void ScreenGraph::apply_due_text() {
+  if (!pending_text_ || std::chrono::steady_clock::now() < pending_text_->due) return;
+  Screen& screen = current();
+  if (const pugi::xml_node field = screen.doc.first_element_by_path(pending_text_->path.c_str())) {
+    field.attribute("text").set_value(pending_text_->text.c_str());
     screen.edited = true;
     screen.picture.reset();
   }
+  pending_text_.reset();
 }
 
 void ScreenGraph::set_focus_delay(std::chrono::milliseconds delay) {

@@ -14,7 +14,8 @@
 // `input keyevent 4` (back) without a <key code="4"> returns to the previous screen.
 // `input tap` on an EditText focuses it; `input text` (with %s read as a space) appends to
 // the focused field, `input keyevent 62` appends a space and 67 deletes a character, so the
-// next dump shows what was typed. Edits stay with the screen until the device stops.
+// next dump shows what was typed (as FieldQuirks say). Edits stay with the screen until the
+// device stops.
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <pugixml.hpp>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,14 @@ class ScreenGraph {
   void set_focus_delay(std::chrono::milliseconds delay);
   // The fault the next dump suffers (counting it down), UiDumpFault::none when healthy.
   UiDumpFault take_fault();
+  // Right after the next dump, the current screen's first scrollable (in document order) moves
+  // its content by dy pixels (VirtualDevice::scroll_after_next_dump); from now on dumps show
+  // that list cut to its bounds, without the nodes outside it. Thread safe.
+  void scroll_after_next_dump(std::int32_t dy);
+  // What each `input tap` landed on (VirtualDevice::touched). Thread safe.
+  std::vector<std::string> touched() const;
+  // How text fields take typed text from now on. Thread safe.
+  void set_field_quirks(const FieldQuirks& quirks);
 
  private:
   struct Screen;
@@ -82,6 +92,13 @@ class ScreenGraph {
   void go_to(std::size_t index);  // requires mutex_
   Screen& current();              // requires mutex_
   const Screen& current() const;  // requires mutex_
+  // The current screen's dump as served now, with no side effect.
+  std::string render() ADBWIRE_REQUIRES(mutex_);
+  // A field's text as typed so far (a change set_field_quirks delays counts), and a change of
+  // it, formatted and delayed as the quirks say.
+  std::string field_text(const pugi::xml_node& field) const ADBWIRE_REQUIRES(mutex_);
+  void set_field_text(pugi::xml_node field, std::string text) ADBWIRE_REQUIRES(mutex_);
+  void apply_due_text() ADBWIRE_REQUIRES(mutex_);
 
   mutable detail::Mutex mutex_;
   std::vector<std::unique_ptr<Screen>> screens_;
@@ -95,6 +112,17 @@ class ScreenGraph {
   std::chrono::milliseconds focus_delay_ ADBWIRE_GUARDED_BY(mutex_){0};
   std::optional<std::pair<std::string, std::chrono::steady_clock::time_point>> pending_focus_
       ADBWIRE_GUARDED_BY(mutex_);
+  std::optional<std::int32_t> pending_scroll_ ADBWIRE_GUARDED_BY(mutex_);
+  std::vector<std::string> touched_ ADBWIRE_GUARDED_BY(mutex_);
+  FieldQuirks quirks_ ADBWIRE_GUARDED_BY(mutex_);
+  std::uint64_t typed_ ADBWIRE_GUARDED_BY(mutex_) = 0;  // characters `input text` got (drop_every)
+  // A field's text that dumps show only from `due` on (FieldQuirks::show_delay).
+  struct PendingText {
+    std::string path;
+    std::string text;
+    std::chrono::steady_clock::time_point due;
+  };
+  std::optional<PendingText> pending_text_ ADBWIRE_GUARDED_BY(mutex_);
 };
 
 }  // namespace adbwire::vdevice

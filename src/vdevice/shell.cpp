@@ -182,7 +182,7 @@ bool ShellScript::start_command(ShellOutput& output) {
     exit_requested_ = true;
     return false;
   }
-  BuiltinFactory make = find_builtin(name);
+  BuiltinFactory make = device_.lacks_command(name) ? nullptr : find_builtin(name);
   if (make == nullptr) {
     io->err(std::string(kShellName) + name + ": inaccessible or not found\n");
     exit_code_ = 127;

@@ -64,8 +64,24 @@ int run_date(const Argv& argv, JobIo& io) {
 // one `mResumedActivity:` per stack before Android 10; from Android 10 `topResumedActivity=`
 // under the display and `ResumedActivity:` per display area; from Android 14 the record closes
 // its brace after the component ("ActivityRecord{HASH u0 PACKAGE/ACTIVITY} t12}").
+// `dumpsys window`: its mCurrentFocus and mFocusedApp lines. A service the device lacks
+// (VirtualDeviceOptions::missing_services) is "Can't find service".
 int run_dumpsys(const Argv& argv, JobIo& io) {
-  if (argv.size() >= 2 && argv[1] == "activity") {
+  const std::string service = argv.size() >= 2 ? argv[1] : std::string();
+  if (io.device().lacks_service(service)) {
+    io.err("Can't find service: " + service + "\n");
+    return 0;
+  }
+  if (service == "window") {
+    // The focus lines of `dumpsys window` (the whole dump holds hundreds more).
+    const std::string activity = io.device().screens().activity();
+    const std::string record = activity.empty() ? "null" : "Window{5e8a0c1 u0 " + activity + "}";
+    io.out("WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=" + record + "\n" +
+           (activity.empty() ? ""
+                             : "  mFocusedApp=ActivityRecord{7f1c2a9 u0 " + activity + " t12}\n"));
+    return 0;
+  }
+  if (service == "activity") {
     const std::string activity = io.device().screens().activity();
     const std::uint32_t api = api_level(io.device());
     std::string out =
@@ -84,7 +100,7 @@ int run_dumpsys(const Argv& argv, JobIo& io) {
     io.out(out);
     return 0;
   }
-  io.err("Can't find service: " + (argv.size() > 1 ? argv[1] : std::string()) + "\n");
+  io.err("Can't find service: " + service + "\n");
   return 0;
 }
 

@@ -195,6 +195,7 @@ void VirtualDevice::start(std::error_code& error) {
   d.device->set_legacy_pty(d.options.legacy_pty);
   d.device->set_auth_answers(d.options.auth_delay, d.options.hang_up_on_refused_key);
   d.device->set_refused_services(d.options.refused_services);
+  d.device->set_missing(d.options.missing_commands, d.options.missing_services);
   d.device->set_property("ro.build.version.sdk", std::to_string(d.options.api_level));
   d.device->set_displays(d.options.displays);
   d.device->set_event_listener(d.options.on_event);
@@ -303,6 +304,18 @@ void VirtualDevice::show_dump(const std::string& xml) {
 
 void VirtualDevice::set_focus_delay(std::chrono::milliseconds delay) {
   if (impl_->device) impl_->device->screens().set_focus_delay(delay);
+}
+
+void VirtualDevice::scroll_after_next_dump(std::int32_t dy) {
+  if (impl_->device) impl_->device->screens().scroll_after_next_dump(dy);
+}
+
+std::vector<std::string> VirtualDevice::touched() const {
+  return impl_->device ? impl_->device->screens().touched() : std::vector<std::string>();
+}
+
+void VirtualDevice::set_field_quirks(const FieldQuirks& quirks) {
+  if (impl_->device) impl_->device->screens().set_field_quirks(quirks);
 }
 
 void VirtualDevice::set_app_label(const std::string& package, const std::string& label) {

@@ -96,6 +96,17 @@ struct ConnectionFaultPlan {
   std::uint32_t connections = 1;
 };
 
+// How the virtual device's text fields take typed text (VirtualDevice::set_field_quirks), as
+// real apps' fields do: each quirk applies to every field.
+struct FieldQuirks {
+  // Typed text shows in dumps only this long after it arrived (a field that updates late).
+  std::chrono::milliseconds show_delay{0};
+  // The field formats what it holds as a phone number: its digits as "(555) 123-4567".
+  bool phone_format = false;
+  // Every Nth character `input text` types is lost (a keyboard that was busy); 0: none.
+  std::uint32_t drop_every = 0;
+};
+
 // A debuggable WebView or browser of the virtual device: its DevTools socket
 // `localabstract:NAME` is served by a DevTools endpoint on the host's loopback (a headless
 // Chromium started with --remote-debugging-port, say), and the device lists it as a real one
@@ -189,6 +200,12 @@ struct VirtualDeviceOptions {
   // DevTools sockets of debuggable WebViews (see DevtoolsSocket); /proc/net/unix and
   // /proc/PID/cmdline are written under root at start().
   std::vector<DevtoolsSocket> devtools;
+  // Commands the device lacks (a stripped build, an old Android): running one prints
+  // "/system/bin/sh: NAME: inaccessible or not found" and exits 127, as a real shell does.
+  std::vector<std::string> missing_commands;
+  // Services `dumpsys` cannot find ("activity", "window"): it prints "Can't find service: NAME"
+  // for them, as a device whose services are hidden from the shell does.
+  std::vector<std::string> missing_services;
   // When set, start() creates this pcapng file and every host connection records the ADB
   // bytes it receives and sends there (each as its own TCP connection, flushed per message);
   // how captures/ is made from the real adb host. start() fails with io_error if it cannot.
@@ -260,6 +277,23 @@ class VirtualDevice {
   // field focuses it only `delay` later; until then dumps show it unfocused and `input text`
   // is lost. Thread safe; call after start().
   void set_focus_delay(std::chrono::milliseconds delay);
+
+  // Test hook: a list that scrolls by itself between a snapshot and the action that follows
+  // (a feed loading posts above, a list still flinging): right after the next dump, the current
+  // screen's first scrollable (in document order) moves its content by dy pixels (dy < 0: up).
+  // From the call on, dumps show that list cut to its bounds, leaving out the nodes outside it
+  // as uiautomator leaves out what is not visible, so a screen can hold rows below the list that
+  // scroll in. show_dump() ends it. Thread safe; call after start().
+  void scroll_after_next_dump(std::int32_t dy);
+  // What each `input tap` so far landed on, oldest first, in the screen as it was at that moment:
+  // the deepest node under the point with a text or desc, as "\"LABEL\"", followed by
+  // ` in row "LABELS"` (the other texts and descs of the list row holding it, joined by " / ")
+  // when it lies inside a row of a scrollable; "nothing" when no labelled node is there.
+  // Thread safe.
+  std::vector<std::string> touched() const;
+  // Test hook: how text fields take typed text from now on (see FieldQuirks). Thread safe; call
+  // after start().
+  void set_field_quirks(const FieldQuirks& quirks);
 
   // Makes every dumper process started from now on misbehave with fault (after_requests:
   // see DumperFault::die_after). Thread safe; call after start().
