@@ -17,9 +17,11 @@
 //
 // A node's line is `- Role#id [ref=N] "text" hint="hint" (desc) [states]`; each part appears
 // only when present:
-// - Role: role_for_class of DESIGN.md. #id only with SnapshotOptions::show_ids: the
-//   resource-id, without "<package>:id/" when that package is the node's own.
-// - [ref=N]: see Refs below.
+// - Role: role_for_class of DESIGN.md. #id with SnapshotOptions::show_ids: the resource-id,
+//   without "<package>:id/" when that package is the node's own.
+// - [ref=N]: see Refs below. A ref that would show no text, hint or desc and has no visible
+//   node with a text or desc below it is told apart from its neighbours by its #id (even
+//   without show_ids), else by " @X,Y", the centre of its bounds: `- View [ref=28] @540,2280`.
 // - "text": shown when not empty, and always on an editable field, even "". A field whose
 //   text is its hint (equal to the hint attribute, or Appium's showing-hint="true") shows "",
 //   so a placeholder never looks typed.
@@ -63,8 +65,13 @@
 // its "# app" and "# no element" lines.
 //
 // Refs go to the visible nodes that are clickable, long-clickable, editable or scrollable,
-// and to visible checkable nodes without a clickable ancestor (a checkable row part is acted
-// on through its row). They are numbered from 1 in the order shown, so the app's come first.
+// to visible checkable nodes without a clickable ancestor (a checkable row part is acted
+// on through its row), and to the native controls of the app's windows that the app did not
+// mark clickable (many mark only a parent, or take touches themselves): an enabled Image,
+// ImageButton or Button with a desc or a focusable one with a resource-id, or a focusable
+// group with a desc (a tab), at most half its window's area, with no clickable ancestor and no
+// clickable node after it in its window over its centre. They are numbered from 1 in the order
+// shown, so the app's come first.
 // Nodes that are not visible (Node::visible) get no ref and show no text, desc or state.
 //
 // Prune rules: a node without ref, text, desc, hint or shown state and with exactly one kept
@@ -123,18 +130,44 @@ inline constexpr std::int32_t kBoundsQuantum = 8;
 
 // What a ref remembers so a later action can be checked against the current screen.
 // Owns its strings: it stays valid after the Snapshot that issued it is gone.
+//
+// Row context: a ref's tokens name where its element lives, so the same button in another row
+// of a list is another element. They hold a digest of the element's own labels (the text, or
+// an editable field's hint, and desc of it and every visible node below it) and of its row's:
+// - inside a scrollable, the labels of its item, the child of the list that holds it (below
+//   wrappers: a lone visible child that fills its parent, or a ScrollView's one child); an
+//   element that is the item itself and has no labelled node below
+//   it takes the labels of its siblings beside it (overlapping it vertically), as in a list
+//   whose rows are not grouped; a row with no label at all (its text cut off at the list's
+//   edge) takes the labels of its nearest labelled neighbour row, before it, else after it;
+// - outside scrollables, only an element with no label of its own (an icon without a
+//   description) takes a row: the labels of its nearest ancestor that has some;
+// - an editable field or a scrollable takes none: its hint or id and place name it (the labels
+//   around a field change as it is typed into, those around a list as it scrolls).
+// What scrollables inside the row hold is left out (it moves when they scroll); so is what is
+// not visible. Reading a context stops after 2000 nodes. Rows alike in every label are told
+// apart only by place: once such look-alikes moved, their refs are stale (RefMatch); moved by
+// exactly whole rows they show the very same screen, which no reading can tell from the old.
 struct RefInfo {
   std::uint32_t ref = 0;
   NodeIndex node = kNoNode;  // in the snapshot that issued the ref
   Bounds bounds;
   std::string label;  // role plus text or desc, for messages: Button "Submit"
-  // package, class, resource-id, text, desc and bounds rounded to kBoundsQuantum. An
-  // editable field contributes its hint instead of its text, which typing changes.
+  // The first labels of its row (escaped as the text format does, cut to 60 code points),
+  // for messages: "Alice Smith · 2h"; "" when it has none.
+  std::string row;
+  // package, class, resource-id, text, desc, the row context and bounds rounded to
+  // kBoundsQuantum; for an element with look-alikes (refs of its snapshot with the same
+  // identity token) also how many there are and where all of them were. An editable field
+  // contributes its hint instead of its text, which typing changes.
   std::string exact_token;
-  // The exact token without bounds, plus the clickable, long-clickable, editable,
-  // scrollable and checkable flags. Volatile state (focused, selected, checked, enabled)
-  // is in neither token, so a focus tap or a toggle does not stale the ref.
+  // package, class, resource-id, text, desc and the row context, plus the clickable,
+  // long-clickable, editable, scrollable and checkable flags. Volatile state (focused,
+  // selected, checked, enabled) is in neither token, so a focus tap or a toggle does not stale
+  // the ref.
   std::string identity_token;
+  // Refs of its snapshot with its identity token, itself included (0: a RefInfo made by hand).
+  std::uint32_t look_alikes = 0;
 };
 
 // What a top-level node of the dump is, for the order and the "# KIND: PACKAGE" lines of the
@@ -274,22 +307,31 @@ Snapshot parse_dump(std::string xml, const SnapshotOptions& options, std::error_
 // was found (resolve's rule, with the reason when there is no answer).
 struct RefMatch {
   enum class Kind {
-    exact,      // the same exact token, once: the element has not moved
-    moved,      // no single exact token, but exactly one identity token: found elsewhere
+    exact,      // the same exact token, once: the element has not moved (nor its look-alikes)
+    moved,      // no single exact token, but exactly one identity token, as when the ref was
+                // issued: found elsewhere
     gone,       // no element has its identity token any more
     ambiguous,  // several elements have its identity token and none is at its old place
+    look_alikes_moved,  // it had look-alikes when the ref was issued and they moved: which
+                        // of them it is cannot be told
   };
   Kind kind = Kind::gone;
-  NodeIndex node = kNoNode;     // in current, for exact and moved
-  std::size_t look_alikes = 0;  // elements with its identity token
+  NodeIndex node = kNoNode;            // in current, for exact and moved
+  std::size_t look_alikes = 0;         // elements with its identity token now
+  std::size_t look_alikes_before = 1;  // RefInfo::look_alikes (at least 1)
 };
 // Never throws; a RefInfo without tokens is `gone`.
 RefMatch find_ref(const RefInfo& old, const Snapshot& current) noexcept;
 
+// Why match found no element, in words that follow "ref N (Button "Follow") ": "is gone from
+// the screen (…)", "now matches 2 elements, none of them at its old place", "had 3 look-alike(s)
+// when the snapshot was taken (…) and they moved, …". "" for exact and moved.
+std::string stale_reason(const RefInfo& old, const RefMatch& match);
+
 // Finds the element a ref of an older snapshot names on the current screen: the node with
 // the same exact token if exactly one has it, else the node with the same identity token if
-// exactly one has it. Errors: stale_ref when neither is unique (never a guess);
-// invalid_argument for a RefInfo with no tokens.
+// exactly one has it and the ref had no look-alikes. Errors: stale_ref otherwise (never a
+// guess); invalid_argument for a RefInfo with no tokens.
 NodeIndex resolve(const RefInfo& old, const Snapshot& current);
 NodeIndex resolve(const RefInfo& old, const Snapshot& current, std::error_code& error);
 

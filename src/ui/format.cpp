@@ -49,9 +49,14 @@ void append_quoted(std::string& out, std::string_view before, std::string_view t
 std::string node_item(const detail::SnapshotState& impl, const OutputLine& line,
                       std::size_t text_limit, std::size_t name_limit) {
   const Node& node = impl.nodes[line.node];
+  const NodeLabel label = line.bare ? NodeLabel{} : label_of(impl, line.node);
+  // A ref that shows no text, hint or desc and has no labelled node below it is told apart by
+  // its id, else by its place.
+  const bool unnamed = node.ref != 0 && !line.bare && !label.show_text && label.hint.empty() &&
+                       label.desc.empty() && !labelled_below(impl, line.node);
   std::string item;
   append_escaped(item, node.role, name_limit);
-  if (impl.options.show_ids && !node.resource_id.empty()) {
+  if ((impl.options.show_ids || unnamed) && !node.resource_id.empty()) {
     item += '#';
     append_escaped(item, short_id(node), name_limit);
   }
@@ -60,8 +65,11 @@ std::string node_item(const detail::SnapshotState& impl, const OutputLine& line,
     item += std::to_string(node.ref);
     item += ']';
   }
+  if (unnamed && node.resource_id.empty() && node.has_bounds) {
+    const Point at = node.bounds.center();
+    item += " @" + std::to_string(at.x) + ',' + std::to_string(at.y);
+  }
   if (line.bare) return item;
-  const NodeLabel label = label_of(impl, line.node);
   if (label.show_text) append_quoted(item, " \"", label.text, "\"", text_limit);
   if (!label.hint.empty()) append_quoted(item, " hint=\"", label.hint, "\"", text_limit);
   if (!label.desc.empty()) append_quoted(item, " (", label.desc, ")", text_limit);

@@ -1,5 +1,7 @@
 // What a node's line says about it: shown text, hint, desc and states (ui.hpp, "Text format").
 // Pruning and both renderings read it from here, so a repeat is judged on what is printed.
+#include <algorithm>
+
 #include "ui/snapshot_impl.hpp"
 
 namespace adbwire::ui {
@@ -36,6 +38,16 @@ NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept 
   states |= static_cast<std::uint16_t>(impl.more[index] << kFirstMoreState);
   label.states = states;
   return label;
+}
+
+bool labelled_below(const detail::SnapshotState& impl, NodeIndex index) noexcept {
+  constexpr NodeIndex kLooked = 2000;
+  const std::vector<Node>& nodes = impl.nodes;
+  const NodeIndex end = std::min(nodes[index].subtree_end, index + 1 + kLooked);
+  for (NodeIndex d = index + 1; d < end; ++d) {
+    if (nodes[d].visible && (!nodes[d].text.empty() || !nodes[d].content_desc.empty())) return true;
+  }
+  return false;
 }
 
 std::string_view short_id(const Node& node) noexcept {

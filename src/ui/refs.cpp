@@ -1,5 +1,9 @@
 // Refs and their tokens (DESIGN.md, "Refs must never act on the wrong element").
+#include <algorithm>
+#include <array>
+#include <cstdio>
 #include <string>
+#include <unordered_map>
 
 #include "adbwire/error.hpp"
 #include "ui/snapshot_impl.hpp"
@@ -15,22 +19,39 @@ std::int32_t quantize(std::int32_t v) noexcept {
   return v >= 0 ? v / kBoundsQuantum : -((-v + kBoundsQuantum - 1) / kBoundsQuantum);
 }
 
+std::array<std::int32_t, 4> cell(const Bounds& b) noexcept {
+  return {quantize(b.left), quantize(b.top), quantize(b.right), quantize(b.bottom)};
+}
+
 void add_field(std::string& token, std::string_view field) {
   token += field;
   token += kFieldSeparator;
+}
+
+void add_number(std::string& token, std::uint64_t value) {
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(value));
+  add_field(token, hex);
 }
 
 // The fields shared by both tokens: what the element is, not where or in what state.
 std::string identity_fields(const Node& node) {
   std::string token;
   token.reserve(node.package.size() + node.class_name.size() + node.resource_id.size() +
-                node.text.size() + node.content_desc.size() + 48);
+                node.text.size() + node.content_desc.size() + 64);
   add_field(token, node.package);
   add_field(token, node.class_name);
   add_field(token, node.resource_id);
   add_field(token, node.editable ? node.hint : node.text);
   add_field(token, node.content_desc);
   return token;
+}
+
+void add_flags(std::string& token, const Node& node) {
+  for (bool flag :
+       {node.clickable, node.long_clickable, node.editable, node.scrollable, node.checkable}) {
+    token += flag ? '1' : '0';
+  }
 }
 
 // Role plus what identifies the element to a person: its text, else its hint, else its desc.
@@ -63,18 +84,74 @@ void add_ref(detail::SnapshotState& impl, NodeIndex i) {
   info.node = i;
   info.bounds = node.bounds;
   info.label = describe(impl, i);
-  const std::string shared = identity_fields(node);
-  info.exact_token = shared;
-  for (std::int32_t v :
-       {node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom}) {
-    info.exact_token += std::to_string(quantize(v));
-    info.exact_token += kFieldSeparator;
+}
+
+// Both tokens of every ref, with its row context and its look-alikes (ui.hpp, "Refs").
+void fill_tokens(detail::SnapshotState& impl) {
+  std::vector<RefInfo>& refs = impl.refs;
+  const std::vector<RowContext> rows = row_contexts(impl);
+  for (std::size_t r = 0; r < refs.size(); ++r) {
+    RefInfo& info = refs[r];
+    const Node& node = impl.nodes[info.node];
+    std::string shared = identity_fields(node);
+    add_number(shared, rows[r].digest);
+    info.row = rows[r].row;
+    info.exact_token = shared;
+    for (const std::int32_t v : cell(node.bounds)) add_number(info.exact_token, std::uint32_t(v));
+    info.identity_token = std::move(shared);
+    add_flags(info.identity_token, node);
   }
-  info.identity_token = shared;
-  for (bool flag :
-       {node.clickable, node.long_clickable, node.editable, node.scrollable, node.checkable}) {
-    info.identity_token += flag ? '1' : '0';
+  // Look-alikes (the same identity token): where all of them were goes into each one's exact
+  // token, so an element found at its old place is taken for itself only while its look-alikes
+  // did not move either (rows alike that scrolled by one put another in its place).
+  std::unordered_map<std::string_view, std::vector<std::size_t>> alike;
+  for (std::size_t r = 0; r < refs.size(); ++r) alike[refs[r].identity_token].push_back(r);
+  for (const auto& [token, members] : alike) {
+    for (const std::size_t r : members)
+      refs[r].look_alikes = static_cast<std::uint32_t>(members.size());
+    if (members.size() < 2) continue;
+    std::vector<std::array<std::int32_t, 4>> cells;
+    cells.reserve(members.size());
+    for (const std::size_t r : members) cells.push_back(cell(refs[r].bounds));
+    std::sort(cells.begin(), cells.end());
+    std::uint64_t layout = 0xcbf29ce484222325ULL;
+    for (const auto& c : cells) {
+      for (const std::int32_t v : c)
+        layout = (layout ^ static_cast<std::uint32_t>(v)) * 0x100000001b3ULL;
+    }
+    for (const std::size_t r : members) {
+      add_number(refs[r].exact_token, members.size());
+      add_number(refs[r].exact_token, layout);
+    }
   }
+}
+
+// A control the app did not mark clickable (many mark only a parent, or listen for touches
+// themselves): an image or button with a desc or a focusable id, or a focusable group with a
+// desc (a tab), small, in the app's window, with nothing clickable around or over it.
+bool unmarked_control(const detail::SnapshotState& impl, NodeIndex i, const Window& window,
+                      const std::vector<std::uint8_t>& in_clickable) {
+  const std::vector<Node>& nodes = impl.nodes;
+  const Node& n = nodes[i];
+  // Web content says what takes a click itself (the merge marks it clickable).
+  if (window.kind != WindowKind::app || in_clickable[i] || !n.has_bounds || !n.enabled ||
+      n.class_name.starts_with("web."))
+    return false;
+  const std::string_view role = n.role;
+  const bool image_or_button = role == "Image" || role == "ImageButton" || role == "Button";
+  const bool group = n.first_child != kNoNode;
+  const bool named = !n.content_desc.empty() || (n.focusable && !n.resource_id.empty());
+  if (!(image_or_button ? named : group && n.focusable && !n.content_desc.empty())) return false;
+  const std::int64_t area = std::int64_t{n.bounds.width()} * n.bounds.height();
+  const std::int64_t screen = std::int64_t{window.bounds.width()} * window.bounds.height();
+  if (2 * area > screen) return false;
+  const Point centre = n.bounds.center();
+  for (NodeIndex j = i + 1; j < nodes[window.root].subtree_end; ++j) {
+    const Node& over = nodes[j];
+    if ((over.clickable || over.long_clickable) && over.visible && over.bounds.contains(centre))
+      return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -94,17 +171,19 @@ void assign_refs(detail::SnapshotState& impl) {
       const Node& n = nodes[i];
       if (!n.visible) continue;
       if (n.clickable || n.long_clickable || n.editable || n.scrollable ||
-          (n.checkable && !in_clickable[i])) {
+          (n.checkable && !in_clickable[i]) || unmarked_control(impl, i, window, in_clickable)) {
         add_ref(impl, i);
       }
     }
     if (window.kind == WindowKind::app)
       impl.app_refs = static_cast<std::uint32_t>(impl.refs.size());
   }
+  fill_tokens(impl);
 }
 
 RefMatch find_ref(const RefInfo& old, const Snapshot& current) noexcept {
   RefMatch match;
+  match.look_alikes_before = std::max<std::size_t>(old.look_alikes, 1);
   if (old.exact_token.empty() || old.identity_token.empty()) return match;
   NodeIndex exact = kNoNode;
   NodeIndex identity = kNoNode;
@@ -122,13 +201,35 @@ RefMatch find_ref(const RefInfo& old, const Snapshot& current) noexcept {
   if (exact_hits == 1) {
     match.kind = RefMatch::Kind::exact;
     match.node = exact;
-  } else if (match.look_alikes == 1) {
+  } else if (match.look_alikes == 1 && match.look_alikes_before == 1) {
     match.kind = RefMatch::Kind::moved;
     match.node = identity;
+  } else if (match.look_alikes == 0) {
+    match.kind = RefMatch::Kind::gone;
   } else {
-    match.kind = match.look_alikes == 0 ? RefMatch::Kind::gone : RefMatch::Kind::ambiguous;
+    match.kind = match.look_alikes_before > 1 ? RefMatch::Kind::look_alikes_moved
+                                              : RefMatch::Kind::ambiguous;
   }
   return match;
+}
+
+std::string stale_reason(const RefInfo& old, const RefMatch& match) {
+  const std::string in_row = old.row.empty() ? std::string() : " in the row \"" + old.row + "\"";
+  switch (match.kind) {
+    case RefMatch::Kind::exact:
+    case RefMatch::Kind::moved:
+      return {};
+    case RefMatch::Kind::gone:
+      return "is gone from the screen (no element like it" + in_row + " is there)";
+    case RefMatch::Kind::ambiguous:
+      return "now matches " + std::to_string(match.look_alikes) +
+             " elements, none of them at its old place";
+    case RefMatch::Kind::look_alikes_moved:
+      return "had " + std::to_string(match.look_alikes_before - 1) +
+             " look-alike(s) when the snapshot was taken (rows alike" + in_row +
+             ") and they moved, so which one it is cannot be told";
+  }
+  return {};
 }
 
 NodeIndex resolve(const RefInfo& old, const Snapshot& current, std::error_code& error) {
@@ -150,15 +251,9 @@ NodeIndex resolve(const RefInfo& old, const Snapshot& current) {
                 "resolve: the RefInfo carries no tokens; pass one taken from Snapshot::refs()");
   }
   if (error) {
-    const std::size_t identity_hits = find_ref(old, current).look_alikes;
-    throw Error(error,
-                "ref " + std::to_string(old.ref) + " (" + old.label +
-                    ") does not match the current screen: " +
-                    (identity_hits == 0
-                         ? std::string("no element like it is there")
-                         : std::to_string(identity_hits) +
-                               " elements look like it and none is uniquely at its old place") +
-                    "; take a new snapshot and use its refs");
+    throw Error(error, "ref " + std::to_string(old.ref) + " (" + old.label + ") " +
+                           stale_reason(old, find_ref(old, current)) +
+                           "; take a new snapshot and use its refs");
   }
   return node;
 }

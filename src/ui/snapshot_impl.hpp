@@ -69,6 +69,9 @@ struct NodeLabel {
 // The label of nodes[index]; all empty for a node that is not visible.
 NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept;
 
+// True when a visible node below index has a text or desc (looking at most 2000 nodes down).
+bool labelled_below(const detail::SnapshotState& impl, NodeIndex index) noexcept;
+
 // The states of the text format, in its order; bit i of NodeLabel::states is kStateNames[i].
 inline constexpr std::array<std::string_view, 9> kStateNames{
     "password",   "checked",    "selected",  "focused",    "disabled",
@@ -102,6 +105,14 @@ bool is_editable_class(std::string_view class_name) noexcept;
 
 // Numbers the nodes that get refs (ui.hpp, "Refs") in display order and fills impl.refs.
 void assign_refs(detail::SnapshotState& impl);
+
+// Where a ref's element lives (ui.hpp, "Row context").
+struct RowContext {
+  std::uint64_t digest = 0;  // of its own labels and those that tell its row from others
+  std::string row;           // the first of the row's labels, escaped (RefInfo::row)
+};
+// One per impl.refs.
+std::vector<RowContext> row_contexts(const detail::SnapshotState& impl);
 
 // Fills impl.lines from impl.nodes according to impl.options.
 void prune(detail::SnapshotState& impl);

@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const RefInfo& r : s.refs()) {
       const Node& n = s.node(r.node);
       check(n.ref == r.ref && n.visible &&
-            (n.clickable || n.long_clickable || n.editable || n.scrollable || n.checkable));
+            (n.clickable || n.long_clickable || n.editable || n.scrollable || n.checkable ||
+             !n.content_desc.empty() || (n.focusable && !n.resource_id.empty())));
       if (options.max_depth == 0)
         check(text.find("[ref=" + std::to_string(r.ref) + "]") != std::string::npos);
       std::error_code stale;

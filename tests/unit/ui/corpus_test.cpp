@@ -79,6 +79,28 @@ std::vector<bool> should_have_refs(const Snapshot& s) {
     want[i] = visible[i] && (n.clickable || n.long_clickable || n.editable || n.scrollable ||
                              (n.checkable && !in_clickable[i]));
   }
+  // Controls the app did not mark clickable: images and buttons with a desc or a focusable id,
+  // focusable groups with a desc; small, in an app window, nothing clickable around or over.
+  for (const Window& window : s.windows()) {
+    if (window.kind != WindowKind::app) continue;
+    const std::int64_t screen = std::int64_t{window.bounds.width()} * window.bounds.height();
+    for (NodeIndex i = window.root; i < nodes[window.root].subtree_end; ++i) {
+      const Node& n = nodes[i];
+      if (want[i] || !visible[i] || in_clickable[i] || !n.enabled || !n.has_bounds ||
+          n.class_name.starts_with("web."))
+        continue;
+      const bool control = n.role == "Image" || n.role == "ImageButton" || n.role == "Button";
+      if (!(control ? !n.content_desc.empty() || (n.focusable && !n.resource_id.empty())
+                    : n.first_child != kNoNode && n.focusable && !n.content_desc.empty()))
+        continue;
+      if (2 * std::int64_t{n.bounds.width()} * n.bounds.height() > screen) continue;
+      bool covered = false;
+      for (NodeIndex j = i + 1; j < nodes[window.root].subtree_end && !covered; ++j)
+        covered = (nodes[j].clickable || nodes[j].long_clickable) && visible[j] &&
+                  nodes[j].bounds.contains(n.bounds.center());
+      want[i] = !covered;
+    }
+  }
   return want;
 }
 

@@ -63,10 +63,10 @@ TEST(Escape, RolesThatReadAsOtherYamlAreQuoted) {
   null_role.clickable = true;
   EXPECT_EQ(yaml(group({yes, dash, digit, null_role})),
             "- Group:\n"
-            "  - Yes [ref=1]\n"
-            "  - '-Dash [ref=2]'\n"
-            "  - '1View [ref=3]'\n"
-            "  - null [ref=4]\n");
+            "  - Yes [ref=1] @50,50\n"
+            "  - '-Dash [ref=2] @50,50'\n"
+            "  - '1View [ref=3] @50,50'\n"
+            "  - null [ref=4] @50,50\n");
   // A YAML word is quoted only when it is the whole item.
   N bare_true;
   bare_true.cls = "x.true";
