@@ -72,9 +72,11 @@ void stop_app(Device& device, std::string_view package, Deadline deadline = kDef
 void stop_app(Device& device, std::string_view package, Deadline deadline, std::error_code& error);
 
 // The resumed activity, from `dumpsys activity activities` (every Android version's form: see
-// services/foreground_parser.hpp). Errors also: not_found when the device reports none (the
-// screen is off or locked, or a system window has the focus). The error_code overload returns
-// an empty ForegroundActivity on error.
+// services/foreground_parser.hpp), else from the window manager's focus (`dumpsys window
+// windows`: mFocusedApp, mCurrentFocus) when the first names none or fails. Errors also:
+// not_found when neither reports one (the screen is off or locked, a system window has the
+// focus, or the device hides both). The error_code overload returns an empty
+// ForegroundActivity on error.
 ForegroundActivity foreground_activity(Device& device, Deadline deadline = kDefaultDeadline);
 ForegroundActivity foreground_activity(Device& device, Deadline deadline, std::error_code& error);
 

@@ -15,11 +15,13 @@
 // ends by its deadline (kDefaultDeadline: now + ConnectOptions::command_timeout).
 //
 // Stale refs: an action on a ref names an element of the last snapshot(). The screen can change
-// by itself since (an async load, a dialog, a list that re-lays out), so by default every action
-// on a ref first re-reads the screen and acts only where the ref's exact token, or else exactly
-// one identity token, is found (ui::find_ref); otherwise it fails with stale_ref, saying whether
-// the element is gone or now ambiguous, and sends nothing. last_ref_checks() says when an element
-// had moved and where the action went. PageOptions::ref_check relaxes this, at a named risk.
+// by itself since (an async load, a dialog, a list that re-lays out or scrolls), so by default
+// every action on a ref first re-reads the screen and acts only where the ref's exact token, or
+// else exactly one identity token, is found (ui::find_ref; both name the row the element lives
+// in, so the same button of another row is another element); otherwise it fails with stale_ref,
+// saying whether the element is gone, now ambiguous, or one of look-alikes that moved, and sends
+// nothing. last_ref_checks() says when an element had moved and where the action went, and when
+// it is disabled. PageOptions::ref_check relaxes this, at a named risk.
 //
 // Page is snapshot, act and wait. Its app, settings and screen calls forward to the device
 // services of apps.hpp, settings.hpp, screen_control.hpp, install.hpp and device_state.hpp,
@@ -36,6 +38,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,10 +79,12 @@ bool parse_ref_check(std::string_view text, RefCheck& out) noexcept;
 // How an action found the element a ref names (Page::last_ref_checks()).
 struct RefCheckReport {
   std::uint32_t ref = 0;
-  bool checked = false;  // the screen was read again first (PageOptions::ref_check)
-  bool moved = false;    // found by identity at other bounds: the action went where it is now
-  ui::Bounds issued;     // its bounds in the snapshot that issued the ref
-  ui::Bounds acted;      // its bounds where the action went
+  bool checked = false;   // the screen was read again first (PageOptions::ref_check)
+  bool moved = false;     // found by identity at other bounds: the action went where it is now
+  bool disabled = false;  // the element is disabled (enabled="false") where the action went:
+                          // the app may ignore it
+  ui::Bounds issued;      // its bounds in the snapshot that issued the ref
+  ui::Bounds acted;       // its bounds where the action went
 };
 
 // How type() makes sure its text lands (PageOptions::typing).
@@ -89,10 +94,12 @@ struct TypingOptions {
   // up to focus_wait — else for `settle`, the time a keyboard takes to come up on a phone.
   std::chrono::milliseconds settle{200};
   std::chrono::milliseconds focus_wait{1500};
-  // With a ref check on, read the field back after typing: text that did not arrive whole is
-  // command_failed saying what arrived (skipped for password fields, and when the text has a
-  // line break or submit is set, which may send the field away).
+  // With a ref check on, read the field back after typing (skipped for password fields, and
+  // when the text has a line break or submit is set, which may send the field away): the
+  // field is read until it shows the text or `read_back_settle` passed (fields often show
+  // typed text a moment late); TypeOptions::settle overrides it per call.
   bool read_back = true;
+  std::chrono::milliseconds read_back_settle{1000};
 };
 
 struct PageOptions {
@@ -158,6 +165,23 @@ struct PageOptions {
 struct TypeOptions {
   bool clear = false;   // delete the field's current text first
   bool submit = false;  // press Enter after the text
+  // How long the read-back waits for the field to show the text; nullopt:
+  // PageOptions::typing.read_back_settle.
+  std::optional<std::chrono::milliseconds> settle = std::nullopt;
+};
+
+// What type() found in the field afterwards.
+struct TypeResult {
+  enum class Check {
+    as_typed,           // the field shows the text (whole, or after what it held)
+    reads_differently,  // it changed but reads otherwise: the app formatted, corrected or
+                        // capitalised it, or characters were lost (`reads` says which text)
+    not_checked,        // not read back: `why` says why
+  };
+  Check check = Check::not_checked;
+  std::string before;  // what the field held before typing (as_typed, reads_differently)
+  std::string reads;   // what it holds after (as_typed, reads_differently)
+  std::string why;     // not_checked: "a password field is never read back", …
 };
 
 enum class Direction { up, down, left, right };
@@ -291,15 +315,19 @@ class Page {
   // Taps the field, waits until it has focus (PageOptions::typing), then sends the text as one
   // shell command: word by word `input text` (shell-quoted, "%s" split so it stays literal)
   // with KEYCODE_SPACE between words, KEYCODE_ENTER for '\n' and KEYCODE_TAB for '\t'; with a
-  // ref check on, reads the field back. Non-ASCII text goes through ADBKeyBoard when it is the
-  // active input method, else the clipboard (with the on-device dumper); else not_supported
-  // naming the options (never a silently dropped character). Errors also: invalid_argument for
-  // other control characters, command_failed when the field reads back without the text
-  // (quoting what arrived).
-  void type(std::uint32_t ref, std::string_view text, TypeOptions options = {},
-            Deadline deadline = kDefaultDeadline);
-  void type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline,
-            std::error_code& error);
+  // ref check on, reads the field back (a web field through the DevTools protocol) until it
+  // shows the text or the settle time passed, and returns what it reads. Non-ASCII text goes
+  // through ADBKeyBoard when it is the active input method, else the clipboard (with the
+  // on-device dumper); else not_supported naming the options (never a silently dropped
+  // character). Errors also: invalid_argument, with nothing sent, for an element that takes no
+  // text (not an EditText, a Compose or web text field: the message names the fields on the
+  // screen) and for other control characters; command_failed when nothing arrived (the field
+  // reads as before, quoted). A field that changed but reads otherwise is no error: the result
+  // says what it reads, for the caller to judge (formatting, autocorrect, lost characters).
+  TypeResult type(std::uint32_t ref, std::string_view text, TypeOptions options = {},
+                  Deadline deadline = kDefaultDeadline);
+  TypeResult type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline,
+                  std::error_code& error);
   // A swipe inside the element's bounds from its centre a third of its size, moving the
   // content so that what lies in `direction` comes into view.
   void scroll(std::uint32_t ref, Direction direction, Deadline deadline = kDefaultDeadline);
@@ -375,7 +403,10 @@ class Page {
               std::error_code& error);
   void stop(std::string_view package, Deadline deadline = kDefaultDeadline);
   void stop(std::string_view package, Deadline deadline, std::error_code& error);
-  // The resumed activity (dumpsys activity). not_found when none is reported.
+  // The foreground app from every source Android offers: the resumed activity (dumpsys
+  // activity), else the window manager's focus (dumpsys window), else the package of the screen
+  // read now (a dump, not kept: the refs stay those of the last snapshot) with activity ""
+  // (unknown). not_found when none names an app.
   ForegroundActivity foreground(Deadline deadline = kDefaultDeadline);
   ForegroundActivity foreground(Deadline deadline, std::error_code& error);
   std::vector<std::string> packages(Deadline deadline = kDefaultDeadline);

@@ -183,18 +183,28 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
   cls.def(
       "type",
       [](PageBox& box, std::uint32_t ref, const std::string& text, bool clear, bool submit,
-         const std::optional<double>& timeout) {
+         const std::optional<double>& settle,
+         const std::optional<double>& timeout) -> std::optional<std::string> {
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) {
-          page.type(ref, text, TypeOptions{.clear = clear, .submit = submit}, deadline);
-        });
+        TypeOptions options{.clear = clear, .submit = submit};
+        if (settle) options.settle = milliseconds_from(*settle, "settle");
+        TypeResult result;
+        on_page(box, [&](Page& page) { result = page.type(ref, text, options, deadline); });
+        if (result.check == TypeResult::Check::not_checked) return std::nullopt;
+        return result.reads;
       },
       py::arg("ref"), py::arg("text"), py::arg("clear") = false, py::arg("submit") = false,
-      py::arg("timeout") = py::none(),
+      py::arg("settle") = py::none(), py::arg("timeout") = py::none(),
       (std::string("Taps the field, then types text (spaces, \\n as Enter and \\t as Tab kept; "
-                   "clear deletes the current text first, submit presses Enter after). "
-                   "Non-ASCII text needs ADBKeyBoard or the on-device dumper: NotSupportedError "
-                   "names the options; other control characters are InvalidArgumentError.") +
+                   "clear deletes the current text first, submit presses Enter after), and reads "
+                   "the field back until it shows the text or settle seconds passed (default 1). "
+                   "Returns what the field then reads "
+                   "(the app may have formatted or corrected it: compare), or None when it was "
+                   "not read back (a password field, submit, a line break). An element that is "
+                   "no text field is InvalidArgumentError, nothing sent; nothing arriving is "
+                   "CommandFailedError. Non-ASCII text needs ADBKeyBoard or the on-device "
+                   "dumper: NotSupportedError names the options; other control characters are "
+                   "InvalidArgumentError.") +
        kRefErrors)
           .c_str());
   cls.def(

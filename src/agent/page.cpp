@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "adbwire/protocol/printable.hpp"
 #include "adbwire/trajectory.hpp"
 #include "agent/page_state.hpp"
 #include "agent/web/web_snapshot.hpp"
@@ -98,10 +99,14 @@ ActionTarget Page::State::target(std::uint32_t ref, Deadline deadline, detail::F
   const bool check = options.ref_check == RefCheck::always ||
                      (options.ref_check == RefCheck::when_changed && changed);
   const ui::Bounds issued = snapshot.info(info->node).bounds;
+  const auto found = [&](const ui::Snapshot& in, ui::NodeIndex node) {
+    const ui::Node& n = in.node(node);
+    return ActionTarget{in.info(node), info->label, std::string(n.text),
+                        std::string(ui::field_text(n)), web_node_of(in, node)};
+  };
   if (!check) {
-    ref_checks.push_back({ref, false, false, issued, issued});
-    return {snapshot.info(info->node), info->label, std::string(snapshot.node(info->node).text),
-            web_node_of(snapshot, info->node)};
+    ref_checks.push_back({ref, false, false, !snapshot.node(info->node).enabled, issued, issued});
+    return found(snapshot, info->node);
   }
   // Tokens are node-local, so a native ref resolves in a reading without the web part, and the
   // DevTools round trips (up to web_timeout) are paid only for a web ref.
@@ -110,20 +115,16 @@ ActionTarget Page::State::target(std::uint32_t ref, Deadline deadline, detail::F
   if (failure) return {};
   const ui::RefMatch match = ui::find_ref(*info, current);
   if (match.node == ui::kNoNode) {
-    failure.set(errc::stale_ref,
-                "ref " + std::to_string(ref) + " (" + describe(*info) + ") " +
-                    (match.kind == ui::RefMatch::Kind::gone
-                         ? std::string("is gone from the screen")
-                         : "now matches " + std::to_string(match.look_alikes) +
-                               " elements, none of them at its old place") +
-                    ": the screen changed since the last snapshot; nothing was sent. Take a new "
-                    "snapshot and use its refs");
+    failure.set(errc::stale_ref, "ref " + std::to_string(ref) + " (" + describe(*info) + ") " +
+                                     ui::stale_reason(*info, match) +
+                                     ": the screen changed since the last snapshot; nothing was "
+                                     "sent. Take a new snapshot and use its refs");
     return {};
   }
-  const ui::ElementInfo now = current.info(match.node);
-  ref_checks.push_back({ref, true, match.kind == ui::RefMatch::Kind::moved, issued, now.bounds});
-  return {now, info->label, std::string(current.node(match.node).text),
-          web_node_of(current, match.node)};
+  ref_checks.push_back({ref, true, match.kind == ui::RefMatch::Kind::moved,
+                        !current.node(match.node).enabled, issued,
+                        current.info(match.node).bounds});
+  return found(current, match.node);
 }
 
 ui::Snapshot Page::State::read_current(bool web_ref, Deadline deadline, detail::Failure& failure) {
@@ -139,14 +140,16 @@ ui::Snapshot Page::State::read_current(bool web_ref, Deadline deadline, detail::
 
 std::string Page::State::describe(const ui::RefInfo& info) const {
   std::string label = info.label;
-  if (label.find('"') != std::string::npos || info.node >= snapshot.nodes().size()) return label;
+  const std::string in_row = info.row.empty() ? std::string() : " in the row \"" + info.row + "\"";
+  if (label.find('"') != std::string::npos || info.node >= snapshot.nodes().size())
+    return label + in_row;
   // A list row is a Group whose children hold its text.
   const ui::Node& node = snapshot.node(info.node);
   for (ui::NodeIndex n = info.node + 1; n < node.subtree_end; ++n) {
     if (!snapshot.node(n).text.empty())
-      return label + " holding \"" + std::string(snapshot.node(n).text.substr(0, 60)) + "\"";
+      return label + " holding \"" + protocol::printable(snapshot.node(n).text, 60) + "\"" + in_row;
   }
-  return label;
+  return label + in_row;
 }
 
 const ui::Snapshot* Page::State::wait_until(

@@ -3,19 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <thread>
 
-#include "adbwire/protocol/printable.hpp"
 #include "agent/input_commands.hpp"
 #include "agent/page_state.hpp"
 #include "agent/web/web_click.hpp"
-#include "base/keycodes.hpp"
 #include "services/device_command.hpp"
 
 namespace adbwire {
 namespace {
-
-constexpr std::string_view kAdbKeyboard = "com.android.adbkeyboard/";
 
 std::string_view direction_name(Direction d) {
   switch (d) {
@@ -40,8 +35,6 @@ std::string point_text(ScreenPoint p) {
 std::string tap_command(ui::Point p) {
   return "input tap " + std::to_string(p.x) + " " + std::to_string(p.y);
 }
-
-std::string keyevent(int code) { return "input keyevent " + std::to_string(code); }
 
 }  // namespace
 
@@ -120,124 +113,6 @@ void Page::State::key(std::string_view name, Deadline deadline, detail::Failure&
   run("input keyevent " + *code, deadline, failure);
 }
 
-void Page::State::type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
-                            Deadline deadline, detail::Failure& failure) {
-  const bool unicode = agent::needs_unicode_path(text);
-  // Non-ASCII text goes through ADBKeyBoard when it is the input method, else through the
-  // clipboard (set by the on-device dumper) and KEYCODE_PASTE.
-  const bool adb_keyboard =
-      unicode && probe(deadline, failure).input_method.starts_with(kAdbKeyboard);
-  if (failure) return;
-  // Asked now, not from the cached probe: a helper that fell back since must not be started
-  // again (it would take UiAutomation from the dumps that replaced it).
-  const bool paste = unicode && !adb_keyboard && helper.usable() &&
-                     probe(deadline, failure).has(Capability::unicode_text);
-  if (failure) return;
-  std::string text_command;
-  if (unicode) {
-    if (!adb_keyboard && !paste) {
-      failure.set(
-          errc::not_supported,
-          "this text has non-ASCII characters, which `input text` cannot type (it would drop or "
-          "garble them); turn on the on-device dumper (PageOptions::helper / --helper auto), "
-          "which types it through the clipboard, or install ADBKeyBoard "
-          "(com.android.adbkeyboard) and make it the input method (`ime enable "
-          "com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME`), or "
-          "type an ASCII transliteration");
-      return;
-    }
-    text_command = adb_keyboard ? "am broadcast -a ADB_INPUT_B64 --es msg " + agent::base64(text)
-                                : keyevent(keycodes::kPaste);
-  } else {
-    std::size_t bad_at = 0;
-    std::optional<std::string> command = agent::ascii_type_command(text, bad_at);
-    if (!command) {
-      failure.set(errc::invalid_argument,
-                  "the text has control character " +
-                      std::to_string(static_cast<unsigned char>(text[bad_at])) + " at byte " +
-                      std::to_string(bad_at) +
-                      "; only newline and tab can be typed (send other keys with press)");
-      return;
-    }
-    text_command = std::move(*command);
-  }
-  const ActionTarget field = target(ref, deadline, failure);
-  if (failure) return;
-  // The focus tap goes alone: on a phone the keyboard takes a moment to come up, and text sent
-  // before it did loses its first characters.
-  tap_px(field.info.tap_point, deadline, failure);
-  if (failure) return;
-  const ui::RefInfo& issued = *snapshot.ref(ref);
-  wait_for_focus(issued, deadline, failure);
-  if (failure) return;
-  std::string line;
-  const auto then = [&line](const std::string& command) {
-    line += line.empty() ? command : " && " + command;
-  };
-  if (paste) {
-    helper.set_clipboard(text, deadline, failure);
-    if (failure) return;
-  }
-  if (type_options.clear) {
-    if (adb_keyboard) {
-      then("am broadcast -a ADB_CLEAR_TEXT");
-    } else if (const std::size_t n = agent::code_points(field.text); n > 0) {
-      // To the end of the field, then one backspace per character.
-      std::string deletes = "input keyevent";
-      for (std::size_t i = 0; i < n; ++i) deletes += " " + std::to_string(keycodes::kDel);
-      then(keyevent(keycodes::kMoveEnd));
-      then(deletes);
-    }
-  }
-  if (!text_command.empty()) then(text_command);
-  if (type_options.submit) then(keyevent(keycodes::kEnter));
-  if (!line.empty()) run(line, deadline, failure);
-  if (failure) return;
-  const bool sends_away = type_options.submit || text.find_first_of("\n\t") != std::string::npos;
-  if (options.typing.read_back && options.ref_check != RefCheck::never && !sends_away &&
-      !snapshot.node(issued.node).password) {
-    read_back(ref, issued, text, type_options.clear, deadline, failure);
-  }
-}
-
-void Page::State::wait_for_focus(const ui::RefInfo& field, Deadline deadline,
-                                 detail::Failure& failure) {
-  const TypingOptions& typing = options.typing;
-  if (helper.usable()) {
-    // A dump costs about a millisecond here: look until the field has focus.
-    const Deadline until = std::min(deadline, deadline_after(typing.focus_wait));
-    for (;;) {
-      const ui::Snapshot now = read_current(false, deadline, failure);
-      if (failure) return;
-      const ui::RefMatch match = ui::find_ref(field, now);
-      if (match.node != ui::kNoNode && now.node(match.node).focused) return;
-      // Never seen focused (some fields do not report it): type anyway; the read-back tells.
-      if (Clock::now() + std::chrono::milliseconds(20) >= until) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  std::this_thread::sleep_for(
-      std::min(typing.settle, std::max(left, std::chrono::milliseconds(0))));
-}
-
-void Page::State::read_back(std::uint32_t ref, const ui::RefInfo& field, std::string_view typed,
-                            bool cleared, Deadline deadline, detail::Failure& failure) {
-  const ui::Snapshot now = read_current(false, deadline, failure);
-  if (failure) return;
-  const ui::RefMatch match = ui::find_ref(field, now);
-  // A field that left the screen (the app moved on) has nothing to check.
-  if (match.node == ui::kNoNode) return;
-  const std::string arrived(ui::field_text(now.node(match.node)));
-  const bool whole = cleared ? arrived == typed : arrived.find(typed) != std::string::npos;
-  if (whole) return;
-  failure.set(errc::command_failed,
-              "typed \"" + protocol::printable(typed, 200) + "\" into ref " + std::to_string(ref) +
-                  " (" + describe(field) + "), but the field now reads \"" +
-                  protocol::printable(arrived, 200) +
-                  "\": characters were lost or changed (a keyboard that was not ready, or "
-                  "autocorrect); type again with clear, or raise PageOptions::typing.settle");
-}
 // ---- actions on refs
 
 void Page::State::tap(std::uint32_t ref, Deadline deadline, detail::Failure& failure) {
@@ -259,17 +134,6 @@ void Page::State::long_press(std::uint32_t ref, Deadline deadline, detail::Failu
     const ActionTarget t = target(ref, d, f);
     if (!f) swipe_px(t.info.tap_point, t.info.tap_point, options.long_press, d, f);
   });
-}
-
-void Page::State::type(std::uint32_t ref, std::string_view text, TypeOptions type_options,
-                       Deadline deadline, detail::Failure& failure) {
-  const Deadline d = resolve(deadline);
-  call("type",
-       {{"ref", std::to_string(ref)},
-        {"text", std::string(text)},
-        {"clear", type_options.clear ? "true" : "false"},
-        {"submit", type_options.submit ? "true" : "false"}},
-       true, failure, [&](detail::Failure& f) { type_text(ref, text, type_options, d, f); });
 }
 
 void Page::State::scroll(std::uint32_t ref, Direction direction, Deadline deadline,
@@ -400,15 +264,6 @@ void Page::long_press(std::uint32_t ref, Deadline deadline) {
 }
 void Page::long_press(std::uint32_t ref, Deadline deadline, std::error_code& error) {
   detail::or_code(error, [&](detail::Failure& f) { state_->long_press(ref, deadline, f); });
-}
-
-void Page::type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline) {
-  detail::or_throw([&](detail::Failure& f) { state_->type(ref, text, options, deadline, f); });
-}
-void Page::type(std::uint32_t ref, std::string_view text, TypeOptions options, Deadline deadline,
-                std::error_code& error) {
-  detail::or_code(error,
-                  [&](detail::Failure& f) { state_->type(ref, text, options, deadline, f); });
 }
 
 void Page::scroll(std::uint32_t ref, Direction direction, Deadline deadline) {

@@ -56,7 +56,15 @@ void Page::State::stop(std::string_view package, Deadline deadline, detail::Fail
 ForegroundActivity Page::State::foreground(Deadline deadline, detail::Failure& failure) {
   const Deadline d = resolve(deadline);
   return call("foreground", {}, false, failure, [&](detail::Failure& f) {
-    return forward(f, [&](std::error_code& e) { return foreground_activity(device, d, e); });
+    ForegroundActivity found =
+        forward(f, [&](std::error_code& e) { return foreground_activity(device, d, e); });
+    if (f.code != errc::not_found) return found;
+    // Neither manager says: the screen's own package, activity unknown.
+    detail::Failure reading;
+    const ui::Snapshot now = read_current(false, d, reading);
+    if (reading || now.app().package.empty()) return found;
+    f = {};
+    return ForegroundActivity{now.app().package, ""};
   });
 }
 

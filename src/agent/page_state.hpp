@@ -33,6 +33,7 @@ struct ActionTarget {
   ui::ElementInfo info;
   std::string label;
   std::string text;
+  std::string field;     // what it holds as typed text (ui::field_text)
   std::string web_node;  // "<socket>|<page id>|<backend node id>" of a web element, else ""
 };
 
@@ -94,8 +95,8 @@ struct Page::State {
   // page_actions.cpp
   void tap(std::uint32_t ref, Deadline deadline, detail::Failure& failure);
   void long_press(std::uint32_t ref, Deadline deadline, detail::Failure& failure);
-  void type(std::uint32_t ref, std::string_view text, TypeOptions type_options, Deadline deadline,
-            detail::Failure& failure);
+  TypeResult type(std::uint32_t ref, std::string_view text, TypeOptions type_options,
+                  Deadline deadline, detail::Failure& failure);
   void scroll(std::uint32_t ref, Direction direction, Deadline deadline, detail::Failure& failure);
   void drag(std::uint32_t from, std::uint32_t to, Deadline deadline, detail::Failure& failure);
   void drag_at(ScreenPoint from, ScreenPoint to, Deadline deadline, detail::Failure& failure);
@@ -166,13 +167,18 @@ struct Page::State {
   // input draganddrop (API 31+), else a slow swipe.
   void drag_px(ui::Point from, ui::Point to, Deadline deadline, detail::Failure& failure);
   void key(std::string_view name, Deadline deadline, detail::Failure& failure);
-  void type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
-                 Deadline deadline, detail::Failure& failure);
+  TypeResult type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,
+                       Deadline deadline, detail::Failure& failure);
+  // invalid_argument unless ref names a text field (ui::Node::editable), naming the fields the
+  // last snapshot shows.
+  void require_text_field(std::uint32_t ref, detail::Failure& failure) const;
   // After the focus tap: until the field shows focused (cheap with the dumper), else settle.
   void wait_for_focus(const ui::RefInfo& field, Deadline deadline, detail::Failure& failure);
-  // The field's text after typing; command_failed when `typed` did not arrive whole.
-  void read_back(std::uint32_t ref, const ui::RefInfo& field, std::string_view typed, bool cleared,
-                 Deadline deadline, detail::Failure& failure);
+  // The field's text after typing, read until it shows `typed` or `settle` passed;
+  // command_failed when it still reads `before`.
+  TypeResult read_back(std::uint32_t ref, const ActionTarget& field, std::string_view typed,
+                       bool cleared, std::chrono::milliseconds settle, Deadline deadline,
+                       detail::Failure& failure);
 
   // page_capabilities.cpp
   const Capabilities& probe(Deadline deadline, detail::Failure& failure);

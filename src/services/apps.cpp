@@ -44,8 +44,9 @@ void launch(Device& device, std::string_view package, std::string_view activity,
   if (all.find("No activities found") != std::string::npos ||
       all.find("does not exist") != std::string::npos ||
       all.find("unable to resolve Intent") != std::string::npos) {
-    failure.set(errc::not_found, "cannot launch " + pkg + ": " + detail::quote_output(all) +
-                                     " (is it installed? `adbwire` packages lists what is)");
+    failure.set(errc::not_found,
+                "cannot launch " + pkg + ": " + detail::quote_output(all) +
+                    " (is it installed? the apps verb, `adbwire apps`, lists what is)");
     return;
   }
   if (result.exit_code > 0 || all.find("Error") != std::string::npos)
@@ -105,16 +106,29 @@ void stop(Device& device, std::string_view package, Deadline deadline, detail::F
 }
 
 ForegroundActivity foreground(Device& device, Deadline deadline, detail::Failure& failure) {
-  const std::string out = detail::run_command(device, "dumpsys activity activities", deadline,
-                                              detail::OutputCheck::exit_status, failure);
-  if (failure) return {};
-  std::optional<ForegroundActivity> found = detail::parse_foreground_activity(out);
-  if (!found) {
-    failure.set(errc::not_found,
-                "the device reports no resumed activity (is the screen off or locked?)");
-    return {};
+  // The activity manager first; a device that hides it from the shell, or names no resumed
+  // activity there, may still tell the window manager's focus.
+  std::string refused;
+  for (const char* command : {"dumpsys activity activities", "dumpsys window windows"}) {
+    detail::Failure attempt;
+    const std::string out =
+        detail::run_command(device, command, deadline, detail::OutputCheck::exit_status, attempt);
+    if (attempt && attempt.code != errc::command_failed) {
+      failure = std::move(attempt);
+      return {};
+    }
+    if (attempt) {
+      refused += (refused.empty() ? " (" : "; ") + attempt.detail;
+      continue;
+    }
+    if (std::optional<ForegroundActivity> found = detail::parse_foreground_activity(out))
+      return std::move(*found);
   }
-  return std::move(*found);
+  failure.set(errc::not_found,
+              "neither the activity manager nor the window manager reports a foreground activity" +
+                  (refused.empty() ? std::string() : refused + ")") +
+                  " (is the screen off or locked?)");
+  return {};
 }
 
 std::vector<std::string> packages(Device& device, Deadline deadline, detail::Failure& failure) {

@@ -4,6 +4,7 @@
 // waits for the field's focus and reads the field back.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -306,6 +307,175 @@ INSTANTIATE_TEST_SUITE_P(Surfaces, ScreenChangedThrough, ::testing::Values(Via::
                            return info.param == Via::cli ? "cli" : "mcp";
                          });
 
+// ---- a list that scrolls by itself: rows alike, each with its own Follow button
+
+constexpr int kRowHeight = 200;
+constexpr int kListTop = 200;
+
+// xml (a node) with one of its attributes set to value.
+std::string with(std::string xml, const std::string& attribute, const std::string& value) {
+  const std::size_t at = xml.find(" " + attribute + "=\"") + attribute.size() + 3;
+  xml.replace(at, xml.find('"', at) - at, value);
+  return xml;
+}
+
+// A node that holds others (close it with "</node>"), a list when scrollable.
+std::string open_node(const std::string& cls, const std::string& bounds, bool scrollable = false) {
+  std::string xml = with(node(cls, "", bounds, "clickable=\"false\""), "scrollable",
+                         scrollable ? "true" : "false");
+  xml.replace(xml.size() - 2, 2, ">");
+  return xml;
+}
+
+std::string bounds_of(int left, int top, int right, int bottom) {
+  return "[" + std::to_string(left) + "," + std::to_string(top) + "][" + std::to_string(right) +
+         "," + std::to_string(bottom) + "]";
+}
+
+// A feed of `rows` rows, kRowHeight px each, in a list at [0,200][1080,2200]: each row shows a
+// name ("user N"; none when `named` is false, so rows differ in nothing) and a Follow button.
+// The rows past the list's bottom scroll in as it moves (VirtualDevice::scroll_after_next_dump).
+std::string feed(int rows, bool named) {
+  std::string list =
+      node("android.widget.TextView", "Suggested for you", "[0,60][1080,200]",
+           "clickable=\"false\"") +
+      open_node("androidx.recyclerview.widget.RecyclerView", "[0,200][1080,2200]", true);
+  for (int i = 1; i <= rows; ++i) {
+    const int top = kListTop + (i - 1) * kRowHeight;
+    list += open_node("android.widget.LinearLayout", bounds_of(0, top, 1080, top + kRowHeight)) +
+            with(node("android.widget.ImageView", "", bounds_of(40, top + 40, 160, top + 160),
+                      "clickable=\"false\""),
+                 "content-desc", "Profile photo") +
+            node("android.widget.TextView", named ? "user " + std::to_string(i) : "",
+                 bounds_of(200, top + 60, 700, top + 140), "clickable=\"false\"") +
+            node("android.widget.Button", "Follow", bounds_of(760, top + 50, 1040, top + 150)) +
+            "</node>";
+  }
+  return screen({list + "</node>"});
+}
+
+// The last `input tap` point, from the device's log.
+ui::Point last_tap(const VirtualDevice& vd) {
+  const std::vector<std::string> all = taps(vd);
+  ui::Point p;
+  if (!all.empty()) std::sscanf(all.back().c_str(), "input tap %d %d", &p.x, &p.y);
+  return p;
+}
+
+// The ref a printed snapshot gives the Follow button of the row showing `name`, else of the
+// `row`th Follow button.
+int follow_ref(const std::string& snapshot, const std::string& name, int row) {
+  std::smatch match;
+  if (!name.empty()) {
+    const std::regex line("\"" + name + "\"\\n *- Button \\[ref=(\\d+)\\] \"Follow\"");
+    if (std::regex_search(snapshot, match, line)) return std::stoi(match[1]);
+  } else {
+    const std::regex line("- Button \\[ref=(\\d+)\\] \"Follow\"");
+    int seen = 0;
+    for (auto it = std::sregex_iterator(snapshot.begin(), snapshot.end(), line);
+         it != std::sregex_iterator(); ++it) {
+      if (++seen == row) return std::stoi((*it)[1]);
+    }
+  }
+  ADD_FAILURE() << "no Follow ref for row " << row << " in\n" << snapshot;
+  return 0;
+}
+
+enum class Through { page, cli, mcp };
+
+// Page itself as a surface.
+class PageSurface final : public Surface {
+ public:
+  explicit PageSurface(const std::string& target) : page_(Page::connect(target)) {}
+  std::string snapshot() override { return page_.snapshot().to_text(); }
+  Answer tap(int ref) override {
+    try {
+      page_.tap(static_cast<std::uint32_t>(ref));
+      return {true, "tapped"};
+    } catch (const Error& e) {
+      return {false, e.what()};
+    }
+  }
+
+ private:
+  Page page_;
+};
+
+class ListScrollingByItself : public ::testing::TestWithParam<Through> {
+ protected:
+  void SetUp() override { vd_.start(); }
+  std::unique_ptr<Surface> surface() {
+    switch (GetParam()) {
+      case Through::page:
+        return std::make_unique<PageSurface>(vd_.target());
+      case Through::cli:
+        return std::make_unique<CliSurface>(vd_.target());
+      case Through::mcp:
+        break;
+    }
+    return std::make_unique<McpSurface>(vd_.target());
+  }
+  // A snapshot of the feed, the list scrolls down by `by` px, then a tap on row 3's Follow
+  // button: it lands on that very button, where it is now, or nothing is sent. Returns whether
+  // it landed.
+  bool tap_row_3_after_scroll(Surface& agent, int by, bool named) {
+    vd_.show_dump(feed(20, named));
+    vd_.scroll_after_next_dump(-by);
+    const int ref = follow_ref(agent.snapshot(), named ? "user 3" : "", 3);
+    const std::size_t touched = vd_.touched().size();
+    const std::size_t sent = taps(vd_).size();
+    const Answer answer = agent.tap(ref);
+    if (!answer.ok) {
+      EXPECT_EQ(taps(vd_).size(), sent) << "refused, yet something was tapped: " << answer.text;
+      EXPECT_NE(answer.text.find("nothing was sent"), std::string::npos) << answer.text;
+      return false;
+    }
+    EXPECT_EQ(vd_.touched().size(), touched + 1) << answer.text;
+    if (named) {
+      EXPECT_EQ(vd_.touched().back(), "\"Follow\" in row \"Profile photo / user 3\"")
+          << by << " px";
+    }
+    // Row 3's button as the list shows it now.
+    const int top = kListTop + 2 * kRowHeight - by;
+    const ui::Bounds button{760, top + 50, 1040, top + 150};
+    EXPECT_TRUE(button.contains(last_tap(vd_)))
+        << "scrolled " << by << " px: tapped " << last_tap(vd_).x << "," << last_tap(vd_).y
+        << ", row 3's Follow is at " << top + 50 << ".." << top + 150;
+    return true;
+  }
+
+  VirtualDevice vd_;
+};
+
+// Rows told apart by their names: every amount of scroll, from a pixel to two rows, taps row 3's
+// button where it is now, never the row that took its place.
+TEST_P(ListScrollingByItself, EachTapHitsTheSameRowsButtonWhereItIsNow) {
+  const std::unique_ptr<Surface> agent = surface();
+  for (const int by : {1, kRowHeight / 2, kRowHeight, 2 * kRowHeight}) {
+    SCOPED_TRACE(std::to_string(by) + " px");
+    EXPECT_TRUE(tap_row_3_after_scroll(*agent, by, true));
+  }
+}
+
+// Rows alike in everything: a ref cannot tell its row from the one that took its place, so once
+// the look-alikes moved nothing is tapped (a pixel's move that changed no 8-px cell still taps
+// the same button). Moved by whole rows, such rows show the very same screen as before: no
+// reading of it can tell (ui.hpp, "Row context").
+TEST_P(ListScrollingByItself, RowsAlikeInEverythingAreRefusedOnceTheyMoved) {
+  const std::unique_ptr<Surface> agent = surface();
+  for (const int by : {kRowHeight / 2, 3 * kRowHeight / 2, kRowHeight + 8})
+    EXPECT_FALSE(tap_row_3_after_scroll(*agent, by, false)) << by << " px";
+  tap_row_3_after_scroll(*agent, 1, false);
+}
+
+INSTANTIATE_TEST_SUITE_P(Surfaces, ListScrollingByItself,
+                         ::testing::Values(Through::page, Through::cli, Through::mcp),
+                         [](const ::testing::TestParamInfo<Through>& info) {
+                           return info.param == Through::page  ? "page"
+                                  : info.param == Through::cli ? "cli"
+                                                               : "mcp";
+                         });
+
 // ---- typing that lands
 
 const std::string kField = node("android.widget.EditText", "", "[100,300][1000,450]",
@@ -348,6 +518,74 @@ TEST(Typing, TextThatDidNotArriveIsAnErrorSayingWhatArrived) {
   Page unchecked = Page::connect(vd.target(), options);
   unchecked.snapshot();
   EXPECT_NO_THROW(unchecked.type(field, "hello"));
+}
+
+// A field and a button, a Page on them, and the field's ref.
+class TypingInto : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    vd_.start();
+    vd_.show_dump(screen({kField, kSend}));
+  }
+  std::uint32_t field(Page& page) { return page.snapshot().refs()[0].ref; }
+  VirtualDevice vd_;
+};
+
+TEST_F(TypingInto, AFieldThatShowsTheTextLateIsReadUntilItDoes) {
+  vd_.set_field_quirks({.show_delay = 100ms});
+  Page page = Page::connect(vd_.target());
+  const TypeResult result = page.type(field(page), "hello");
+  EXPECT_EQ(result.check, TypeResult::Check::as_typed);
+  EXPECT_EQ(result.reads, "hello");
+  EXPECT_EQ(result.before, "");
+}
+
+TEST_F(TypingInto, AFieldThatFormatsTheTextIsNoErrorAndSaysWhatItReads) {
+  vd_.set_field_quirks({.phone_format = true});
+  Page page = Page::connect(vd_.target());
+  const TypeResult result = page.type(field(page), "5551234567");
+  EXPECT_EQ(result.check, TypeResult::Check::reads_differently);
+  EXPECT_EQ(result.reads, "(555) 123-4567");
+}
+
+TEST_F(TypingInto, AFieldThatDropsCharactersSaysWhatArrived) {
+  vd_.set_field_quirks({.drop_every = 3});
+  Page page = Page::connect(vd_.target());
+  const TypeResult result = page.type(field(page), "abcdef", {.settle = 200ms});
+  EXPECT_EQ(result.check, TypeResult::Check::reads_differently);
+  EXPECT_EQ(result.reads, "abde");
+}
+
+TEST_F(TypingInto, AButtonIsRefusedAndNothingIsSent) {
+  Page page = Page::connect(vd_.target());
+  const std::uint32_t send = ref_of(page.snapshot(), "Send");
+  const std::size_t before = vd_.events().size();
+  try {
+    page.type(send, "hello");
+    ADD_FAILURE() << "typed into a button";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("ref " + std::to_string(send) +
+                                         " (Button \"Send\") is "
+                                         "not a text field"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("Text fields on the screen: ref 1 (TextInput "
+                                         "hint=\"Message\")"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("nothing was sent"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(vd_.events().size(), before) << "something was sent";
+}
+
+TEST_F(TypingInto, APasswordFieldIsNeverReadBack) {
+  vd_.show_dump(screen({with(kField, "password", "true"), kSend}));
+  Page page = Page::connect(vd_.target());
+  const TypeResult result = page.type(field(page), "secret");
+  EXPECT_EQ(result.check, TypeResult::Check::not_checked);
+  EXPECT_NE(result.why.find("password"), std::string::npos) << result.why;
+  EXPECT_EQ(result.reads, "");
 }
 
 TEST(Typing, WithTheDumperFocusIsWatchedInsteadOfWaitedFor) {

@@ -19,6 +19,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -30,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "base/mutex.hpp"
@@ -128,6 +132,113 @@ class Chromium {
 
 bool have_chromium() { return std::system("command -v chromium > /dev/null 2>&1") == 0; }
 
+// The phone's touch and keyboard reaching the page, as on a device: the virtual device's
+// `input tap` and `input text` lines (its on_event) are replayed into Chromium over its own CDP
+// connection, in order, by a thread of their own: a tap as a click at the point mapped into the
+// page (the WebView at [0,200] on the screen, 1.35 screen pixels per CSS pixel), text with
+// Input.insertText.
+class PageInput {
+ public:
+  explicit PageInput(std::uint16_t port) : socket_(io_) {
+    boost::system::error_code ec;
+    tcp::socket http_socket(io_);
+    http_socket.connect({boost::asio::ip::address_v4::loopback(), port}, ec);
+    http::request<http::empty_body> request{http::verb::get, "/json/list", 11};
+    request.set(http::field::host, "localhost");
+    if (!ec) http::write(http_socket, request, ec);
+    beast::flat_buffer buffer;
+    http::response<http::string_body> response;
+    if (!ec) http::read(http_socket, buffer, response, ec);
+    std::string path;
+    for (const nlohmann::json& target : nlohmann::json::parse(response.body(), nullptr, false)) {
+      const std::string url = target.value("webSocketDebuggerUrl", "");
+      if (target.value("url", "").ends_with("page.html") && url.find("/devtools/") != url.npos)
+        path = url.substr(url.find("/devtools/"));
+    }
+    socket_.next_layer().connect({boost::asio::ip::address_v4::loopback(), port}, ec);
+    if (!ec && !path.empty()) socket_.handshake("127.0.0.1:" + std::to_string(port), path, ec);
+    connected_ = !ec && !path.empty();
+    thread_ = std::thread([this] { run(); });
+  }
+  ~PageInput() {
+    {
+      detail::MutexLock lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  bool connected() const { return connected_; }
+  // VirtualDeviceOptions::on_event.
+  void on_event(std::string_view line) {
+    {
+      detail::MutexLock lock(mutex_);
+      lines_.emplace_back(line);
+    }
+    wake_.notify_one();
+  }
+  // Runs a script in the page, now.
+  void evaluate(const std::string& script) { send("Runtime.evaluate", {{"expression", script}}); }
+
+ private:
+  void run() {
+    for (;;) {
+      std::string line;
+      {
+        detail::MutexLock lock(mutex_);
+        wake_.wait(lock.native(),
+                   [this]() ADBWIRE_REQUIRES(mutex_) { return stopping_ || !lines_.empty(); });
+        if (lines_.empty()) return;
+        line = std::move(lines_.front());
+        lines_.pop_front();
+      }
+      int x = 0;
+      int y = 0;
+      if (std::sscanf(line.c_str(), "input tap %d %d", &x, &y) == 2) {
+        const double css_x = x / 1.35;
+        const double css_y = (y - 200) / 1.35;
+        for (const char* type : {"mousePressed", "mouseReleased"}) {
+          send("Input.dispatchMouseEvent",
+               {{"type", type}, {"x", css_x}, {"y", css_y}, {"button", "left"}, {"clickCount", 1}});
+        }
+      } else if (line.starts_with("input text ")) {
+        send("Input.insertText",
+             {{"text", std::regex_replace(line.substr(11), std::regex("%s"), " ")}});
+      } else if (line == "input keyevent 62") {
+        send("Input.insertText", {{"text", " "}});
+      }
+    }
+  }
+  // One CDP call, its answer awaited (events in between are skipped).
+  void send(const std::string& method, const nlohmann::json& params) {
+    detail::MutexLock lock(send_mutex_);
+    if (!connected_) return;
+    const int id = ++id_;
+    boost::system::error_code ec;
+    socket_.write(boost::asio::buffer(
+                      nlohmann::json{{"id", id}, {"method", method}, {"params", params}}.dump()),
+                  ec);
+    while (!ec) {
+      beast::flat_buffer buffer;
+      socket_.read(buffer, ec);
+      if (!ec && nlohmann::json::parse(beast::buffers_to_string(buffer.data()), nullptr, false)
+                         .value("id", 0) == id)
+        return;
+    }
+  }
+
+  boost::asio::io_context io_;
+  websocket::stream<tcp::socket> socket_;
+  bool connected_ = false;
+  int id_ = 0;
+  detail::Mutex send_mutex_;
+  detail::Mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::string> lines_ ADBWIRE_GUARDED_BY(mutex_);
+  bool stopping_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  std::thread thread_;
+};
+
 // One native screen with a WebView, as a screen graph folder.
 fs::path write_screen(const fs::path& folder) {
   const fs::path screens = folder / "screens";
@@ -164,11 +275,14 @@ class WebViewTest : public ::testing::Test {
     ASSERT_NE(chromium_->port(), 0) << "chromium did not open its DevTools port";
   }
 
-  VirtualDeviceOptions device_options(std::uint16_t devtools_port) const {
+  // The device; with input, its taps and typing reach the page as on a phone.
+  VirtualDeviceOptions device_options(std::uint16_t devtools_port,
+                                      PageInput* input = nullptr) const {
     VirtualDeviceOptions options;
     options.screens = write_screen(folder_->path());
     if (devtools_port != 0)
       options.devtools = {{kSocket, devtools_port, kWebViewPid, "com.example.shop"}};
+    if (input != nullptr) options.on_event = [input](std::string_view e) { input->on_event(e); };
     return options;
   }
 
@@ -180,7 +294,10 @@ test::TempDir* WebViewTest::folder_ = nullptr;
 Chromium* WebViewTest::chromium_ = nullptr;
 
 TEST_F(WebViewTest, PageElementsGetRefsUnderTheWebViewAndATapLandsOnTheirScreenPoint) {
-  VirtualDevice vd(device_options(chromium_->port()));
+  PageInput input(chromium_->port());
+  ASSERT_TRUE(input.connected());
+  input.evaluate("document.getElementById('name').value = ''");
+  VirtualDevice vd(device_options(chromium_->port(), &input));
   vd.start();
   Page page = Page::connect(vd.target());
   const std::string text = page.snapshot().to_text();
@@ -216,6 +333,39 @@ TEST_F(WebViewTest, PageElementsGetRefsUnderTheWebViewAndATapLandsOnTheirScreenP
   // The field is 300x40 CSS px at (100, 300): on the screen [135,605][540,659], centre (337, 632).
   EXPECT_EQ(events[events.size() - 2], "input tap 337 632");
   EXPECT_EQ(events.back(), "input text Ada");
+}
+
+// A web field is read back through CDP, with the page's own value: text that reached the page
+// is seen there, text that did not is an error (a native dump does not hold the field at all).
+TEST_F(WebViewTest, TypingIntoAWebFieldIsReadBackThroughCdp) {
+  PageInput input(chromium_->port());
+  ASSERT_TRUE(input.connected());
+  input.evaluate("document.getElementById('name').value = ''");
+  {
+    VirtualDevice vd(device_options(chromium_->port(), &input));
+    vd.start();
+    Page page = Page::connect(vd.target());
+    const int field = ref_of(page.snapshot().to_text(), "- TextInput");
+    ASSERT_GT(field, 0);
+    const TypeResult typed = page.type(static_cast<std::uint32_t>(field), "Grace Hopper");
+    EXPECT_EQ(typed.check, TypeResult::Check::as_typed);
+    EXPECT_EQ(typed.reads, "Grace Hopper");
+  }
+  input.evaluate("document.getElementById('name').value = ''");
+  VirtualDevice deaf(device_options(chromium_->port()));  // nothing typed reaches the page
+  deaf.start();
+  Page page = Page::connect(deaf.target());
+  const int field = ref_of(page.snapshot().to_text(), "- TextInput");
+  ASSERT_GT(field, 0);
+  try {
+    page.type(static_cast<std::uint32_t>(field), "Ada");
+    ADD_FAILURE() << "text that never reached the page was reported typed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::command_failed);
+    EXPECT_NE(std::string(e.what()).find("nothing arrived: the field now reads \"\""),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(WebViewTest, CdpClickChangesThePage) {
