@@ -15,6 +15,8 @@ using namespace std::chrono_literals;
 
 // How long screenrecord may take to write its index and exit after the interrupt.
 constexpr auto kStopWait = 15s;
+// How long a start is watched: screenrecord that cannot record ends within milliseconds.
+constexpr auto kStartCheck = 300ms;
 // What is kept of screenrecord's own words, for the error message.
 constexpr std::size_t kKeptOutput = 4096;
 
@@ -110,6 +112,23 @@ std::chrono::milliseconds ScreenRecording::stop_and_pull(const std::filesystem::
   return recorded;
 }
 
+void ScreenRecording::check_started(std::chrono::milliseconds wait) {
+  const Deadline end = deadline_after(wait);
+  while (!ended_ && Clock::now() < end) std::this_thread::sleep_for(10ms);
+  if (!ended_) return;
+  thread_.join();
+  if (error_) throw Error(error_, "screenrecord could not start: " + error_.message());
+  const std::string said = protocol::printable(output_, 200);
+  if (output_.find("not found") != std::string::npos) {
+    throw Error(errc::not_supported, "this device has no screenrecord (" + said +
+                                         "); it needs Android 4.4 or later, and some builds "
+                                         "leave it out: nothing is being recorded");
+  }
+  throw Error(errc::command_failed,
+              "screenrecord ended as it started, recording nothing" +
+                  (said.empty() ? std::string() : ": it said \"" + said + "\""));
+}
+
 ScreenRecording& Recordings::start(const std::string& key, Device& device,
                                    std::chrono::seconds limit, std::uint32_t bits_per_second) {
   if (recordings_.contains(key)) {
@@ -117,6 +136,7 @@ ScreenRecording& Recordings::start(const std::string& key, Device& device,
                 "a screen recording is already running on this device: record_stop saves it");
   }
   auto recording = std::make_unique<ScreenRecording>(device, limit, bits_per_second);
+  recording->check_started(kStartCheck);
   ScreenRecording& started = *recording;
   recordings_.emplace(key, std::move(recording));
   return started;

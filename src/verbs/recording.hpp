@@ -33,6 +33,11 @@ class ScreenRecording {
   // it), timeout when it does not end within 15 s of the interrupt.
   std::chrono::milliseconds stop_and_pull(const std::filesystem::path& local);
 
+  // Waits up to `wait` for screenrecord to fail at its start (missing, refused, no display to
+  // capture: it then ends at once) and returns when it still runs. Errors: not_supported when
+  // the device has no screenrecord, command_failed quoting what it printed otherwise.
+  void check_started(std::chrono::milliseconds wait);
+
   const std::string& remote() const noexcept { return remote_; }
   std::chrono::seconds limit() const noexcept { return limit_; }
 
@@ -55,7 +60,8 @@ class ScreenRecording {
 // worker uses it).
 class Recordings {
  public:
-  // Starts a recording on device (the key the surface names it by). busy when one runs.
+  // Starts a recording on device (the key the surface names it by) and sees it start
+  // (ScreenRecording::check_started's errors). busy when one runs.
   ScreenRecording& start(const std::string& key, Device& device, std::chrono::seconds limit,
                          std::uint32_t bits_per_second);
   // The recording of key, or nullptr; take() removes it from the set.

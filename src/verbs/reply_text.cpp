@@ -1,7 +1,10 @@
 #include "verbs/reply_text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+
+#include "adbwire/protocol/printable.hpp"
 
 namespace adbwire::verbs {
 
@@ -59,7 +62,78 @@ std::string format_number(double value) {
 
 std::string label_of(const Page& page, std::uint32_t ref) {
   const ui::RefInfo* info = page.last_snapshot().ref(ref);
-  return info == nullptr || info->label.empty() ? std::string() : " (" + info->label + ")";
+  if (info == nullptr || info->label.empty()) return {};
+  return " (" + info->label + (info->row.empty() ? "" : " in the row \"" + info->row + "\"") + ")";
+}
+
+std::string text_fields(const Page& page) {
+  constexpr std::size_t kListed = 8;
+  const ui::Snapshot& snapshot = page.last_snapshot();
+  std::string list;
+  std::size_t count = 0;
+  for (const ui::RefInfo& info : snapshot.refs()) {
+    if (!snapshot.node(info.node).editable) continue;
+    if (++count <= kListed)
+      list += (list.empty() ? "" : ", ") + ("ref " + std::to_string(info.ref)) +
+              label_of(page, info.ref);
+  }
+  if (count == 0)
+    return "The screen shows no text field: tap what opens one (a search icon, say), then take "
+           "a new snapshot.";
+  if (count > kListed) list += " and " + std::to_string(count - kListed) + " more";
+  return "Text fields on the screen: " + list + ".";
+}
+
+namespace {
+
+std::string only(std::string_view text, bool digits) {
+  std::string out;
+  for (const char c : text) {
+    const bool digit = c >= '0' && c <= '9';
+    if (digits ? digit : c != ' ')
+      out += digits ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// True when every character of part appears in whole, in order.
+bool in_order(std::string_view part, std::string_view whole) {
+  std::size_t at = 0;
+  for (const char c : whole) {
+    if (at < part.size() && part[at] == c) ++at;
+  }
+  return at == part.size();
+}
+
+}  // namespace
+
+std::string typed_note(std::string_view typed, const TypeResult& result) {
+  switch (result.check) {
+    case TypeResult::Check::as_typed:
+      return {};
+    case TypeResult::Check::not_checked:
+      return " Not read back: " + result.why + ".";
+    case TypeResult::Check::reads_differently:
+      break;
+  }
+  // What the typing added: the field's text after what it held before, when it still starts so.
+  const std::string_view reads = result.reads;
+  const std::string_view added =
+      reads.starts_with(result.before) ? reads.substr(result.before.size()) : reads;
+  std::string why;
+  if (!only(typed, true).empty() && only(added, true) == only(typed, true)) {
+    why = "the same digits, formatted by the app";
+  } else if (only(added, false) == only(typed, false)) {
+    why = "the same letters, in another case or spacing (the app capitalised or spaced them)";
+  } else if (in_order(added, typed) && added.size() < typed.size()) {
+    why = std::to_string(typed.size() - added.size()) +
+          " typed character(s) are missing: lost on the way, or the app refuses them; if they "
+          "matter, type again with clear";
+  } else {
+    why = "the app changed what was typed (autocorrect, a completion or a mask)";
+  }
+  return " The field now reads " + in_quotes(protocol::printable(reads, 200)) + ": " + why +
+         "; check it before relying on it.";
 }
 
 std::string describe(const ui::Snapshot& snapshot, ui::NodeIndex index) {
@@ -84,6 +158,9 @@ std::string describe(const ui::Snapshot& snapshot, ui::NodeIndex index) {
 std::string moved_note(const Page& page) {
   std::string note;
   for (const RefCheckReport& report : page.last_ref_checks()) {
+    if (report.disabled)
+      note += " Ref " + std::to_string(report.ref) +
+              " is disabled on the screen: the app may ignore the action.";
     if (!report.moved) continue;
     const ui::Point from = report.issued.center();
     const ui::Point to = report.acted.center();

@@ -38,7 +38,8 @@ const Param kRef =
 const Param kSelector = text_param(
     "selector",
     "Instead of a ref: the element whose resource-id, text or description matches (tried in "
-    "that order, exact before substring). Several matches are an error listing their refs.");
+    "that order, exact before substring), with a ref or not; the action goes to its own "
+    "bounds. Several equally good matches are an error listing them.");
 const Param kId = text_param("id", "Instead of a ref: the element with this resource-id.");
 const Param kText = text_param("text", "Instead of a ref: the element showing this text.");
 const Param kDesc =
@@ -106,22 +107,27 @@ std::vector<Verb> make_table() {
                false,
                "",
                long_press});
-  v.push_back({"type",
-               "Type text",
-               "Type text into an editable element (TextInput) named by ref or selector: taps it, "
-               "waits until it has focus, types, and reads it back (an error says what arrived "
-               "if characters were lost). Spaces, quotes and shell characters are typed "
-               "literally; '\\n' presses Enter. Non-ASCII text needs the on-device dumper "
-               "(--helper) or the ADBKeyBoard input method.",
-               {kRef, kSelector, kId, kDesc, text_param("text", "The text to type.", true),
-                flag_param("clear", "Delete the field's current text first."),
-                flag_param("submit", "Press Enter after the text (search boxes, chat inputs).")},
-               kAction,
-               {"ref", "text"},
-               true,
-               false,
-               "",
-               type});
+  v.push_back(
+      {"type",
+       "Type text",
+       "Type text into a text field (TextInput) named by ref or selector: taps it, waits "
+       "until it has focus, types, and reads it back until it shows the text (settle_ms). "
+       "Anything else is refused with nothing sent. Nothing arriving is an error; a field "
+       "that reads otherwise (formatted, corrected, characters lost) is said in the "
+       "reply. Spaces, quotes and shell characters are typed literally; '\\n' presses "
+       "Enter. Non-ASCII text needs the on-device dumper (--helper) or the ADBKeyBoard "
+       "input method.",
+       {kRef, kSelector, kId, kDesc, text_param("text", "The text to type.", true),
+        flag_param("clear", "Delete the field's current text first."),
+        flag_param("submit", "Press Enter after the text (search boxes, chat inputs)."),
+        integer_param("settle_ms",
+                      "How long to wait for the field to show the text (default 1000).", 0, 30000)},
+       kAction,
+       {"ref", "text"},
+       true,
+       false,
+       "",
+       type});
   v.push_back({"scroll",
                "Scroll",
                "Scroll a scrollable element (ref or selector) or, without one, the screen, so "

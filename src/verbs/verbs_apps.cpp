@@ -53,7 +53,11 @@ constexpr std::size_t kMaxLabel = 100;
 Reply foreground(Call& call) {
   const ForegroundActivity now = call.page().foreground();
   return Reply::text("In the foreground: " + now.package +
-                     (now.activity.empty() ? "" : " (activity " + now.activity + ")") + ".");
+                     (now.activity.empty()
+                          ? " (activity unknown: the device named none, the screen's package "
+                            "says which app)"
+                          : " (activity " + now.activity + ")") +
+                     ".");
 }
 
 Reply apps(Call& call) {

@@ -150,7 +150,17 @@ Reply logs(Call& call) {
   options.tail = lines;
   options.ring_capacity = lines;
   Logcat logcat = Logcat::start(call.page().device(), options, nullptr);
-  logcat.wait(deadline_after(10s));
+  const bool ended = logcat.wait(deadline_after(10s));
+  // A logcat that failed (missing, refused, printing an error instead of records) is no empty
+  // log.
+  if (const std::error_code error = logcat.error()) {
+    throw Error(errc::command_failed,
+                "logcat failed on the device (" + error.message() +
+                    ": what it sent is not log records; is logcat there and allowed to this "
+                    "shell?); no log lines were read");
+  }
+  if (!ended && logcat.received() == 0)
+    throw Error(errc::timeout, "logcat sent nothing within 10 s; no log lines were read");
   const std::string contains = call.string("contains").value_or("");
   std::string text;
   std::size_t shown = 0;

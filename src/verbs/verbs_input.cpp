@@ -1,6 +1,7 @@
 // Verbs that act on the screen: tap, long_press, type, scroll, swipe, drag, press, back, home,
 // recent. An element is named by ref, by selector (one call where an agent would find, then
 // tap), or by a point.
+#include "adbwire/protocol/printable.hpp"
 #include "base/number.hpp"
 #include "verbs/handlers.hpp"
 #include "verbs/reply_text.hpp"
@@ -13,26 +14,62 @@ std::string point_words(const ScreenPoint& p) {
   return "(" + format_number(p.x) + ", " + format_number(p.y) + ")";
 }
 
-// The element the call names by ref or selector; nullopt when it names none (a point, or
+// An element the call names: by ref, or by selector (then its own ref, or none).
+struct Named {
+  std::optional<std::uint32_t> ref;
+  std::optional<Selected> selected;  // by selector
+  bool named() const { return ref || selected; }
+};
+
+// The element the call names by ref or selector; nothing when it names none (a point, or
 // nothing). invalid_argument when it names more than one way.
-std::optional<std::uint32_t> element(Call& call, bool with_text = true) {
+Named element(Call& call, bool with_text = true) {
   const int ways =
       (call.ref() ? 1 : 0) + (has_selector(call, with_text) ? 1 : 0) + (call.point() ? 1 : 0);
   if (ways > 1)
     throw Error(errc::invalid_argument,
                 "name the element one way: ref, a selector (selector, id, text, desc) or x and y");
-  if (call.ref()) return call.ref();
-  if (has_selector(call, with_text)) return ref_by_selector(call, with_text);
-  return std::nullopt;
+  if (call.ref()) return {call.ref(), std::nullopt};
+  if (!has_selector(call, with_text)) return {};
+  const Selected selected = select_element(call, with_text);
+  return {selected.ref != 0 ? std::optional<std::uint32_t>(selected.ref) : std::nullopt, selected};
+}
+
+// An element a selector named that has no ref: where the action goes, and the words for it.
+struct Spot {
+  ScreenPoint at;
+  std::string words;
+};
+Spot spot_of(Page& page, const Selected& selected) {
+  const ui::Snapshot& snapshot = page.last_snapshot();
+  const ui::Point p = touch_point(snapshot, selected.node);
+  const ui::Node& node = snapshot.node(selected.node);
+  std::string words = std::string(node.role);
+  if (!node.text.empty()) {
+    words += " " + in_quotes(protocol::printable(node.text, 80));
+  } else if (!node.content_desc.empty()) {
+    words += " (" + protocol::printable(node.content_desc, 80) + ")";
+  }
+  words += " at (" + std::to_string(p.x) + ", " + std::to_string(p.y) +
+           "), inside its own bounds (it has no ref)";
+  if (!node.enabled) words += "; it is disabled, so the app may ignore it";
+  return {ScreenPoint{static_cast<double>(p.x), static_cast<double>(p.y), false}, words};
 }
 
 Reply tap_or_press(Call& call, bool long_press) {
   const char* done = long_press ? "Long-pressed" : "Tapped";
   Page& page = call.page();
-  if (const std::optional<std::uint32_t> ref = element(call)) {
-    const std::string label = label_of(page, *ref);
-    long_press ? page.long_press(*ref) : page.tap(*ref);
-    return action_done(call, std::string(done) + " ref " + std::to_string(*ref) + label + ".");
+  const Named named = element(call);
+  if (named.ref) {
+    const std::string label = label_of(page, *named.ref);
+    long_press ? page.long_press(*named.ref) : page.tap(*named.ref);
+    return action_done(call,
+                       std::string(done) + " ref " + std::to_string(*named.ref) + label + ".");
+  }
+  if (named.selected) {
+    const Spot spot = spot_of(page, *named.selected);
+    long_press ? page.long_press_at(spot.at) : page.tap_at(spot.at);
+    return action_done(call, std::string(done) + " " + spot.words + ".");
   }
   if (const std::optional<ScreenPoint> at = call.point()) {
     long_press ? page.long_press_at(*at) : page.tap_at(*at);
@@ -97,24 +134,49 @@ Reply long_press(Call& call) { return tap_or_press(call, true); }
 Reply type(Call& call) {
   if (call.point())
     throw Error(errc::invalid_argument, "type names its field by ref or selector, not x and y");
-  const std::optional<std::uint32_t> ref = element(call, false);
-  if (!ref)
+  const Named named = element(call, false);
+  if (!named.named())
     throw Error(errc::invalid_argument,
                 "give ref (the TextInput's [ref=N]) or a selector (selector, id or desc)");
-  const std::string text = call.required_string("text");
-  const TypeOptions options{.clear = call.flag("clear"), .submit = call.flag("submit")};
   Page& page = call.page();
-  const std::string label = label_of(page, *ref);
-  page.type(*ref, text, options);
-  return action_done(call, "Typed " + in_quotes(text) + " into ref " + std::to_string(*ref) +
-                               label + (options.submit ? " and pressed Enter." : "."));
+  if (!named.ref) {
+    // Every text field holds a ref: an element without one takes no text.
+    throw Error(errc::invalid_argument,
+                describe(page.last_snapshot(), named.selected->node).substr(2) +
+                    " is not a text field; nothing was sent. " + text_fields(page));
+  }
+  const std::string text = call.required_string("text");
+  TypeOptions options{.clear = call.flag("clear"), .submit = call.flag("submit")};
+  if (const std::optional<std::int64_t> settle = call.integer("settle_ms"))
+    options.settle = std::chrono::milliseconds(*settle);
+  const std::uint32_t ref = *named.ref;
+  const std::string label = label_of(page, ref);
+  const TypeResult result = page.type(ref, text, options);
+  return action_done(call, "Typed " + in_quotes(text) + " into ref " + std::to_string(ref) + label +
+                               (options.submit ? " and pressed Enter." : ".") +
+                               typed_note(text, result));
 }
 
 Reply scroll(Call& call) {
   const std::string name = call.required_string("direction");
   const Direction direction = direction_of(name);
   Page& page = call.page();
-  if (const std::optional<std::uint32_t> ref = element(call)) {
+  const Named named = element(call);
+  std::optional<std::uint32_t> ref = named.ref;
+  if (named.selected) {
+    // The list the matched element lies in (or the list itself).
+    const ui::Snapshot& snapshot = page.last_snapshot();
+    for (ui::NodeIndex at = named.selected->node; at != ui::kNoNode && !ref;
+         at = snapshot.node(at).parent) {
+      if (snapshot.node(at).scrollable && snapshot.node(at).ref != 0) ref = snapshot.node(at).ref;
+    }
+    if (!ref) {
+      throw Error(errc::invalid_argument,
+                  describe(snapshot, named.selected->node).substr(2) +
+                      " lies in no scrollable element; scroll the screen (no selector) instead");
+    }
+  }
+  if (ref) {
     const std::string label = label_of(page, *ref);
     page.scroll(*ref, direction);
     return action_done(call, "Scrolled ref " + std::to_string(*ref) + label + " " + name + ".");
@@ -185,11 +247,18 @@ Reply pinch(Call& call) {
   const std::chrono::milliseconds duration{call.integer("duration_ms").value_or(0)};
   const char* zoom = scale > 1 ? "in" : "out";
   Page& page = call.page();
-  if (const std::optional<std::uint32_t> ref = element(call)) {
-    const std::string label = label_of(page, *ref);
-    page.pinch(*ref, scale, duration);
-    return action_done(call, "Pinched ref " + std::to_string(*ref) + label + " (zoom " + zoom +
-                                 ", scale " + format_number(scale) + ").");
+  const Named named = element(call);
+  if (named.ref) {
+    const std::string label = label_of(page, *named.ref);
+    page.pinch(*named.ref, scale, duration);
+    return action_done(call, "Pinched ref " + std::to_string(*named.ref) + label + " (zoom " +
+                                 zoom + ", scale " + format_number(scale) + ").");
+  }
+  if (named.selected) {
+    const Spot spot = spot_of(page, *named.selected);
+    page.pinch_at(spot.at, scale, duration);
+    return action_done(call, "Pinched " + spot.words + " (zoom " + zoom + ", scale " +
+                                 format_number(scale) + ").");
   }
   const std::optional<ScreenPoint> at = call.point();
   page.pinch_at(at.value_or(ScreenPoint{0.5, 0.5, true}), scale, duration);

@@ -24,10 +24,12 @@ std::string render(Call& call, Page& page) {
   view.max_depth = static_cast<std::uint32_t>(call.integer("max_depth").value_or(0));
   view.show_ids = call.flag("ids");
   if (call.flag("activity")) {
-    // One query more: the resumed activity, named at the top.
-    const ForegroundActivity now = page.foreground();
-    view.app_package = now.package;
-    view.app_activity = now.activity;
+    // One query more: the resumed activity, named at the top; a device that names none leaves
+    // the app to the dump and says the activity is unknown.
+    std::error_code error;
+    const ForegroundActivity now = page.foreground(kDefaultDeadline, error);
+    if (!error) view.app_package = now.package;
+    view.app_activity = error || now.activity.empty() ? "activity unknown" : now.activity;
   }
   const bool as_taken = !view.interactive_only && !view.compact && view.max_depth == 0 &&
                         !view.show_ids && view.app_package.empty();
