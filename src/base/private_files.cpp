@@ -94,7 +94,7 @@ FolderFd open_private_folder(const fs::path& path, FolderTrust trust, Failure& f
 }
 
 bool write_private_file(int folder_fd, std::string_view name, std::string_view bytes,
-                        Failure& failure) {
+                        Failure& failure, Existing existing) {
   static constexpr char kLetters[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   thread_local std::mt19937_64 random{std::random_device{}()};
@@ -119,6 +119,24 @@ bool write_private_file(int folder_fd, std::string_view name, std::string_view b
     ::unlinkat(folder_fd, temp.c_str(), 0);
     failure.set(errc::io_error, "cannot write " + final_name + ": " + errno_text(error));
     return false;
+  }
+  if (existing == Existing::keep) {
+    // A hard link fails on a name that exists, where a rename would replace it. What is kept is
+    // a file someone wrote; anything else there (a planted link) is replaced below.
+    if (::linkat(folder_fd, temp.c_str(), folder_fd, final_name.c_str(), 0) == 0) {
+      ::unlinkat(folder_fd, temp.c_str(), 0);
+      return true;
+    }
+    const int error = errno;
+    struct stat there {};
+    if (error != EEXIST ||
+        (::fstatat(folder_fd, final_name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISREG(there.st_mode))) {
+      ::unlinkat(folder_fd, temp.c_str(), 0);
+      failure.set(error == EEXIST ? errc::busy : errc::io_error,
+                  "cannot write " + final_name + ": " + errno_text(error));
+      return false;
+    }
   }
   if (::renameat(folder_fd, temp.c_str(), folder_fd, final_name.c_str()) != 0) {
     const int error = errno;

@@ -48,12 +48,19 @@ class FolderFd {
 FolderFd open_private_folder(const std::filesystem::path& path, FolderTrust trust,
                              Failure& failure);
 
+// What write_private_file does with a file already named so.
+enum class Existing {
+  replace,  // the new content takes its name
+  keep,     // a regular file stays as it is, and the write fails with busy (a path once
+            // handed out keeps its content: pick another name); anything else is replaced
+};
+
 // Writes bytes to `name` in the folder atomically and privately: a temporary file created
 // O_CREAT | O_EXCL | O_NOFOLLOW with mode 0600 in the same folder, renamed over name once
 // complete (replacing a link named so, never writing through it). On failure nothing is left.
-// Errors: io_error.
+// Errors: io_error; busy when name exists and existing is keep.
 bool write_private_file(int folder_fd, std::string_view name, std::string_view bytes,
-                        Failure& failure);
+                        Failure& failure, Existing existing = Existing::replace);
 
 // Creates (or truncates) path for output written over time, such as a recording: mode 0600,
 // O_NOFOLLOW (a link at path is refused), close-on-exec. Returns the descriptor or -1.

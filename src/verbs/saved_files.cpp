@@ -1,5 +1,8 @@
 #include "verbs/saved_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <utility>
 
 #include "adbwire/error.hpp"
@@ -9,6 +12,10 @@
 namespace adbwire::verbs {
 
 namespace fs = std::filesystem;
+
+namespace {
+constexpr int kNamesTried = 10000;
+}  // namespace
 
 SavedFiles::SavedFiles(fs::path folder, std::string runtime_name, std::string advice)
     : folder_(std::move(folder)),
@@ -45,18 +52,30 @@ std::string SavedFiles::next_name(std::string_view suggested_name) {
 }
 
 std::string SavedFiles::save(std::string_view suggested_name, std::string_view bytes) {
-  const std::string name = next_name(suggested_name);
-  const detail::FolderFd folder = open_folder(name);
-  detail::Failure failure;
-  detail::write_private_file(folder.get(), name, bytes, failure);
-  if (failure) throw_failure(name, failure);
-  return (folder_ / name).string();
+  const detail::FolderFd folder = open_folder(suggested_name);
+  // Names another server saved under stay its own: a path once handed out keeps its content.
+  for (int tried = 0;; ++tried) {
+    const std::string name = next_name(suggested_name);
+    detail::Failure failure;
+    if (detail::write_private_file(folder.get(), name, bytes, failure, detail::Existing::keep))
+      return (folder_ / name).string();
+    if (failure.code != errc::busy || tried == kNamesTried) throw_failure(name, failure);
+  }
 }
 
 fs::path SavedFiles::reserve(std::string_view suggested_name) {
-  const std::string name = next_name(suggested_name);
-  open_folder(name);
-  return folder_ / name;
+  const detail::FolderFd folder = open_folder(suggested_name);
+  for (int tried = 0;; ++tried) {
+    const std::string name = next_name(suggested_name);
+    struct stat seen {};
+    if (::fstatat(folder.get(), name.c_str(), &seen, AT_SYMLINK_NOFOLLOW) != 0)
+      return folder_ / name;
+    if (tried == kNamesTried) {
+      detail::Failure failure;
+      failure.set(errc::busy, "every name like it is taken");
+      throw_failure(name, failure);
+    }
+  }
 }
 
 }  // namespace adbwire::verbs

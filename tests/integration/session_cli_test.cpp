@@ -398,6 +398,45 @@ TEST(SessionCli, TwoNamedSessionsDriveTwoDevicesSideBySide) {
   EXPECT_EQ(second.connections_accepted(), 1U);
 }
 
+// Two sessions in one working folder on two devices: each writes its files where the other
+// does not, and a path once printed keeps its content (a file already there, another session's
+// or an earlier run's, is never overwritten).
+TEST(SessionCli, TwoSessionsInOneFolderNeverWriteEachOthersFiles) {
+  VirtualDevice first(demo_screens());
+  VirtualDevice second(demo_screens());
+  first.start();
+  second.start();
+  SessionDir dir;
+  NamedSessions sessions(dir);
+  ASSERT_EQ(sessions.open("a", {first.target()}).exit_code, 0);
+  ASSERT_EQ(sessions.open("b", {second.target()}).exit_code, 0);
+  ASSERT_EQ(sessions.run("b", {"tap", "--text", "Add item"}).exit_code, 0);  // b shows the form
+
+  const CliResult a = sessions.run("a", {"snapshot"});
+  const CliResult b = sessions.run("b", {"snapshot"});
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  const fs::path a_file = first_line(a.out);
+  const fs::path b_file = first_line(b.out);
+  EXPECT_EQ(a_file.parent_path(), dir.path() / ".adbwire" / "session-a");
+  EXPECT_EQ(b_file.parent_path(), dir.path() / ".adbwire" / "session-b");
+  const std::string a_text = read_file(a_file);
+  EXPECT_NE(a_text.find("\"Add item\""), std::string::npos) << a_text;
+  EXPECT_NE(read_file(b_file).find("\"New item\""), std::string::npos) << read_file(b_file);
+  const CliResult a_shot = sessions.run("a", {"screenshot"});
+  const CliResult b_shot = sessions.run("b", {"screenshot"});
+  EXPECT_NE(first_line(a_shot.out), first_line(b_shot.out));
+
+  // Session a again under the same name, later: its first path stays the first run's screen.
+  ASSERT_EQ(sessions.run("a", {"close"}).exit_code, 0);
+  ASSERT_EQ(sessions.open("a", {second.target()}).exit_code, 0);
+  const CliResult again = sessions.run("a", {"snapshot"});
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(fs::path(first_line(again.out)), a_file);
+  EXPECT_EQ(read_file(a_file), a_text);
+  EXPECT_NE(read_file(first_line(again.out)).find("\"New item\""), std::string::npos);
+}
+
 // A phone that reboots, an emulator restarted on its port: the session's next call reconnects
 // and says so, instead of answering "device offline" until close and open.
 TEST(SessionCli, ASessionReconnectsAfterItsDeviceRestartsOnTheSamePort) {
@@ -456,7 +495,8 @@ TEST(SessionCli, TheFrontServesSessionVerbsWithoutTheFullProgram) {
 
   const CliResult snapshot = sessions.run_program(lone, {"--session", "front", "snapshot", "-p"});
   EXPECT_EQ(snapshot.exit_code, 0) << snapshot.out;
-  EXPECT_NE(snapshot.out.find(".adbwire/snapshot-"), std::string::npos) << snapshot.out;
+  EXPECT_NE(snapshot.out.find(".adbwire/session-front/snapshot-"), std::string::npos)
+      << snapshot.out;
   EXPECT_NE(snapshot.out.find("TextInput [ref="), std::string::npos) << snapshot.out;
 
   // What the front does not serve needs the full program, which this copy does not have.

@@ -31,10 +31,12 @@ constexpr int kRequestTimeoutMs = 10000;
 
 // The verbs of one session. A CLI call's "_cli" asks for files: a snapshot saved as
 // DIR/snapshot-N.yml (or .json) and an image as DIR/screenshot-N.png, the reply giving their
-// paths (with print, the snapshot's text too).
+// paths (with print, the snapshot's text too). A named session writes in DIR/session-NAME, so
+// sessions sharing a working folder never write each other's files.
 class SessionTools final : public mcp::DeviceTools {
  public:
-  using DeviceTools::DeviceTools;
+  SessionTools(mcp::DeviceToolsOptions options, const std::string& name)
+      : DeviceTools(std::move(options)), folder_(name.empty() ? "" : "session-" + name) {}
 
   Json call(const std::string& name, const Json& arguments,
             const mcp::CancelToken& cancel) override {
@@ -43,7 +45,8 @@ class SessionTools final : public mcp::DeviceTools {
     args.erase("_cli");
     Json result = DeviceTools::call(name, args, cancel);
     if (!cli.is_object() || result.value("isError", false)) return result;
-    const fs::path dir = cli.value("dir", std::string(".adbwire"));
+    const fs::path base = cli.value("dir", std::string(".adbwire"));
+    const fs::path dir = folder_.empty() ? base : base / folder_;
     const verbs::Verb* verb = verbs::find(name);
     Json content = Json::array();
     bool first_text = true;
@@ -76,18 +79,27 @@ class SessionTools final : public mcp::DeviceTools {
  private:
   static Json text(std::string body) { return {{"type", "text"}, {"text", std::move(body)}}; }
 
-  // DIR/STEM-N.EXT, private (0600, never through a link), N counted per stem in this session.
+  // DIR/STEM-N.EXT, private (0600, never through a link), N counted per stem in this session
+  // and passing names already there: a path once printed keeps its content.
   std::string save_cli_file(const fs::path& dir, const std::string& stem,
                             const std::string& extension, std::string_view bytes) {
-    const std::string file = stem + "-" + std::to_string(++counts_[stem]) + extension;
+    constexpr int kNamesTried = 10000;
+    std::string file = stem + "-" + std::to_string(++counts_[stem]) + extension;
     detail::Failure failure;
     const detail::FolderFd folder =
         detail::open_private_folder(dir, detail::FolderTrust::chosen, failure);
-    if (folder) detail::write_private_file(folder.get(), file, bytes, failure);
+    for (int tried = 0; folder && tried < kNamesTried; ++tried) {
+      failure = {};
+      if (detail::write_private_file(folder.get(), file, bytes, failure, detail::Existing::keep))
+        return (dir / file).string();
+      if (failure.code != errc::busy) break;
+      file = stem + "-" + std::to_string(++counts_[stem]) + extension;
+    }
     failure.throw_if_failed();
-    return (dir / file).string();
+    return {};
   }
 
+  std::string folder_;
   std::map<std::string, std::uint64_t> counts_;
 };
 
@@ -157,7 +169,7 @@ int serve_session(const std::string& name, const std::string& target, std::chron
   // The CLI saves images as files: full size, as the device shows them.
   tools_options.verbs.max_image_bytes = 0;
   tools_options.verbs.max_image_side = 0;
-  SessionTools tools(std::move(tools_options));
+  SessionTools tools(std::move(tools_options), name);
   try {
     tools.page("");  // connect now: open reports a target that does not answer
   } catch (const Error& e) {
