@@ -121,7 +121,7 @@ json ask(std::string_view name, const json& request, bool or_the_only_named) {
     limit_waits(fd);
     write_all(fd, request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
     ::shutdown(fd, SHUT_WR);
-    reply = read_all(fd, "the " + session_name(name));
+    reply = read_all(fd, session_name(name));
   } catch (...) {
     ::close(fd);
     throw;
@@ -129,7 +129,7 @@ json ask(std::string_view name, const json& request, bool or_the_only_named) {
   ::close(fd);
   const json message = json::parse(reply.substr(0, reply.find('\n')), nullptr, false);
   if (message.is_discarded() || !message.is_object()) {
-    throw Error(errc::protocol_error, "the " + session_name(name) +
+    throw Error(errc::protocol_error, session_name(name) +
                                           " answered something that is not JSON-RPC; run "
                                           "`adbwire open` again");
   }

@@ -60,7 +60,7 @@ std::string open_session(std::string_view name, const std::string& given_target,
                    .value("target", std::string("?"));
     } catch (const Error&) {
     }
-    throw Error(errc::busy, "the " + session_name(name) + " is already open (" + target +
+    throw Error(errc::busy, session_name(name) + " is already open (" + target +
                                 "); close it first (`adbwire" +
                                 (name.empty() ? std::string() : " --session " + std::string(name)) +
                                 " close`), or open another with --session NAME");
