@@ -1,7 +1,7 @@
 // Refs and their tokens (DESIGN.md, "Refs must never act on the wrong element").
 #include <algorithm>
 #include <array>
-#include <cstdio>
+#include <charconv>
 #include <string>
 #include <unordered_map>
 
@@ -29,9 +29,9 @@ void add_field(std::string& token, std::string_view field) {
 }
 
 void add_number(std::string& token, std::uint64_t value) {
-  char hex[24];
-  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(value));
-  add_field(token, hex);
+  char hex[16];
+  const std::to_chars_result end = std::to_chars(hex, hex + sizeof hex, value, 16);
+  add_field(token, std::string_view(hex, static_cast<std::size_t>(end.ptr - hex)));
 }
 
 // The fields shared by both tokens: what the element is, not where or in what state.
