@@ -354,20 +354,26 @@ std::size_t count_events(const VirtualDevice& vd, const std::string& event) {
   return static_cast<std::size_t>(std::count(events.begin(), events.end(), event));
 }
 
+// Two demo devices, session a open on the first and b on the second, in one folder.
+class SessionCliTwoDevices : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    first.start();
+    second.start();
+    const CliResult a = sessions.open("a", {first.target()});
+    ASSERT_EQ(a.exit_code, 0) << a.out;
+    const CliResult b = sessions.open("b", {second.target()});
+    ASSERT_EQ(b.exit_code, 0) << b.out;
+  }
+  VirtualDevice first{demo_screens()};
+  VirtualDevice second{demo_screens()};
+  SessionDir dir;
+  NamedSessions sessions{dir};
+};
+
 // Two agents, two devices: each named session drives its own device and neither sees the
 // other's calls; a second open of a name is refused and the first session keeps working.
-TEST(SessionCli, TwoNamedSessionsDriveTwoDevicesSideBySide) {
-  VirtualDevice first(demo_screens());
-  VirtualDevice second(demo_screens());
-  first.start();
-  second.start();
-  SessionDir dir;
-  NamedSessions sessions(dir);
-  const CliResult a = sessions.open("a", {first.target()});
-  ASSERT_EQ(a.exit_code, 0) << a.out;
-  const CliResult b = sessions.open("b", {second.target()});
-  ASSERT_EQ(b.exit_code, 0) << b.out;
-
+TEST_F(SessionCliTwoDevices, TwoNamedSessionsDriveTwoDevicesSideBySide) {
   const CliResult again = sessions.open("a", {second.target()});
   EXPECT_EQ(again.exit_code, 1) << again.out;
   EXPECT_NE(again.out.find("already open"), std::string::npos) << again.out;
@@ -401,15 +407,7 @@ TEST(SessionCli, TwoNamedSessionsDriveTwoDevicesSideBySide) {
 // Two sessions in one working folder on two devices: each writes its files where the other
 // does not, and a path once printed keeps its content (a file already there, another session's
 // or an earlier run's, is never overwritten).
-TEST(SessionCli, TwoSessionsInOneFolderNeverWriteEachOthersFiles) {
-  VirtualDevice first(demo_screens());
-  VirtualDevice second(demo_screens());
-  first.start();
-  second.start();
-  SessionDir dir;
-  NamedSessions sessions(dir);
-  ASSERT_EQ(sessions.open("a", {first.target()}).exit_code, 0);
-  ASSERT_EQ(sessions.open("b", {second.target()}).exit_code, 0);
+TEST_F(SessionCliTwoDevices, TwoSessionsInOneFolderNeverWriteEachOthersFiles) {
   ASSERT_EQ(sessions.run("b", {"tap", "--text", "Add item"}).exit_code, 0);  // b shows the form
 
   const CliResult a = sessions.run("a", {"snapshot"});

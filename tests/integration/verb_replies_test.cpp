@@ -98,6 +98,7 @@ class VerbReplies : public ::testing::Test {
     }
     return said;
   }
+  Said without(const std::string& command, const std::string& verb);
   std::vector<std::string> taps() const {
     std::vector<std::string> out;
     for (const std::string& e : device_->events()) {
@@ -216,21 +217,23 @@ TEST_F(VerbReplies, TypeSaysWhenCharactersWentMissing) {
 
 // ---- failures behind a verb are errors
 
-TEST_F(VerbReplies, LogsFromADeviceWithoutLogcatIsAnErrorNotAnEmptyLog) {
+// A device lacking command, and the reply verb gets there.
+VerbReplies::Said VerbReplies::without(const std::string& command, const std::string& verb) {
   VirtualDeviceOptions options;
-  options.missing_commands = {"logcat"};
+  options.missing_commands = {command};
   start(options);
-  const Said said = call("logs");
+  return call(verb);
+}
+
+TEST_F(VerbReplies, LogsFromADeviceWithoutLogcatIsAnErrorNotAnEmptyLog) {
+  const Said said = without("logcat", "logs");
   EXPECT_FALSE(said.ok) << said.text;
   EXPECT_NE(said.text.find("logcat failed on the device"), std::string::npos) << said.text;
   EXPECT_EQ(said.text.find("No log lines match"), std::string::npos) << said.text;
 }
 
 TEST_F(VerbReplies, RecordStartOnADeviceWithoutScreenrecordSaysSoBeforeClaimingToRecord) {
-  VirtualDeviceOptions options;
-  options.missing_commands = {"screenrecord"};
-  start(options);
-  const Said said = call("record_start");
+  const Said said = without("screenrecord", "record_start");
   EXPECT_FALSE(said.ok) << said.text;
   EXPECT_NE(said.text.find("this device has no screenrecord"), std::string::npos) << said.text;
   EXPECT_EQ(said.text.find("Recording"), std::string::npos) << said.text;

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
@@ -275,6 +276,14 @@ class WebViewTest : public ::testing::Test {
     ASSERT_NE(chromium_->port(), 0) << "chromium did not open its DevTools port";
   }
 
+  // A way for the device's input to reach the page, with the page's name field emptied.
+  static std::unique_ptr<PageInput> page_input() {
+    auto input = std::make_unique<PageInput>(chromium_->port());
+    EXPECT_TRUE(input->connected());
+    input->evaluate("document.getElementById('name').value = ''");
+    return input;
+  }
+
   // The device; with input, its taps and typing reach the page as on a phone.
   VirtualDeviceOptions device_options(std::uint16_t devtools_port,
                                       PageInput* input = nullptr) const {
@@ -294,10 +303,8 @@ test::TempDir* WebViewTest::folder_ = nullptr;
 Chromium* WebViewTest::chromium_ = nullptr;
 
 TEST_F(WebViewTest, PageElementsGetRefsUnderTheWebViewAndATapLandsOnTheirScreenPoint) {
-  PageInput input(chromium_->port());
-  ASSERT_TRUE(input.connected());
-  input.evaluate("document.getElementById('name').value = ''");
-  VirtualDevice vd(device_options(chromium_->port(), &input));
+  const std::unique_ptr<PageInput> input = page_input();
+  VirtualDevice vd(device_options(chromium_->port(), input.get()));
   vd.start();
   Page page = Page::connect(vd.target());
   const std::string text = page.snapshot().to_text();
@@ -338,11 +345,9 @@ TEST_F(WebViewTest, PageElementsGetRefsUnderTheWebViewAndATapLandsOnTheirScreenP
 // A web field is read back through CDP, with the page's own value: text that reached the page
 // is seen there, text that did not is an error (a native dump does not hold the field at all).
 TEST_F(WebViewTest, TypingIntoAWebFieldIsReadBackThroughCdp) {
-  PageInput input(chromium_->port());
-  ASSERT_TRUE(input.connected());
-  input.evaluate("document.getElementById('name').value = ''");
+  const std::unique_ptr<PageInput> input = page_input();
   {
-    VirtualDevice vd(device_options(chromium_->port(), &input));
+    VirtualDevice vd(device_options(chromium_->port(), input.get()));
     vd.start();
     Page page = Page::connect(vd.target());
     const int field = ref_of(page.snapshot().to_text(), "- TextInput");
@@ -351,7 +356,7 @@ TEST_F(WebViewTest, TypingIntoAWebFieldIsReadBackThroughCdp) {
     EXPECT_EQ(typed.check, TypeResult::Check::as_typed);
     EXPECT_EQ(typed.reads, "Grace Hopper");
   }
-  input.evaluate("document.getElementById('name').value = ''");
+  input->evaluate("document.getElementById('name').value = ''");
   VirtualDevice deaf(device_options(chromium_->port()));  // nothing typed reaches the page
   deaf.start();
   Page page = Page::connect(deaf.target());
