@@ -53,6 +53,22 @@ def test_type_press_and_back(vdevice, page):
     assert '"Groceries"' in page.snapshot()
 
 
+def test_type_says_what_the_field_reads_and_refuses_what_takes_no_text(vdevice, page):
+    page.snapshot()
+    page.tap(5)
+    page.snapshot()
+    assert page.type(2, "pears", settle=0.5) == "pears"
+    assert page.type(2, "plums", submit=True) is None  # sent away: not read back
+    reply = page.call("type", ref=3, text="12", settle_ms=500)
+    assert 'Typed "12" into ref 3' in reply.text
+    vdevice.wait_for_event(r"input text 12")
+    before = len(vdevice.events())
+    with pytest.raises(adbwire.InvalidArgumentError) as raised:
+        page.type(5, "x")
+    assert "is not a text field" in str(raised.value)
+    assert vdevice.events()[before:] == []
+
+
 def test_press_by_keycode_and_named_keys(vdevice, page):
     page.press(66)
     vdevice.wait_for_event(r"input keyevent 66")
