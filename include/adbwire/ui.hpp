@@ -70,8 +70,9 @@
 // mark clickable (many mark only a parent, or take touches themselves): an enabled Image,
 // ImageButton or Button with a desc or a focusable one with a resource-id, or a focusable
 // group with a desc (a tab), at most half its window's area, with no clickable ancestor and no
-// clickable node after it in its window over its centre. They are numbered from 1 in the order
-// shown, so the app's come first.
+// clickable node after it in its window over its centre (the first 512 such candidates of a
+// snapshot are looked at). They are numbered from 1 in the order shown, so the app's come
+// first.
 // Nodes that are not visible (Node::visible) get no ref and show no text, desc or state.
 //
 // Prune rules: a node without ref, text, desc, hint or shown state and with exactly one kept
@@ -145,7 +146,8 @@ inline constexpr std::int32_t kBoundsQuantum = 8;
 // - an editable field or a scrollable takes none: its hint or id and place name it (the labels
 //   around a field change as it is typed into, those around a list as it scrolls).
 // What scrollables inside the row hold is left out (it moves when they scroll); so is what is
-// not visible. Reading a context stops after 2000 nodes. Rows alike in every label are told
+// not visible. Reading a context stops after 2000 nodes, and the contexts of one snapshot after
+// 4,000,000 in all. Rows alike in every label are told
 // apart only by place: once such look-alikes moved, their refs are stale (RefMatch); moved by
 // exactly whole rows they show the very same screen, which no reading can tell from the old.
 struct RefInfo {

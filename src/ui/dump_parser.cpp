@@ -253,6 +253,7 @@ Snapshot parse_dump(std::string xml, const SnapshotOptions& options, std::error_
   build_tree(root, impl);
   classify_windows(impl);
   note_hidden_content(impl);
+  note_labels(impl);
   assign_refs(impl);
   prune(impl);
   impl.parsed = true;

@@ -53,7 +53,7 @@ std::string node_item(const detail::SnapshotState& impl, const OutputLine& line,
   // A ref that shows no text, hint or desc and has no labelled node below it is told apart by
   // its id, else by its place.
   const bool unnamed = node.ref != 0 && !line.bare && !label.show_text && label.hint.empty() &&
-                       label.desc.empty() && !labelled_below(impl, line.node);
+                       label.desc.empty() && !impl.labelled_below[line.node];
   std::string item;
   append_escaped(item, node.role, name_limit);
   if ((impl.options.show_ids || unnamed) && !node.resource_id.empty()) {

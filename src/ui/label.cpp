@@ -1,7 +1,5 @@
 // What a node's line says about it: shown text, hint, desc and states (ui.hpp, "Text format").
 // Pruning and both renderings read it from here, so a repeat is judged on what is printed.
-#include <algorithm>
-
 #include "ui/snapshot_impl.hpp"
 
 namespace adbwire::ui {
@@ -40,14 +38,15 @@ NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept 
   return label;
 }
 
-bool labelled_below(const detail::SnapshotState& impl, NodeIndex index) noexcept {
-  constexpr NodeIndex kLooked = 2000;
+void note_labels(detail::SnapshotState& impl) {
   const std::vector<Node>& nodes = impl.nodes;
-  const NodeIndex end = std::min(nodes[index].subtree_end, index + 1 + kLooked);
-  for (NodeIndex d = index + 1; d < end; ++d) {
-    if (nodes[d].visible && (!nodes[d].text.empty() || !nodes[d].content_desc.empty())) return true;
+  impl.labelled_below.assign(nodes.size(), 0);
+  // Children follow their parent: one pass from the end sees a subtree before its root.
+  for (NodeIndex i = static_cast<NodeIndex>(nodes.size()); i-- > 0;) {
+    const Node& n = nodes[i];
+    const bool own = n.visible && (!n.text.empty() || !n.content_desc.empty());
+    if (n.parent != kNoNode && (own || impl.labelled_below[i])) impl.labelled_below[n.parent] = 1;
   }
-  return false;
 }
 
 std::string_view short_id(const Node& node) noexcept {

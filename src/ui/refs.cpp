@@ -126,11 +126,15 @@ void fill_tokens(detail::SnapshotState& impl) {
   }
 }
 
+// Controls looked at for unmarked_control per snapshot: real screens have a handful, and each
+// costs a pass over its window.
+constexpr std::size_t kMaxUnmarkedCandidates = 512;
+
 // A control the app did not mark clickable (many mark only a parent, or listen for touches
 // themselves): an image or button with a desc or a focusable id, or a focusable group with a
 // desc (a tab), small, in the app's window, with nothing clickable around or over it.
 bool unmarked_control(const detail::SnapshotState& impl, NodeIndex i, const Window& window,
-                      const std::vector<std::uint8_t>& in_clickable) {
+                      const std::vector<std::uint8_t>& in_clickable, std::size_t& candidates) {
   const std::vector<Node>& nodes = impl.nodes;
   const Node& n = nodes[i];
   // Web content says what takes a click itself (the merge marks it clickable).
@@ -142,6 +146,7 @@ bool unmarked_control(const detail::SnapshotState& impl, NodeIndex i, const Wind
   const bool group = n.first_child != kNoNode;
   const bool named = !n.content_desc.empty() || (n.focusable && !n.resource_id.empty());
   if (!(image_or_button ? named : group && n.focusable && !n.content_desc.empty())) return false;
+  if (++candidates > kMaxUnmarkedCandidates) return false;
   const std::int64_t area = std::int64_t{n.bounds.width()} * n.bounds.height();
   const std::int64_t screen = std::int64_t{window.bounds.width()} * window.bounds.height();
   if (2 * area > screen) return false;
@@ -166,12 +171,14 @@ void assign_refs(detail::SnapshotState& impl) {
     in_clickable[i] = p != kNoNode && (in_clickable[p] || (nodes[p].clickable && nodes[p].visible));
   }
   impl.app_refs = 0;
+  std::size_t candidates = 0;
   for (const Window& window : impl.windows) {
     for (NodeIndex i = window.root; i < nodes[window.root].subtree_end; ++i) {
       const Node& n = nodes[i];
       if (!n.visible) continue;
       if (n.clickable || n.long_clickable || n.editable || n.scrollable ||
-          (n.checkable && !in_clickable[i]) || unmarked_control(impl, i, window, in_clickable)) {
+          (n.checkable && !in_clickable[i]) ||
+          unmarked_control(impl, i, window, in_clickable, candidates)) {
         add_ref(impl, i);
       }
     }

@@ -8,9 +8,11 @@
 namespace adbwire::ui {
 namespace {
 
-// Nodes a context may read, per ref: a hostile dump of deep identical subtrees cannot make a
-// snapshot cost more than refs × this.
+// Nodes a context may read, per ref and per snapshot: a hostile dump of many refs in deep
+// identical subtrees cannot make a snapshot cost more than this (later refs then get less
+// context, which can only make them stale, never another element).
 constexpr std::size_t kMaxVisited = 2000;
+constexpr std::size_t kMaxVisitedInAll = 4'000'000;
 // Labels kept for RefInfo::row, and how long it may get.
 constexpr std::size_t kRowLabels = 3;
 constexpr std::size_t kRowLength = 60;
@@ -99,17 +101,17 @@ class RowReader {
     for (const Node& n : nodes_) {
       if (n.parent != kNoNode && n.visible) ++shown_kids_[n.parent];
     }
-    // Children follow their parent: one pass from the end sees a subtree before its root.
-    for (NodeIndex i = static_cast<NodeIndex>(nodes_.size()); i-- > 0;) {
+    for (NodeIndex i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
-      if (n.visible && (!n.text.empty() || !n.content_desc.empty())) labelled_[i] = 1;
-      if (labelled_[i] && n.parent != kNoNode) labelled_[n.parent] = 1;
+      labelled_[i] =
+          impl.labelled_below[i] || (n.visible && (!n.text.empty() || !n.content_desc.empty()));
     }
   }
 
   RowContext read(std::size_t r) {
     const NodeIndex e = refs_[r].node;
-    std::size_t budget = kMaxVisited;
+    std::size_t budget = std::min(kMaxVisited, left_);
+    const std::size_t given = budget;
     Labels labels;
     labels.add_subtree(nodes_, e, kNoNode, kNoNode, budget);
     labels.separate();
@@ -123,6 +125,7 @@ class RowReader {
         around(e, labels, budget);
       }
     }
+    left_ -= given - budget;
     RowContext context;
     context.digest = labels.digest();
     append_escaped(context.row, labels.text(), kRowLength);
@@ -148,7 +151,7 @@ class RowReader {
     const Node& element = nodes_[e];
     if (item != e) {
       labels.add_subtree(nodes_, item, e, element.subtree_end, budget);
-    } else if (!labelled_below(impl_, e)) {
+    } else if (!impl_.labelled_below[e]) {
       for (NodeIndex c = nodes_[element.parent].first_child; c != kNoNode && budget > 0;
            c = nodes_[c].next_sibling) {
         if (c != e && nodes_[c].visible && overlap_vertically(nodes_[c], element))
@@ -216,6 +219,7 @@ class RowReader {
   std::vector<std::uint32_t> shown_kids_;
   std::vector<std::uint8_t> labelled_;  // a visible node with a text or desc in its subtree
   std::vector<NodeIndex> path_;         // in_list's, kept to reuse its memory
+  std::size_t left_ = kMaxVisitedInAll;
 };
 
 }  // namespace

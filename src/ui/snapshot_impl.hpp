@@ -46,9 +46,10 @@ struct detail::SnapshotState {
   std::vector<pugi::xml_node_struct*> elements;  // element of nodes[i], for XPath results
   std::vector<Attribute> extras;
   std::vector<RefInfo> refs;
-  std::vector<NodeIndex> top_level;  // nodes directly under <hierarchy>
-  std::vector<Window> windows;       // the top-level nodes in display order
-  std::vector<std::uint8_t> more;    // MoreBit set of each node (only visible scrollables)
+  std::vector<NodeIndex> top_level;          // nodes directly under <hierarchy>
+  std::vector<Window> windows;               // the top-level nodes in display order
+  std::vector<std::uint8_t> more;            // MoreBit set of each node (only visible scrollables)
+  std::vector<std::uint8_t> labelled_below;  // a visible node below it has a text or desc
   std::vector<OutputLine> lines;
   SnapshotOptions options;
   AppInfo app;
@@ -69,8 +70,8 @@ struct NodeLabel {
 // The label of nodes[index]; all empty for a node that is not visible.
 NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept;
 
-// True when a visible node below index has a text or desc (looking at most 2000 nodes down).
-bool labelled_below(const detail::SnapshotState& impl, NodeIndex index) noexcept;
+// Fills impl.labelled_below: for each node, whether a visible node below it has a text or desc.
+void note_labels(detail::SnapshotState& impl);
 
 // The states of the text format, in its order; bit i of NodeLabel::states is kStateNames[i].
 inline constexpr std::array<std::string_view, 9> kStateNames{
