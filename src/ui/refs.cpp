@@ -130,11 +130,19 @@ void fill_tokens(detail::SnapshotState& impl) {
 // costs a pass over its window.
 constexpr std::size_t kMaxUnmarkedCandidates = 512;
 
+// The visible clickable (or long-clickable) nodes, in document order, with their bounds: what
+// could cover a control the app did not mark.
+struct Clickable {
+  NodeIndex node;
+  Bounds bounds;
+};
+
 // A control the app did not mark clickable (many mark only a parent, or listen for touches
 // themselves): an image or button with a desc or a focusable id, or a focusable group with a
 // desc (a tab), small, in the app's window, with nothing clickable around or over it.
 bool unmarked_control(const detail::SnapshotState& impl, NodeIndex i, const Window& window,
-                      const std::vector<std::uint8_t>& in_clickable, std::size_t& candidates) {
+                      const std::vector<std::uint8_t>& in_clickable,
+                      const std::vector<Clickable>& clickables, std::size_t& candidates) {
   const std::vector<Node>& nodes = impl.nodes;
   const Node& n = nodes[i];
   // Web content says what takes a click itself (the merge marks it clickable).
@@ -151,10 +159,11 @@ bool unmarked_control(const detail::SnapshotState& impl, NodeIndex i, const Wind
   const std::int64_t screen = std::int64_t{window.bounds.width()} * window.bounds.height();
   if (2 * area > screen) return false;
   const Point centre = n.bounds.center();
-  for (NodeIndex j = i + 1; j < nodes[window.root].subtree_end; ++j) {
-    const Node& over = nodes[j];
-    if ((over.clickable || over.long_clickable) && over.visible && over.bounds.contains(centre))
-      return false;
+  const NodeIndex end = nodes[window.root].subtree_end;
+  auto over = std::upper_bound(clickables.begin(), clickables.end(), i,
+                               [](NodeIndex at, const Clickable& c) { return at < c.node; });
+  for (; over != clickables.end() && over->node < end; ++over) {
+    if (over->bounds.contains(centre)) return false;
   }
   return true;
 }
@@ -170,6 +179,11 @@ void assign_refs(detail::SnapshotState& impl) {
     const NodeIndex p = nodes[i].parent;
     in_clickable[i] = p != kNoNode && (in_clickable[p] || (nodes[p].clickable && nodes[p].visible));
   }
+  std::vector<Clickable> clickables;
+  for (NodeIndex i = 0; i < nodes.size(); ++i) {
+    if ((nodes[i].clickable || nodes[i].long_clickable) && nodes[i].visible)
+      clickables.push_back({i, nodes[i].bounds});
+  }
   impl.app_refs = 0;
   std::size_t candidates = 0;
   for (const Window& window : impl.windows) {
@@ -178,7 +192,7 @@ void assign_refs(detail::SnapshotState& impl) {
       if (!n.visible) continue;
       if (n.clickable || n.long_clickable || n.editable || n.scrollable ||
           (n.checkable && !in_clickable[i]) ||
-          unmarked_control(impl, i, window, in_clickable, candidates)) {
+          unmarked_control(impl, i, window, in_clickable, clickables, candidates)) {
         add_ref(impl, i);
       }
     }
