@@ -16,6 +16,7 @@ void add_exec_out_command(CLI::App& app, const GlobalOptions& globals, Run& run)
 void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_keygen_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_pair_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_capture_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_doctor_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run);
@@ -58,6 +59,7 @@ void add_holder_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 inline constexpr AddCommand kCommands[] = {
     add_version_command,  add_vdevice_command,   add_snapshot_command, add_shell_command,
     add_exec_out_command, add_pull_command,      add_push_command,     add_keygen_command,
+    add_pair_command,
     add_capture_command,  add_doctor_command,    add_open_command,     add_screenshot_command,
     add_close_command,    add_sessions_command,  add_guide_command,    add_devices_command,
     add_install_command,  add_uninstall_command, add_forward_command,  add_reverse_command,

@@ -45,6 +45,10 @@ int run_vdevice(const VdeviceArgs& args) {
   VirtualDevice device(options);
   device.start();
   std::printf("adbwire vdevice listening on %s\n", device.target().c_str());
+  if (device.pairing_port() != 0) {
+    std::printf("pairing on %s:%u, guid %s\n", options.address.c_str(),
+                static_cast<unsigned>(device.pairing_port()), device.guid().c_str());
+  }
   std::fflush(stdout);
 
   int received = 0;
@@ -72,6 +76,13 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
                   "adb_keys file: one adbkey.pub line per accepted host key");
   cmd->add_flag("--accept-new-keys", args->options.accept_new_keys,
                 "accept (and append to --keys) any public key a host offers");
+  cmd->add_option("--pairing-code", args->options.pairing_code,
+                  "serve Wireless debugging's pairing with this code (adb pair); a paired host's "
+                  "key is appended to --keys");
+  cmd->add_option("--pairing-port", args->options.pairing_port,
+                  "the pairing service's port (0 = any free port)");
+  cmd->add_option("--guid", args->options.guid,
+                  "the Wireless debugging id (default: adb-SERIAL- and six random characters)");
   cmd->add_flag("--tls", args->options.tls,
                 "Wireless debugging port: answer CNXN with STLS, then TLS 1.3 for hosts whose key "
                 "is in --keys");

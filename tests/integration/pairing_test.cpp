@@ -17,6 +17,7 @@
 #include "adbwire/error_detail.hpp"
 #include "adbwire/pairing.hpp"
 #include "adbwire/testing/vdevice.hpp"
+#include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {
@@ -189,6 +190,43 @@ TEST(Pairing, BadAddressOrNoCodeIsInvalidArgument) {
   }
   EXPECT_EQ(pair_error("127.0.0.1:5555", "", host(dir.path()), detail),
             make_error_code(errc::invalid_argument));
+}
+
+// `adbwire pair` as adb users type it: the code on standard input, adb's success line, a wrong
+// code's message and exit status, then `-s HOST:PORT shell` over TLS with the paired key.
+TEST(PairingCli, PairsWithTheCodeFromStandardInputThenShellRunsOverTls) {
+  TempDir dir;
+  VirtualDevice device(phone(dir.path()));
+  device.start();
+  const fs::path home = dir.path() / "home";
+  fs::create_directories(home / ".android");
+  const std::vector<std::string> env = {"HOME=" + home.string(), "LOGNAME=pair"};
+  const std::string address = pairing_address(device);
+
+  const auto wrong = test::run_process({ADBWIRE_CLI_PATH, "pair", address, "000000"}, env, {});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("the pairing code is wrong"), std::string::npos) << wrong.err;
+
+  const auto paired = test::run_process({ADBWIRE_CLI_PATH, "pair", address}, env, "482915\n");
+  ASSERT_EQ(paired.exit_code, 0) << paired.err;
+  EXPECT_NE(paired.out.find("Enter pairing code: Successfully paired to " + address +
+                            " [guid=" + device.guid() + "]\n"),
+            std::string::npos)
+      << paired.out;
+  EXPECT_NE(paired.out.find("Next: adbwire -s HOST:PORT shell"), std::string::npos);
+  EXPECT_EQ(test::read_file(home / ".android/adbwire_known_hosts"),
+            device.guid() + " " + address + "\n");
+
+  const auto shell = test::run_process(
+      {ADBWIRE_CLI_PATH, "-s", "127.0.0.1:" + std::to_string(device.port()), "shell", "echo",
+       "wireless"},
+      env, {});
+  EXPECT_EQ(shell.exit_code, 0) << shell.err;
+  EXPECT_EQ(shell.out, "wireless\n");
+
+  const auto no_code = test::run_process({ADBWIRE_CLI_PATH, "pair", address}, env, "");
+  EXPECT_EQ(no_code.exit_code, 1);
+  EXPECT_NE(no_code.err.find("no pairing code"), std::string::npos) << no_code.err;
 }
 
 }  // namespace
