@@ -46,7 +46,7 @@ std::string peer_name(const sockaddr_storage& address) {
 
 std::unique_ptr<PairingService> PairingService::start(Options options, detail::Failure& failure) {
   std::unique_ptr<PairingService> service(new PairingService(std::move(options)));
-  service->code_ = service->options_.code;
+  service->set_code(service->options_.code);
   sockaddr_storage address{};
   socklen_t length = 0;
   auto& v4 = reinterpret_cast<sockaddr_in&>(address);

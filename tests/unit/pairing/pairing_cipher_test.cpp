@@ -6,18 +6,12 @@
 
 #include <string>
 
+#include "unit/pairing/hex.hpp"
+
 namespace adbwire::pairing {
 namespace {
 
-std::string hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
+using test::hex;
 
 std::array<std::uint8_t, 64> key_material() {
   std::array<std::uint8_t, 64> out{};

@@ -8,21 +8,15 @@
 
 #include <string>
 
+#include "unit/pairing/hex.hpp"
+
 namespace adbwire::pairing {
 namespace {
 
 const std::string kClient("adb pair client", 16);
 const std::string kServer("adb pair server", 16);
 
-std::string hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
+using test::hex;
 
 std::array<std::uint8_t, 32> times_eight(std::array<std::uint8_t, 32> point) {
   for (int i = 0; i < 3; ++i) {
