@@ -151,13 +151,9 @@ struct VirtualDeviceOptions {
   std::string pairing_code;
   std::uint16_t pairing_port = 0;
   PairingFault pairing_fault = PairingFault::none;
-  // The device's Wireless debugging id, its mDNS instance name. Empty: "adb-SERIAL-" and six
+  // The device's Wireless debugging id (what pairing hands the host). Empty: "adb-SERIAL-" and six
   // random letters and digits, as adbd makes it.
   std::string guid;
-  // Answer mDNS queries on the loopback interface (the address must be 127.0.0.1) for
-  // _adb-tls-pairing._tcp while a pairing code is set and _adb-tls-connect._tcp when tls is
-  // set (else _adb._tcp), each as instance guid(): a phone in Wireless debugging as hosts find it.
-  bool mdns = false;
   // Host folder backing the device file system ("/sdcard/x" is root/sdcard/x).
   // Empty: a fresh temporary folder, removed by stop().
   std::filesystem::path root;
@@ -259,8 +255,8 @@ class VirtualDevice {
   // Hosts that paired so far. Thread safe.
   std::uint64_t hosts_paired() const;
   // The phone scanned a host's QR code "WIFI:T:ADB;S:NAME;P:PASSWORD;;": its pairing service
-  // takes PASSWORD from now on and (with mdns) is advertised as NAME. invalid_argument for text
-  // of another shape, not_supported without a pairing service. Thread safe.
+  // takes PASSWORD from now on. invalid_argument for text of another shape, not_supported
+  // without a pairing service. Thread safe.
   void scan_pairing_qr(std::string_view text);
 
   // "tcp:ADDRESS:PORT", the target adbwire clients connect to.
