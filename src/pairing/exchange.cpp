@@ -13,7 +13,8 @@ constexpr char kExportLabel[] = "adb-label";  // sizeof: the NUL is part of the 
 bool write_packet(TlsChannel& channel, protocol::PairingPacketType type,
                   std::span<const std::uint8_t> payload, Deadline deadline,
                   detail::Failure& failure) {
-  const auto header = protocol::encode_pairing_header(type, static_cast<std::uint32_t>(payload.size()));
+  const auto header =
+      protocol::encode_pairing_header(type, static_cast<std::uint32_t>(payload.size()));
   std::vector<std::uint8_t> packet(header.begin(), header.end());
   packet.insert(packet.end(), payload.begin(), payload.end());
   return channel.write(packet, deadline, failure);
@@ -31,10 +32,10 @@ std::optional<std::vector<std::uint8_t>> read_packet(TlsChannel& channel,
     return std::nullopt;
   }
   if (header.type != expected) {
-    failure.set(errc::protocol_error,
-                channel.peer() + " sent pairing packet type " +
-                    std::to_string(static_cast<int>(header.type)) + " where type " +
-                    std::to_string(static_cast<int>(expected)) + " belongs");
+    failure.set(errc::protocol_error, channel.peer() + " sent pairing packet type " +
+                                          std::to_string(static_cast<int>(header.type)) +
+                                          " where type " +
+                                          std::to_string(static_cast<int>(expected)) + " belongs");
     return std::nullopt;
   }
   std::vector<std::uint8_t> payload(header.length);

@@ -1,10 +1,11 @@
+#include "pairing/known_hosts.hpp"
+
 #include <fstream>
 #include <sstream>
 
 #include "adbwire/pairing.hpp"
 #include "auth/key_files.hpp"
 #include "base/failure.hpp"
-#include "pairing/known_hosts.hpp"
 
 namespace adbwire {
 namespace {

@@ -81,8 +81,8 @@ PairResult run(std::string_view address_text, std::string_view code, const PairO
       failure.set(errc::timeout, "no answer from " + shown + " to connect");
       return {};
     case Outcome::unresolved:
-      failure.set(errc::not_found, "cannot resolve " + address->host + ": " +
-                                       connected.error.message());
+      failure.set(errc::not_found,
+                  "cannot resolve " + address->host + ": " + connected.error.message());
       return {};
     case Outcome::failed:
       failure.set(errc::io_error, "cannot connect to " + shown + ": " + connected.error.message());
@@ -92,13 +92,12 @@ PairResult run(std::string_view address_text, std::string_view code, const PairO
   socket.set_option(asio::ip::tcp::no_delay(true), ignored);
 
   EVP_PKEY* key = auth::KeyFactory::evp_key(keys.front());
-  auto channel = pairing::open_channel(socket.release(), shown, pairing::TlsSide::client, key,
-                                       failure);
+  auto channel =
+      pairing::open_channel(socket.release(), shown, pairing::TlsSide::client, key, failure);
   if (!channel || !channel->handshake(deadline, failure)) return {};
-  auto peer = pairing::exchange(*channel, pairing::Spake2::Role::alice, code,
-                                protocol::PeerInfoType::rsa_public_key,
-                                keys.front().public_key_line(default_key_comment()), deadline,
-                                failure);
+  auto peer = pairing::exchange(
+      *channel, pairing::Spake2::Role::alice, code, protocol::PeerInfoType::rsa_public_key,
+      keys.front().public_key_line(default_key_comment()), deadline, failure);
   if (!peer) return {};
   if (peer->type != static_cast<std::uint8_t>(protocol::PeerInfoType::device_guid)) {
     failure.set(errc::protocol_error, shown + " paired but answered PeerInfo type " +
@@ -106,8 +105,9 @@ PairResult run(std::string_view address_text, std::string_view code, const PairO
     return {};
   }
   if (!pairing::is_usable_guid(peer->data)) {
-    failure.set(errc::protocol_error, shown + " paired but sent a GUID that is empty, too long "
-                                              "or holds unprintable characters");
+    failure.set(errc::protocol_error, shown +
+                                          " paired but sent a GUID that is empty, too long "
+                                          "or holds unprintable characters");
     return {};
   }
   PairResult result{peer->data, shown};

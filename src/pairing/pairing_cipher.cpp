@@ -34,9 +34,8 @@ std::optional<PairingCipher> PairingCipher::create(std::span<const std::uint8_t>
   char digest[] = "SHA256";
   std::array<OSSL_PARAM, 4> params = {
       OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
-      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY,
-                                        const_cast<std::uint8_t*>(spake2_key.data()),
-                                        spake2_key.size()),
+      OSSL_PARAM_construct_octet_string(
+          OSSL_KDF_PARAM_KEY, const_cast<std::uint8_t*>(spake2_key.data()), spake2_key.size()),
       OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, const_cast<char*>(kInfo.data()),
                                         kInfo.size()),
       OSSL_PARAM_construct_end()};

@@ -33,9 +33,8 @@ std::unique_ptr<TlsChannel> open_channel(int fd, std::string peer, TlsSide side,
       (server && SSL_CTX_set_num_tickets(raw, 0) != 1)) {
     return give_up("cannot set up TLS 1.3 for pairing");
   }
-  SSL_CTX_set_verify(raw, server ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
-                                 : SSL_VERIFY_PEER,
-                     nullptr);
+  SSL_CTX_set_verify(
+      raw, server ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT : SSL_VERIFY_PEER, nullptr);
   SSL_CTX_set_cert_verify_callback(raw, &accept_any_certificate, nullptr);
   auto engine = transport::TlsEngine::create(
       raw, server ? transport::TlsEngine::Role::server : transport::TlsEngine::Role::client,

@@ -85,8 +85,9 @@ bool TlsChannel::handshake(Deadline deadline, detail::Failure& failure) {
     if (!receive_more(deadline, failure)) {
       if (failure.code == errc::closed) {
         failure.set(errc::protocol_error,
-                    peer_ + " closed the connection during the TLS handshake: no pairing "
-                            "service answers there");
+                    peer_ +
+                        " closed the connection during the TLS handshake: no pairing "
+                        "service answers there");
       }
       return false;
     }
@@ -96,10 +97,9 @@ bool TlsChannel::handshake(Deadline deadline, detail::Failure& failure) {
 
 bool TlsChannel::export_keying_material(std::span<std::uint8_t> out, std::span<const char> label,
                                         detail::Failure& failure) {
-  if (SSL_export_keying_material(engine_->ssl(), out.data(), out.size(), label.data(),
-                                 label.size(), nullptr, 0, 0) != 1) {
-    failure.set(errc::io_error, "cannot export TLS keying material: " +
-                                    auth::take_openssl_error());
+  if (SSL_export_keying_material(engine_->ssl(), out.data(), out.size(), label.data(), label.size(),
+                                 nullptr, 0, 0) != 1) {
+    failure.set(errc::io_error, "cannot export TLS keying material: " + auth::take_openssl_error());
     return false;
   }
   return true;
@@ -115,8 +115,7 @@ bool TlsChannel::read_exact(std::span<std::uint8_t> out, Deadline deadline,
   while (plain_.size() - plain_offset_ < out.size()) {
     if (!flush(deadline, failure) || !receive_more(deadline, failure)) return false;
   }
-  std::copy_n(plain_.begin() + static_cast<std::ptrdiff_t>(plain_offset_), out.size(),
-              out.begin());
+  std::copy_n(plain_.begin() + static_cast<std::ptrdiff_t>(plain_offset_), out.size(), out.begin());
   plain_offset_ += out.size();
   if (plain_offset_ == plain_.size()) {
     plain_.clear();

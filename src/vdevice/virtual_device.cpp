@@ -161,10 +161,10 @@ bool VirtualDevice::Impl::start_wireless(std::error_code& error) {
   if (d.options.keys_file.empty()) {
     failure.set(errc::invalid_argument, "a pairing service needs keys_file to store paired keys");
   } else {
-    d.pairing = vdevice::PairingService::start({d.options.address, d.options.pairing_port,
-                                                d.options.pairing_code, d.guid,
-                                                d.options.keys_file, d.options.pairing_fault},
-                                               failure);
+    d.pairing = vdevice::PairingService::start(
+        {d.options.address, d.options.pairing_port, d.options.pairing_code, d.guid,
+         d.options.keys_file, d.options.pairing_fault},
+        failure);
   }
   if (failure) {
     error = failure.code;
@@ -357,9 +357,11 @@ void VirtualDevice::scan_pairing_qr(std::string_view text) {
   std::string name;
   std::string password;
   if (!parse_pairing_qr(text, name, password)) {
-    throw Error(errc::invalid_argument, "not an adb pairing QR code: want WIFI:T:ADB;S:NAME;P:PASSWORD;;");
+    throw Error(errc::invalid_argument,
+                "not an adb pairing QR code: want WIFI:T:ADB;S:NAME;P:PASSWORD;;");
   }
-  if (!impl_->pairing) throw Error(errc::not_supported, "the virtual device has no pairing service");
+  if (!impl_->pairing)
+    throw Error(errc::not_supported, "the virtual device has no pairing service");
   impl_->pairing->set_code(password);
 }
 

@@ -3,6 +3,8 @@
 // taken by its TLS connect port with no prompt; and each way pairing fails, as a typed error
 // within the timeout. Debian's adb 29 cannot pair (adb 30 added it), so no real-adb case here;
 // SPAKE2 itself is checked against BoringSSL in tests/unit/pairing.
+#include "adbwire/pairing.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -15,7 +17,6 @@
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/error_detail.hpp"
-#include "adbwire/pairing.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
@@ -93,8 +94,8 @@ TEST(Pairing, RightCodePairsThenTheConnectPortTakesTheKeyWithNoPrompt) {
 
   // The phone stored our adbkey.pub line; we stored the phone.
   const std::string ours = read_file(options.keys.android_dir / "adbkey.pub");
-  EXPECT_EQ(read_file(dir.path() / "adb_keys"), ours.substr(0, ours.find(' ')) +
-                                                    ours.substr(ours.find(' ')) + "\n");
+  EXPECT_EQ(read_file(dir.path() / "adb_keys"),
+            ours.substr(0, ours.find(' ')) + ours.substr(ours.find(' ')) + "\n");
   const fs::path known = known_hosts_path(options.keys);
   EXPECT_EQ(read_file(known), result.guid + " " + pairing_address(device) + "\n");
   struct stat info {};
@@ -174,9 +175,9 @@ TEST(Pairing, APeerThatIsNoTlsPairingServiceIsAProtocolError) {
   VirtualDevice plain;
   plain.start();
   std::string detail;
-  EXPECT_EQ(pair_error("127.0.0.1:" + std::to_string(plain.port()), "482915", host(dir.path()),
-                       detail),
-            make_error_code(errc::protocol_error));
+  EXPECT_EQ(
+      pair_error("127.0.0.1:" + std::to_string(plain.port()), "482915", host(dir.path()), detail),
+      make_error_code(errc::protocol_error));
   EXPECT_NE(detail.find("TLS handshake"), std::string::npos) << detail;
 }
 
@@ -217,10 +218,10 @@ TEST(PairingCli, PairsWithTheCodeFromStandardInputThenShellRunsOverTls) {
   EXPECT_EQ(test::read_file(home / ".android/adbwire_known_hosts"),
             device.guid() + " " + address + "\n");
 
-  const auto shell = test::run_process(
-      {ADBWIRE_CLI_PATH, "-s", "127.0.0.1:" + std::to_string(device.port()), "shell", "echo",
-       "wireless"},
-      env, {});
+  const auto shell =
+      test::run_process({ADBWIRE_CLI_PATH, "-s", "127.0.0.1:" + std::to_string(device.port()),
+                         "shell", "echo", "wireless"},
+                        env, {});
   EXPECT_EQ(shell.exit_code, 0) << shell.err;
   EXPECT_EQ(shell.out, "wireless\n");
 

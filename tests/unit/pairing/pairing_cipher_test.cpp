@@ -27,8 +27,10 @@ std::span<const std::uint8_t> plain() {
 TEST(PairingCipher, KnownAnswersWithTheCounterInTheNonce) {
   auto cipher = PairingCipher::create(key_material());
   ASSERT_TRUE(cipher);
-  EXPECT_EQ(hex(cipher->encrypt(plain())), "29b539ee6d54407ac0846f1e2bc9138c1ed524c67ceefb293d48ec");
-  EXPECT_EQ(hex(cipher->encrypt(plain())), "e83f9cd3412758dbdbb6e05c310036b69641fd0fa160b3b054054e");
+  EXPECT_EQ(hex(cipher->encrypt(plain())),
+            "29b539ee6d54407ac0846f1e2bc9138c1ed524c67ceefb293d48ec");
+  EXPECT_EQ(hex(cipher->encrypt(plain())),
+            "e83f9cd3412758dbdbb6e05c310036b69641fd0fa160b3b054054e");
 }
 
 TEST(PairingCipher, DecryptsInOrderAndRefusesATamperedTagOrAnotherKey) {

@@ -48,8 +48,8 @@ struct Boring {
   explicit Boring(spake2_role_t role) {
     const std::string& mine = role == spake2_role_alice ? kClient : kServer;
     const std::string& theirs = role == spake2_role_alice ? kServer : kClient;
-    ctx = SPAKE2_CTX_new(role, bytes(mine).data(), mine.size(), bytes(theirs).data(),
-                         theirs.size());
+    ctx =
+        SPAKE2_CTX_new(role, bytes(mine).data(), mine.size(), bytes(theirs).data(), theirs.size());
   }
   ~Boring() { SPAKE2_CTX_free(ctx); }
   std::vector<std::uint8_t> message(const std::string& password) {
@@ -96,8 +96,8 @@ std::string adb_password(const std::string& code) {
 
 // Ours as `ours_role` against BoringSSL as the other party: the keys agree or differ as the
 // passwords do.
-void run(Spake2::Role ours_role, const std::string& our_password,
-         const std::string& their_password, bool expect_match) {
+void run(Spake2::Role ours_role, const std::string& our_password, const std::string& their_password,
+         bool expect_match) {
   const bool alice = ours_role == Spake2::Role::alice;
   Spake2 ours(ours_role, alice ? kClient : kServer, alice ? kServer : kClient);
   Boring theirs(alice ? spake2_role_bob : spake2_role_alice);

@@ -58,10 +58,10 @@ TEST(Spake2, KnownAnswerFromBoringSsl) {
   Spake2 bob(Spake2::Role::bob, kServer, kClient);
   Spake2::Message alice_message{};
   Spake2::Message bob_message{};
-  ASSERT_TRUE(alice.generate(secret, std::span<const std::uint8_t, 64>(random.data(), 64),
-                             alice_message));
-  ASSERT_TRUE(bob.generate(secret, std::span<const std::uint8_t, 64>(random.data() + 64, 64),
-                           bob_message));
+  ASSERT_TRUE(
+      alice.generate(secret, std::span<const std::uint8_t, 64>(random.data(), 64), alice_message));
+  ASSERT_TRUE(
+      bob.generate(secret, std::span<const std::uint8_t, 64>(random.data() + 64, 64), bob_message));
   EXPECT_EQ(hex(alice_message), "f59875a15e9781c374deef1c5e443a98dec59a5a34fc3209478cd0cd7bde41fd");
   EXPECT_EQ(hex(bob_message), "2345dc42188e69048741f8323e5271065adc35edfbecd7c922ac3fe16d302ad0");
   const char* key =
