@@ -6,6 +6,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/pairing.hpp"
 #include "cli/commands.hpp"
+#include "cli/pair_qr.hpp"
 #include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
@@ -15,6 +16,8 @@ struct PairArgs {
   std::string address;
   std::string code;
   double timeout = 15;
+  bool qr = false;
+  double wait = 120;
 };
 
 // adb's prompt when no code is given: one line from standard input.
@@ -36,16 +39,29 @@ void add_pair_command(CLI::App& app, const GlobalOptions&, Run& run) {
   auto* cmd = app.add_subcommand(
       "pair",
       "pair with a phone for Wireless debugging (adb pair): HOST:PORT and the code its "
-      "\"Pair device with pairing code\" dialog shows; the code is read from standard input when "
-      "not given");
-  cmd->add_option("HOST:PORT", args->address, "the pairing address the dialog shows")->required();
+      "\"Pair device with pairing code\" dialog shows (the code is read from standard input when "
+      "not given), or --qr");
+  cmd->add_option("HOST:PORT", args->address, "the pairing address the dialog shows");
   cmd->add_option("CODE", args->code, "the pairing code");
   cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default 15)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--qr", args->qr,
+                "show a QR code for the phone's \"Pair device with QR code\" instead, find the "
+                "phone by mDNS, pair and connect");
+  cmd->add_option("--wait", args->wait,
+                  "with --qr: seconds to wait for the phone to scan the code (default 120)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([args, &run] {
+    if (args->qr != args->address.empty()) {
+      throw CLI::ValidationError("pair", "give HOST:PORT [CODE], or --qr alone");
+    }
     run = [args] {
       PairOptions options;
       options.timeout = std::chrono::milliseconds(static_cast<long long>(args->timeout * 1000));
+      if (args->qr) {
+        return pair_by_qr(
+            options, std::chrono::milliseconds(static_cast<long long>(args->wait * 1000)), stdout);
+      }
       const std::string code = args->code.empty() ? read_code() : args->code;
       const PairResult result = pair(args->address, code, options);
       std::printf("Successfully paired to %s [guid=%s]\n", shown(result.address).c_str(),

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "adbwire/mdns.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "capture/capture_recorder.hpp"
 #include "compression/sync_compression.hpp"
@@ -22,6 +23,7 @@
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"
+#include "vdevice/mdns_responder.hpp"
 #include "vdevice/pairing_service.hpp"
 #include "vdevice/reverse_rules.hpp"
 #include "vdevice/screen_graph.hpp"
@@ -148,7 +150,8 @@ struct VirtualDevice::Impl {
   std::shared_ptr<capture::CaptureRecorder> recorder;  // VirtualDeviceOptions::record
   std::shared_ptr<const vdevice::TlsServer> tls;       // VirtualDeviceOptions::tls
   std::string guid;
-  std::unique_ptr<vdevice::PairingService> pairing;  // VirtualDeviceOptions::pairing_code
+  std::unique_ptr<vdevice::PairingService> pairing;   // VirtualDeviceOptions::pairing_code
+  std::unique_ptr<vdevice::MdnsResponder> responder;  // VirtualDeviceOptions::mdns
   std::string failure;  // why start() failed, for the throwing overload's message
   bool started = false;
   bool stopped = false;
@@ -156,15 +159,30 @@ struct VirtualDevice::Impl {
 
 bool VirtualDevice::Impl::start_wireless(std::error_code& error) {
   Impl& d = *this;
-  if (d.options.pairing_code.empty()) return true;
   detail::Failure failure;
-  if (d.options.keys_file.empty()) {
+  if (!d.options.pairing_code.empty() && d.options.keys_file.empty()) {
     failure.set(errc::invalid_argument, "a pairing service needs keys_file to store paired keys");
-  } else {
+  } else if (!d.options.pairing_code.empty()) {
     d.pairing = vdevice::PairingService::start(
         {d.options.address, d.options.pairing_port, d.options.pairing_code, d.guid,
          d.options.keys_file, d.options.pairing_fault},
         failure);
+  }
+  if (!failure && d.options.mdns) {
+    // adbd advertises its TLS port; `adb tcpip` ports are _adb._tcp.
+    vdevice::MdnsResponder::Options mdns{
+        d.options.address, "vdevice-" + d.options.serial, {}, d.options.mdns_txt, {}};
+    mdns.services.push_back(
+        {d.options.tls ? std::string(kAdbTlsConnectService) : std::string(kAdbService), d.guid,
+         d.port});
+    if (d.pairing) {
+      mdns.services.push_back({std::string(kAdbTlsPairingService), d.guid, d.pairing->port()});
+    }
+    // adbd's TXT attributes, in the order its std::map writes them.
+    mdns.txt_strings = {"api=" + std::to_string(d.options.api_level),
+                        "name=" + std::string(vdevice::kProductModel), "v=1"};
+    d.responder = vdevice::MdnsResponder::start(std::move(mdns), failure);
+    if (failure) d.pairing.reset();
   }
   if (failure) {
     error = failure.code;
@@ -336,6 +354,7 @@ void VirtualDevice::stop() {
     d.io.stop();
   });
   d.thread.join();
+  d.responder.reset();
   d.pairing.reset();
   if (d.temporary_root) {
     std::error_code ignored;
@@ -363,6 +382,8 @@ void VirtualDevice::scan_pairing_qr(std::string_view text) {
   if (!impl_->pairing)
     throw Error(errc::not_supported, "the virtual device has no pairing service");
   impl_->pairing->set_code(password);
+  // The phone's pairing service now answers to the name the QR code asked for.
+  if (impl_->responder) impl_->responder->rename(std::string(kAdbTlsPairingService), name);
 }
 
 std::vector<std::string> VirtualDevice::events() const {

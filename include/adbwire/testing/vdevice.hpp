@@ -89,6 +89,13 @@ enum class PairingFault {
   oversized_frame,  // its first pairing header announces 16385 bytes (adb allows 16384)
 };
 
+// The TXT records of the virtual device's mDNS services (VirtualDeviceOptions::mdns_txt).
+enum class MdnsTxt {
+  normal,  // adbd's: "api=API", "name=MODEL", "v=1"
+  none,    // no TXT record at all (they are optional)
+  broken,  // "v=1" without its length byte, so the byte 'v' announces 118 bytes in 3
+};
+
 // "none", "traversal-names", "climbing-folder", "special-modes", "endless-listing",
 // "endless-tree", "escape-names".
 std::string_view to_string(HostileSync mode) noexcept;
@@ -154,6 +161,13 @@ struct VirtualDeviceOptions {
   // The device's Wireless debugging id (what pairing hands the host). Empty: "adb-SERIAL-" and six
   // random letters and digits, as adbd makes it.
   std::string guid;
+  // Advertise by multicast DNS, as a phone in Wireless debugging does: the port as
+  // _adb-tls-connect._tcp (with tls; _adb._tcp without) and the pairing service as
+  // _adb-tls-pairing._tcp, each under the GUID as instance name, on the interfaces that have
+  // `address` (every one for 0.0.0.0; loopback included). Needs an IPv4 address; port 5353 is
+  // shared with any other mDNS stack. start() fails with not_supported or busy when it cannot.
+  bool mdns = false;
+  MdnsTxt mdns_txt = MdnsTxt::normal;
   // Host folder backing the device file system ("/sdcard/x" is root/sdcard/x).
   // Empty: a fresh temporary folder, removed by stop().
   std::filesystem::path root;
@@ -255,8 +269,9 @@ class VirtualDevice {
   // Hosts that paired so far. Thread safe.
   std::uint64_t hosts_paired() const;
   // The phone scanned a host's QR code "WIFI:T:ADB;S:NAME;P:PASSWORD;;": its pairing service
-  // takes PASSWORD from now on. invalid_argument for text of another shape, not_supported
-  // without a pairing service. Thread safe.
+  // takes PASSWORD from now on, and with mdns is advertised as NAME (the host waits for it).
+  // invalid_argument for text of another shape, not_supported without a pairing service. Thread
+  // safe.
   void scan_pairing_qr(std::string_view text);
 
   // "tcp:ADDRESS:PORT", the target adbwire clients connect to.
