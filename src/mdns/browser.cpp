@@ -237,6 +237,9 @@ const MdnsService* pick(const std::vector<MdnsService>& services, std::string_vi
   return prefix;
 }
 
+// pick returns a pointer into services: never a temporary's.
+const MdnsService* pick(std::vector<MdnsService>&&, std::string_view, std::string_view) = delete;
+
 // adb's INSTANCE.SERVICE[.local[.]] form: the instance and the type it names.
 void split_full_name(std::string_view& name, std::string& service) {
   if (name.ends_with('.')) name.remove_suffix(1);
@@ -270,7 +273,8 @@ MdnsService resolve(std::string_view service_type, std::string_view name, Deadli
   Deadline next_query = Clock::now() + interval;
   const Deadline ask_server_at = Clock::now() + std::chrono::milliseconds(1500);
   for (;;) {
-    if (const MdnsService* found = pick(browser.services(), service, name)) return *found;
+    const std::vector<MdnsService> heard = browser.services();
+    if (const MdnsService* found = pick(heard, service, name)) return *found;
     if (!asked_server && (error || Clock::now() >= ask_server_at)) {
       asked_server = true;
       const auto from_server =
