@@ -41,7 +41,7 @@ void bind_wireless(py::module_& module) {
       .def_readonly("service", &MdnsService::service,
                     "_adb-tls-connect._tcp, _adb-tls-pairing._tcp or _adb._tcp.")
       .def_readonly("host", &MdnsService::host, "IPv4 address.")
-      .def_readonly("port", &MdnsService::port)
+      .def_readonly("port", &MdnsService::port, "TCP port.")
       .def_readonly("txt", &MdnsService::txt, "TXT strings (\"v=1\", \"name=…\"); may be empty.")
       .def_readonly("from_adb_server", &MdnsService::from_adb_server,
                     "Learned from an adb server's list rather than heard.")
