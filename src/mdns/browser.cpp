@@ -78,9 +78,11 @@ struct MdnsBrowser::Impl {
     std::vector<bool> ready;
     for (;;) {
       const bool any = mdns::wait_readable(fds, deadline, ready);
+      // One-shot answers first: they answer our own questions, so whatever waits beside them on
+      // the shared port (a goodbye) came later and must be applied after them.
       if (any) {
-        if (ready[0]) drain(shared, true);
         if (ready[1]) drain(oneshot, false);
+        if (ready[0]) drain(shared, true);
       }
       if (table.services(Clock::now()) != before) return true;
       if (Clock::now() >= deadline) return false;

@@ -129,8 +129,11 @@ UdpSocket UdpSocket::open_ephemeral(std::string& why) {
 }
 
 bool UdpSocket::send_multicast(std::span<const std::uint8_t> bytes, const Interface& interface) {
+  // The interface's own address as source too: left to the kernel, a datagram out of loopback
+  // takes another interface's address (224.0.0.251 is link-scope, 127.0.0.1 host-scope).
   ip_mreqn out_of{};
   out_of.imr_ifindex = static_cast<int>(interface.index);
+  out_of.imr_address.s_addr = htonl(interface.address);
   if (::setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_IF, &out_of, sizeof out_of) != 0) return false;
   return send_to(bytes, kMdnsGroup, kMdnsPort);
 }
