@@ -86,6 +86,18 @@ class AdbServer {
   std::string disconnect(std::string_view address, Deadline deadline = kDefaultDeadline) const;
   std::string disconnect(std::string_view address, Deadline deadline, std::error_code& error) const;
 
+  // host:mdns:check: the server's own words on its mDNS discovery ("mdns daemon version [adb
+  // discovery 0.0.0]", or "ERROR: mdns discovery disabled"). not_supported from adb servers
+  // before 30, which have no mDNS.
+  std::string mdns_check(Deadline deadline = kDefaultDeadline) const;
+  std::string mdns_check(Deadline deadline, std::error_code& error) const;
+
+  // host:mdns:services: the services the server's discovery has seen (adb mdns services).
+  // not_supported as mdns_check; protocol_error for a list that does not parse.
+  std::vector<protocol::MdnsServiceEntry> mdns_services(Deadline deadline = kDefaultDeadline) const;
+  std::vector<protocol::MdnsServiceEntry> mdns_services(Deadline deadline,
+                                                        std::error_code& error) const;
+
   // host:kill: the server exits (kill-server). Whoever started it must reap it.
   void kill(Deadline deadline = kDefaultDeadline) const;
   void kill(Deadline deadline, std::error_code& error) const;

@@ -15,11 +15,16 @@ namespace adbwire {
 //   HOST:PORT              the same (what `adb connect` lists as the serial)
 //   usb:[SERIAL]           direct USB (first ADB interface when SERIAL is empty)
 //   server:[HOST:PORT/]SERIAL  through a running adb server (default localhost:5037)
-//   SERIAL                 a bare serial means server:SERIAL, as `adb -s SERIAL` does
+//   mdns:NAME              a phone in Wireless debugging found by mDNS (_adb-tls-connect._tcp)
+//                          by its GUID or instance name, then connected over TCP with TLS
+//   adb-…                  a bare name beginning "adb-" (a Wireless debugging GUID, "adb-R5CT-
+//                          AbCdEf"), or adb's serial of such a phone
+//                          ("NAME._adb-tls-connect._tcp"), means mdns:NAME
+//   SERIAL                 any other bare serial means server:SERIAL, as `adb -s SERIAL` does
 //   ""                     $ANDROID_SERIAL, parsed by the rules above
 class Target {
  public:
-  enum class Kind { tcp, usb, server };
+  enum class Kind { tcp, usb, server, mdns };
 
   // Errors: invalid_argument (empty with ANDROID_SERIAL unset, a bad port, an empty host),
   // naming the accepted forms.
@@ -32,10 +37,10 @@ class Target {
   const std::string& host() const noexcept { return host_; }
   // tcp: the device's port; server: the adb server's port (0 when the target names none).
   std::uint16_t port() const noexcept { return port_; }
-  // usb/server: the device serial (may be empty for usb:).
+  // usb/server: the device serial (may be empty for usb:); mdns: the name to look up.
   const std::string& serial() const noexcept { return serial_; }
 
-  // The canonical form: "tcp:HOST:PORT", "usb:SERIAL", "server:[HOST:PORT/]SERIAL".
+  // The canonical form: "tcp:HOST:PORT", "usb:SERIAL", "server:[HOST:PORT/]SERIAL", "mdns:NAME".
   std::string to_string() const;
 
  private:

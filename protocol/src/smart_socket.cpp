@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "adbwire/protocol/bytes.hpp"
+#include "adbwire/protocol/printable.hpp"
 
 namespace adbwire::protocol {
 namespace {
@@ -396,6 +397,34 @@ std::error_code parse_forward_list(std::string_view text, std::vector<ForwardEnt
       return make_error_code(errc::parse_error);
     }
     out.push_back({std::string(parts[0]), std::string(parts[1]), std::string(parts[2])});
+  }
+  return {};
+}
+
+std::error_code parse_mdns_services(std::string_view text, std::vector<MdnsServiceEntry>& out,
+                                    std::string& detail) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    const auto first = line.find('\t');
+    const auto second = first == std::string_view::npos ? first : line.find('\t', first + 1);
+    const std::string_view address =
+        second == std::string_view::npos ? std::string_view{} : line.substr(second + 1);
+    const auto colon = address.rfind(':');
+    if (second == std::string_view::npos || first == 0 || second == first + 1 ||
+        address.find('\t') != std::string_view::npos || colon == std::string_view::npos ||
+        colon == 0 || colon + 1 == address.size()) {
+      detail = "bad mdns services line '" + printable(line) +
+               "': want INSTANCE<tab>SERVICE<tab>ADDRESS:PORT";
+      return make_error_code(errc::parse_error);
+    }
+    out.push_back({std::string(line.substr(0, first)),
+                   std::string(line.substr(first + 1, second - first - 1)), std::string(address)});
   }
   return {};
 }

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_adbwire, module) {
   adbwire::python::bind_options(module);
   adbwire::python::bind_device(module);
   adbwire::python::bind_page(module);
+  adbwire::python::bind_wireless(module);
 }

@@ -126,11 +126,15 @@ void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox
   module.def(
       "verbs",
       [] {
-        verbs::Json catalog = verbs::cli_catalog();
-        for (verbs::Json& entry : catalog) {
+        verbs::Json catalog = verbs::Json::array();
+        for (verbs::Json& entry : verbs::cli_catalog()) {
+          // Pairing is adbwire.pair(), not a Page's.
+          if (entry["needs_pair"].get<bool>()) continue;
+          entry.erase("needs_pair");
           // A Page drives one device: the MCP server's per-call `device` does not apply.
           entry.erase("cli_file");
           entry["inputSchema"]["properties"].erase("device");
+          catalog.push_back(std::move(entry));
         }
         return python_from(catalog);
       },

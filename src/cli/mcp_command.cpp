@@ -69,6 +69,9 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       "each tool call may name another");
   cmd->add_flag("--allow-shell", args->tools.verbs.allow_shell,
                 "offer the `shell` tool (runs any command the device's shell user may)");
+  cmd->add_flag("--allow-pair", args->tools.verbs.allow_pair,
+                "offer the `pair` tool (Wireless debugging pairing: the paired phone trusts this "
+                "computer's key for good)");
   cmd->add_flag("--auto-snapshot", args->tools.verbs.auto_snapshot,
                 "actions reply with the snapshot taken after the screen settles");
   cmd->add_option("--settle-ms", args->settle_ms, "pause before --auto-snapshot's snapshot")

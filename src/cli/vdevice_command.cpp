@@ -16,6 +16,7 @@ struct VdeviceArgs {
   std::string profile = "default";
   std::string auth = "none";
   std::string hostile_sync = "none";
+  std::string mdns_txt = "normal";
   int port = 0;
   bool print_events = false;
 };
@@ -45,6 +46,11 @@ int run_vdevice(const VdeviceArgs& args) {
   VirtualDevice device(options);
   device.start();
   std::printf("adbwire vdevice listening on %s\n", device.target().c_str());
+  if (device.pairing_port() != 0) {
+    std::printf("pairing on %s:%u, guid %s\n", options.address.c_str(),
+                static_cast<unsigned>(device.pairing_port()), device.guid().c_str());
+  }
+  if (options.mdns) std::printf("advertised by mDNS as %s\n", device.guid().c_str());
   std::fflush(stdout);
 
   int received = 0;
@@ -72,6 +78,21 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
                   "adb_keys file: one adbkey.pub line per accepted host key");
   cmd->add_flag("--accept-new-keys", args->options.accept_new_keys,
                 "accept (and append to --keys) any public key a host offers");
+  cmd->add_option("--pairing-code", args->options.pairing_code,
+                  "serve Wireless debugging's pairing with this code (adb pair); a paired host's "
+                  "key is appended to --keys");
+  cmd->add_option("--pairing-port", args->options.pairing_port,
+                  "the pairing service's port (0 = any free port)");
+  cmd->add_option("--guid", args->options.guid,
+                  "the Wireless debugging id (default: adb-SERIAL- and six random characters)");
+  cmd->add_flag(
+      "--mdns", args->options.mdns,
+      "advertise by multicast DNS as a phone in Wireless debugging does (the port as "
+      "_adb-tls-connect._tcp with --tls, else _adb._tcp; pairing as _adb-tls-pairing._tcp)");
+  cmd->add_option("--mdns-txt", args->mdns_txt,
+                  "its TXT records: normal (adbd's v, name, api), none, or broken (as old adbd)")
+      ->check(CLI::IsMember({"normal", "none", "broken"}))
+      ->capture_default_str();
   cmd->add_flag("--tls", args->options.tls,
                 "Wireless debugging port: answer CNXN with STLS, then TLS 1.3 for hosts whose key "
                 "is in --keys");
@@ -106,6 +127,9 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       "host folder backing the device file system (default: a temporary folder, removed at exit)");
   cmd->callback([&run, &globals, args] {
     args->options.record = globals.record;
+    args->options.mdns_txt = args->mdns_txt == "none"     ? MdnsTxt::none
+                             : args->mdns_txt == "broken" ? MdnsTxt::broken
+                                                          : MdnsTxt::normal;
     run = [args] { return run_vdevice(*args); };
   });
 }

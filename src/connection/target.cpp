@@ -12,7 +12,8 @@ namespace adbwire {
 namespace {
 
 constexpr const char* kForms =
-    "use tcp:HOST[:PORT], HOST:PORT, usb:[SERIAL], server:[HOST:PORT/]SERIAL or a bare serial";
+    "use tcp:HOST[:PORT], HOST:PORT, usb:[SERIAL], server:[HOST:PORT/]SERIAL, mdns:NAME or a "
+    "bare serial";
 
 struct HostPort {
   std::string host;
@@ -120,6 +121,14 @@ Target Target::parse(std::string_view text, std::error_code& error) {
     target.serial_ = std::string(rest);
     return target;
   }
+  if (text.starts_with("mdns:") || text.starts_with("adb-") ||
+      text.find("._adb-tls-connect._tcp") != std::string_view::npos) {
+    if (text.starts_with("mdns:")) text.remove_prefix(5);
+    if (text.empty()) return fail();
+    target.kind_ = Kind::mdns;
+    target.serial_ = std::string(text);
+    return target;
+  }
   if (text.find(':') != std::string_view::npos) {
     const auto host_port = split_host_port(text);
     if (!host_port || !host_port->port) return fail();
@@ -143,6 +152,8 @@ std::string Target::to_string() const {
     case Kind::server:
       if (host_.empty()) return "server:" + serial_;
       return "server:" + host + ":" + std::to_string(port_) + "/" + serial_;
+    case Kind::mdns:
+      return "mdns:" + serial_;
   }
   return {};
 }

@@ -36,6 +36,7 @@ DeviceTools::DeviceTools(DeviceToolsOptions options)
       saved_(options_.snapshot_dir, "mcp-" + std::to_string(::getpid()),
              "pass --snapshot-dir to a folder of yours, or use interactive, compact or max_depth") {
   options_.verbs.adb_server = options_.connect.server;
+  options_.verbs.keys = options_.connect.keys;
 }
 
 DeviceTools::~DeviceTools() = default;
@@ -52,7 +53,7 @@ Json DeviceTools::list() const {
   const bool helper_off = options_.page.helper == PageOptions::Helper::off;
   Json tools = Json::array();
   for (const verbs::Verb& verb : verbs::all()) {
-    if (verb.needs_shell && !options_.verbs.allow_shell) continue;
+    if (!verbs::offered(verb, options_.verbs)) continue;
     Json tool = verbs::tool_definition(verb);
     if (const std::string why = verbs::unavailable_because(verb, helper_off, caps); !why.empty())
       tool["description"] = "Unavailable on the default device: " + why + ". " +
@@ -64,11 +65,13 @@ Json DeviceTools::list() const {
 
 Json DeviceTools::call(const std::string& name, const Json& arguments, const CancelToken& cancel) {
   const verbs::Verb* verb = verbs::find(name);
-  if (verb == nullptr || (verb->needs_shell && !options_.verbs.allow_shell)) {
+  if (verb == nullptr || !verbs::offered(*verb, options_.verbs)) {
     throw RpcError(kInvalidParams,
-                   name == "shell"
-                       ? "the shell tool is off: start the server with --allow-shell to offer it"
-                       : "unknown tool '" + name + "'; tools/list names the tools");
+                   name == "shell"  ? "the shell tool is off: start the server with --allow-shell "
+                                      "to offer it"
+                   : name == "pair" ? "the pair tool is off: start the server with --allow-pair to "
+                                      "offer it (pairing gives this computer lasting access)"
+                                    : "unknown tool '" + name + "'; tools/list names the tools");
   }
   Json result = to_tool_result(verbs::run(*this, name, arguments, cancel));
   for (std::string& note : notes_)

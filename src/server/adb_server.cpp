@@ -134,6 +134,16 @@ std::vector<protocol::DeviceEntry> devices_of(const ServerAddress& address, bool
   return entries;
 }
 
+std::vector<protocol::MdnsServiceEntry> mdns_services_of(const ServerAddress& address,
+                                                         Deadline deadline, Failure& failure) {
+  const std::string text = ask_string(address, "host:mdns:services", deadline, failure);
+  std::vector<protocol::MdnsServiceEntry> entries;
+  std::string detail;
+  if (!failure && protocol::parse_mdns_services(text, entries, detail))
+    failure.set(errc::protocol_error, "adb server at " + to_string(address) + ": " + detail);
+  return entries;
+}
+
 // connect_deadline bounds reaching the server; deadline bounds the whole tracking.
 void track(const ServerAddress& address, const DeviceTrackHandler& on_update,
            const std::stop_token& stop, Deadline connect_deadline, Deadline deadline,
@@ -351,6 +361,26 @@ std::string AdbServer::disconnect(std::string_view address, Deadline deadline,
   return detail::or_code(error, [&](Failure& f) {
     return ask_string(address_, "host:disconnect:" + std::string(address), resolve(deadline), f);
   });
+}
+
+std::string AdbServer::mdns_check(Deadline deadline) const {
+  return detail::or_throw(
+      [&](Failure& f) { return ask_string(address_, "host:mdns:check", resolve(deadline), f); });
+}
+std::string AdbServer::mdns_check(Deadline deadline, std::error_code& error) const {
+  return detail::or_code(error, [&](Failure& f) {
+    return ask_string(address_, "host:mdns:check", resolve(deadline), f);
+  });
+}
+
+std::vector<protocol::MdnsServiceEntry> AdbServer::mdns_services(Deadline deadline) const {
+  return detail::or_throw(
+      [&](Failure& f) { return mdns_services_of(address_, resolve(deadline), f); });
+}
+std::vector<protocol::MdnsServiceEntry> AdbServer::mdns_services(Deadline deadline,
+                                                                 std::error_code& error) const {
+  return detail::or_code(
+      error, [&](Failure& f) { return mdns_services_of(address_, resolve(deadline), f); });
 }
 
 void AdbServer::kill(Deadline deadline) const {

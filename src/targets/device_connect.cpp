@@ -1,9 +1,10 @@
-// Device::connect: a target (tcp:, usb:, server:, a serial, $ANDROID_SERIAL) turned into a
+// Device::connect: a target (tcp:, usb:, server:, mdns:, a serial, $ANDROID_SERIAL) turned into a
 // connected Device. It sits above the connection runtime and the adb server client because it
 // picks between them; the Device class itself lives in connection/.
 #include <utility>
 
 #include "adbwire/device.hpp"
+#include "adbwire/mdns.hpp"
 #include "adbwire/target.hpp"
 #include "connection/connection.hpp"
 #include "connection/recorded_link.hpp"
@@ -37,10 +38,26 @@ std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text,
     case Target::Kind::server:
       return server::connect_through_server(target, options, failure);
     case Target::Kind::tcp:
+    case Target::Kind::mdns:
       break;
   }
-  const std::string host = target.host();
-  const std::uint16_t port = target.port();
+  std::string host = target.host();
+  std::uint16_t port = target.port();
+  if (target.kind() == Target::Kind::mdns) {
+    // The phone's Wireless debugging port; its STLS then makes the connection TLS.
+    MdnsOptions mdns;
+    mdns.adb_server = options.server;
+    std::error_code error;
+    const MdnsService found =
+        resolve_mdns_service(kAdbTlsConnectService, target.serial(),
+                             deadline_after(options.connect_timeout), mdns, error);
+    if (error) {
+      failure = detail::reported(error);
+      return nullptr;
+    }
+    host = found.host;
+    port = found.port;
+  }
   const std::string serial =
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
   auto factory = [host, port](asio::io_context& io, Deadline deadline, detail::Failure& why) {

@@ -10,10 +10,12 @@
 #include <fstream>
 #include <future>
 #include <optional>
+#include <random>
 #include <thread>
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "adbwire/mdns.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "capture/capture_recorder.hpp"
 #include "compression/sync_compression.hpp"
@@ -21,6 +23,8 @@
 #include "vdevice/auth_keys.hpp"
 #include "vdevice/connection.hpp"
 #include "vdevice/device_context.hpp"
+#include "vdevice/mdns_responder.hpp"
+#include "vdevice/pairing_service.hpp"
 #include "vdevice/reverse_rules.hpp"
 #include "vdevice/screen_graph.hpp"
 
@@ -52,6 +56,28 @@ void write_proc_files(const fs::path& root, const std::vector<DevtoolsSocket>& s
         << socket.package << '\0';
   }
   if (!unix_sockets.flush()) error = make_error_code(std::errc::io_error);
+}
+
+// adbd's id for Wireless debugging: "adb-SERIAL-" and six random letters and digits.
+std::string make_guid(const std::string& serial) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device random;
+  std::string guid = "adb-" + serial + "-";
+  for (int i = 0; i < 6; ++i) guid += kAlphabet[random() % (sizeof kAlphabet - 1)];
+  return guid;
+}
+
+// "WIFI:T:ADB;S:NAME;P:PASSWORD;;", what a host's QR code says; false for anything else.
+bool parse_pairing_qr(std::string_view text, std::string& name, std::string& password) {
+  constexpr std::string_view kStart = "WIFI:T:ADB;S:";
+  if (!text.starts_with(kStart) || !text.ends_with(";;")) return false;
+  text = text.substr(kStart.size(), text.size() - kStart.size() - 2);
+  const auto split = text.find(";P:");
+  if (split == std::string_view::npos || split == 0 || split + 3 == text.size()) return false;
+  name = std::string(text.substr(0, split));
+  password = std::string(text.substr(split + 3));
+  return true;
 }
 
 fs::path make_temp_root(std::error_code& error) {
@@ -102,6 +128,10 @@ struct VirtualDevice::Impl {
     });
   }
 
+  // The pairing service and the mDNS responder of VirtualDeviceOptions; false with error (and
+  // failure) set when one cannot start.
+  bool start_wireless(std::error_code& error);
+
   VirtualDeviceOptions options;
   vdevice::AuthorizedKeys keys;
   protocol::SessionOptions session_options;
@@ -119,10 +149,48 @@ struct VirtualDevice::Impl {
   std::atomic<std::uint64_t> accepted{0};
   std::shared_ptr<capture::CaptureRecorder> recorder;  // VirtualDeviceOptions::record
   std::shared_ptr<const vdevice::TlsServer> tls;       // VirtualDeviceOptions::tls
+  std::string guid;
+  std::unique_ptr<vdevice::PairingService> pairing;   // VirtualDeviceOptions::pairing_code
+  std::unique_ptr<vdevice::MdnsResponder> responder;  // VirtualDeviceOptions::mdns
   std::string failure;  // why start() failed, for the throwing overload's message
   bool started = false;
   bool stopped = false;
 };
+
+bool VirtualDevice::Impl::start_wireless(std::error_code& error) {
+  Impl& d = *this;
+  detail::Failure failure;
+  if (!d.options.pairing_code.empty() && d.options.keys_file.empty()) {
+    failure.set(errc::invalid_argument, "a pairing service needs keys_file to store paired keys");
+  } else if (!d.options.pairing_code.empty()) {
+    d.pairing = vdevice::PairingService::start(
+        {d.options.address, d.options.pairing_port, d.options.pairing_code, d.guid,
+         d.options.keys_file, d.options.pairing_fault},
+        failure);
+  }
+  if (!failure && d.options.mdns) {
+    // adbd advertises its TLS port; `adb tcpip` ports are _adb._tcp.
+    vdevice::MdnsResponder::Options mdns{
+        d.options.address, "vdevice-" + d.options.serial, {}, d.options.mdns_txt, {}};
+    mdns.services.push_back(
+        {d.options.tls ? std::string(kAdbTlsConnectService) : std::string(kAdbService), d.guid,
+         d.port});
+    if (d.pairing) {
+      mdns.services.push_back({std::string(kAdbTlsPairingService), d.guid, d.pairing->port()});
+    }
+    // adbd's TXT attributes, in the order its std::map writes them.
+    mdns.txt_strings = {"api=" + std::to_string(d.options.api_level),
+                        "name=" + std::string(vdevice::kProductModel), "v=1"};
+    d.responder = vdevice::MdnsResponder::start(std::move(mdns), failure);
+    if (failure) d.pairing.reset();
+  }
+  if (failure) {
+    error = failure.code;
+    d.failure = failure.detail;
+    return false;
+  }
+  return true;
+}
 
 VirtualDevice::VirtualDevice(VirtualDeviceOptions options)
     : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -253,6 +321,15 @@ void VirtualDevice::start(std::error_code& error) {
     return;
   }
   d.port = d.acceptor->local_endpoint().port();
+  d.guid = d.options.guid.empty() ? make_guid(d.options.serial) : d.options.guid;
+  if (!d.start_wireless(error)) {
+    d.acceptor.reset();
+    if (d.temporary_root) {
+      std::error_code ignored;
+      fs::remove_all(d.root, ignored);
+    }
+    return;
+  }
   d.started = true;
   d.accept();
   d.thread = std::thread([&d] { d.io.run(); });
@@ -278,10 +355,36 @@ void VirtualDevice::stop() {
     d.io.stop();
   });
   d.thread.join();
+  d.responder.reset();
+  d.pairing.reset();
   if (d.temporary_root) {
     std::error_code ignored;
     fs::remove_all(d.root, ignored);
   }
+}
+
+std::uint16_t VirtualDevice::pairing_port() const {
+  return impl_->pairing ? impl_->pairing->port() : 0;
+}
+
+std::string VirtualDevice::guid() const { return impl_->guid; }
+
+std::uint64_t VirtualDevice::hosts_paired() const {
+  return impl_->pairing ? impl_->pairing->paired() : 0;
+}
+
+void VirtualDevice::scan_pairing_qr(std::string_view text) {
+  std::string name;
+  std::string password;
+  if (!parse_pairing_qr(text, name, password)) {
+    throw Error(errc::invalid_argument,
+                "not an adb pairing QR code: want WIFI:T:ADB;S:NAME;P:PASSWORD;;");
+  }
+  if (!impl_->pairing)
+    throw Error(errc::not_supported, "the virtual device has no pairing service");
+  impl_->pairing->set_code(password);
+  // The phone's pairing service now answers to the name the QR code asked for.
+  if (impl_->responder) impl_->responder->rename(std::string(kAdbTlsPairingService), name);
 }
 
 std::vector<std::string> VirtualDevice::events() const {

@@ -180,11 +180,13 @@ std::optional<ScreenPoint> Call::point(std::string_view x, std::string_view y) c
 Reply run(Host& host, std::string_view name, const Json& arguments,
           const detail::CancelToken& cancel) {
   const Verb* verb = find(name);
-  if (verb == nullptr || (verb->needs_shell && !host.options().allow_shell)) {
+  if (verb == nullptr || !offered(*verb, host.options())) {
     throw Error(errc::not_found,
-                name == "shell" ? std::string("the shell verb is off: start the server with "
-                                              "--allow-shell to offer it")
-                                : "unknown verb '" + std::string(name) + "'; the list names them");
+                name == "shell"  ? std::string("the shell verb is off: start the server with "
+                                                "--allow-shell to offer it")
+                : name == "pair" ? std::string("the pair verb is off: start the server with "
+                                               "--allow-pair to offer it")
+                                 : "unknown verb '" + std::string(name) + "'; the list names them");
   }
   std::string device;
   try {

@@ -37,6 +37,7 @@ struct Reply {
 // What a surface (MCP server, CLI session, Python) gives its verbs.
 struct Options {
   bool allow_shell = false;    // offer shell
+  bool allow_pair = false;     // offer pair (Wireless debugging pairing grants lasting access)
   bool auto_snapshot = false;  // actions append the snapshot taken `settle` after them
   std::chrono::milliseconds settle{500};
   // A snapshot longer than this (about 4 characters a token) is saved to a file and the reply
@@ -48,6 +49,8 @@ struct Options {
   std::uint32_t max_image_side = 2000;
   // The adb server the devices verb asks (ConnectOptions::server).
   ServerAddress adb_server;
+  // The host key pair hands a phone (ConnectOptions::keys).
+  KeyOptions keys;
 };
 
 // The devices a surface drives: one Page per device, connected on first use and kept.

@@ -45,6 +45,7 @@ Reply uninstall(Call& call);
 // verbs_device.cpp
 Reply devices(Call& call);
 Reply connect(Call& call);
+Reply pair(Call& call);
 Reply capabilities(Call& call);
 Reply notifications(Call& call);
 Reply rotate(Call& call);

@@ -566,6 +566,23 @@ std::vector<Verb> make_table() {
                true,
                "",
                shell});
+  v.push_back({"pair",
+               "Pair with a phone for Wireless debugging",
+               "Pair this computer with an Android 11+ phone, as `adb pair`, so its Wireless "
+               "debugging port takes this computer's key from now on. Ask the person to open "
+               "Settings > Developer options > Wireless debugging > Pair device with pairing code "
+               "and read out the HOST:PORT and the 6-digit code it shows. Then connect to the "
+               "returned GUID (or the address under 'IP address & Port', another port).",
+               {text_param("address", "HOST:PORT the pairing dialog shows.", true),
+                text_param("code", "The pairing code the dialog shows.", true)},
+               {.read_only = false, .destructive = false, .idempotent = true, .open_world = true},
+               {"address", "code"},
+               false,
+               false,
+               "",
+               pair,
+               std::nullopt,
+               true});
   return v;
 }
 
@@ -596,6 +613,10 @@ Json schema_of(const Param& p) {
 }
 
 }  // namespace
+
+bool offered(const Verb& verb, const Options& options) noexcept {
+  return (!verb.needs_shell || options.allow_shell) && (!verb.needs_pair || options.allow_pair);
+}
 
 std::span<const Verb> all() noexcept {
   static const std::vector<Verb> table = make_table();
@@ -660,6 +681,7 @@ Json cli_catalog() {
       entry["positional"].push_back(std::string(name));
     entry["cli_file"] = std::string(verb.cli_file);
     entry["needs_shell"] = verb.needs_shell;
+    entry["needs_pair"] = verb.needs_pair;
     verbs.push_back(std::move(entry));
   }
   return verbs;

@@ -64,7 +64,14 @@ struct Verb {
   // A capability the verb cannot work without (Page::capabilities); tools/list marks the verb
   // when the device lacks it, so an agent does not plan with it.
   std::optional<Capability> needs = std::nullopt;
+  // Grants a device lasting access to nothing, but this computer lasting access to a device
+  // (pair): offered only when the server allows it (adbwire mcp --allow-pair).
+  bool needs_pair = false;
 };
+
+// Whether options offer verb (shell needs allow_shell, pair allow_pair).
+struct Options;
+bool offered(const Verb& verb, const Options& options) noexcept;
 
 // Why the verb cannot work on a device with these capabilities ("" when it can). helper_off:
 // the Page runs without the on-device dumper, which serves multi_touch, clipboard and

@@ -1,9 +1,10 @@
-// Verbs about the device: devices, connect, capabilities, notifications, rotate, clipboard,
+// Verbs about the device: devices, connect, pair, capabilities, notifications, rotate, clipboard,
 // date, settings, logs, shell.
 #include <ctime>
 
 #include "adbwire/adb_server.hpp"
 #include "adbwire/logcat.hpp"
+#include "adbwire/pairing.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "adbwire/settings.hpp"
 #include "verbs/handlers.hpp"
@@ -73,6 +74,16 @@ Reply connect(Call& call) {
   if (!first) text += ")";
   text += ". Pass device: " + in_quotes(call.device()) + " to other verbs to drive it.";
   return Reply::text(std::move(text));
+}
+
+Reply pair(Call& call) {
+  PairOptions options;
+  options.keys = call.host().options().keys;
+  const PairResult paired =
+      adbwire::pair(call.required_string("address"), call.required_string("code"), options);
+  return Reply::text("Successfully paired to " + protocol::printable(paired.address) +
+                     " [guid=" + paired.guid + "]. Pass device: " + in_quotes(paired.guid) +
+                     " to connect to it by name (mDNS), or the phone's 'IP address & Port'.");
 }
 
 Reply capabilities(Call& call) {

@@ -207,6 +207,40 @@ TEST_F(McpTools, ShellIsOfferedOnlyWhenAllowed) {
   EXPECT_NE(text_of(result).find('3'), std::string::npos) << text_of(result);
 }
 
+// Pairing gives this computer lasting access to a phone: off unless the server allows it.
+TEST_F(McpTools, PairIsOfferedOnlyWhenAllowed) {
+  test::TempDir phone_dir;
+  VirtualDeviceOptions phone;
+  phone.tls = true;
+  phone.keys_file = phone_dir.path() / "adb_keys";
+  phone.pairing_code = "482915";
+  VirtualDevice wireless(phone);
+  wireless.start();
+  const std::string address = "127.0.0.1:" + std::to_string(wireless.pairing_port());
+  DeviceTools closed(options());
+  EXPECT_THROW(call(closed, "pair", {{"address", address}, {"code", "482915"}}), RpcError);
+  const Json listed = closed.list();
+  EXPECT_TRUE(std::none_of(listed.begin(), listed.end(),
+                           [](const Json& t) { return t["name"] == "pair"; }));
+  EXPECT_EQ(wireless.hosts_paired(), 0u);
+
+  DeviceToolsOptions o = options();
+  o.verbs.allow_pair = true;
+  DeviceTools open(o);
+  const Json offered = open.list();
+  EXPECT_TRUE(std::any_of(offered.begin(), offered.end(),
+                          [](const Json& t) { return t["name"] == "pair"; }));
+  const Json wrong = call(open, "pair", {{"address", address}, {"code", "000000"}});
+  EXPECT_TRUE(wrong["isError"].get<bool>());
+  EXPECT_NE(text_of(wrong).find("pairing code is wrong"), std::string::npos) << text_of(wrong);
+  const Json paired = call(open, "pair", {{"address", address}, {"code", "482915"}});
+  EXPECT_FALSE(paired["isError"].get<bool>()) << text_of(paired);
+  EXPECT_NE(text_of(paired).find("[guid=" + wireless.guid() + "]"), std::string::npos)
+      << text_of(paired);
+  EXPECT_EQ(wireless.hosts_paired(), 1u);
+  EXPECT_TRUE(fs::exists(keys_.path() / "adbwire_known_hosts")) << "the server's keys, not ~";
+}
+
 // The description tools/list gives a tool.
 std::string description_of(const Json& listed, const std::string& name) {
   for (const Json& tool : listed)

@@ -523,6 +523,14 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
   const fs::path apk = dir.path() / "app.apk";
   std::ofstream(apk) << "PK package=com.example.app versionCode=3 (the virtual device reads these)";
   ASSERT_EQ(sessions.open("agent", {vd.target(), "--helper", "on"}).exit_code, 0);
+  // A phone whose pairing dialog is open, for the pair verb (adbwire pair, adb's command).
+  VirtualDeviceOptions wireless;
+  wireless.tls = true;
+  wireless.keys_file = dir.path() / "paired_keys";
+  wireless.pairing_code = "482915";
+  VirtualDevice phone(wireless);
+  phone.start();
+  const std::string pairing = "127.0.0.1:" + std::to_string(phone.pairing_port());
 
   const std::vector<VerbCase> cases = {
       {"snapshot", {"snapshot", "--print"}, "Button [ref=5] \"Add item\""},
@@ -584,6 +592,7 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
       {"uninstall", {"uninstall", "com.example.app"}, "Success", {}, true},
       {"devices", {"devices", vd.target()}, vd.target().substr(4) + "  device", {}, true},
       {"shell", {"shell", "echo", "from the shell"}, "from the shell", {}, true},
+      {"pair", {"pair", pairing, "482915"}, "Successfully paired to " + pairing, {}, true},
   };
   for (const verbs::Verb& verb : verbs::all()) {
     EXPECT_TRUE(std::any_of(cases.begin(), cases.end(),

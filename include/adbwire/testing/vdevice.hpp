@@ -80,6 +80,22 @@ enum class HostileSync {
                     // (set the window title, clear the screen)
 };
 
+// How the virtual device's pairing service misbehaves (VirtualDeviceOptions::pairing_fault) after
+// the TLS handshake, so each way a pairing can fail is tested against a real socket.
+enum class PairingFault {
+  none,
+  stall,            // says nothing more, connection held open
+  bad_version,      // its first pairing header has version 2
+  oversized_frame,  // its first pairing header announces 16385 bytes (adb allows 16384)
+};
+
+// The TXT records of the virtual device's mDNS services (VirtualDeviceOptions::mdns_txt).
+enum class MdnsTxt {
+  normal,  // adbd's: "api=API", "name=MODEL", "v=1"
+  none,    // no TXT record at all (they are optional)
+  broken,  // "v=1" without its length byte, so the byte 'v' announces 118 bytes in 3
+};
+
 // "none", "traversal-names", "climbing-folder", "special-modes", "endless-listing",
 // "endless-tree", "escape-names".
 std::string_view to_string(HostileSync mode) noexcept;
@@ -146,6 +162,23 @@ struct VirtualDeviceOptions {
   // keys of paired hosts), others get a TLS alert. auth_required and accept_new_keys do not
   // apply. adb hosts older than 30 cannot connect (they do not know STLS).
   bool tls = false;
+  // Wireless debugging's pairing service ("Pair device with pairing code"): when the code is
+  // not empty, start() also listens on pairing_port (0: a free one; pairing_port() says which)
+  // for adb's pairing exchange (TLS 1.3, SPAKE2) with that code. A host that pairs gets its key
+  // appended to keys_file (which must be set), so with tls set it then connects with no prompt.
+  std::string pairing_code;
+  std::uint16_t pairing_port = 0;
+  PairingFault pairing_fault = PairingFault::none;
+  // The device's Wireless debugging id (what pairing hands the host). Empty: "adb-SERIAL-" and six
+  // random letters and digits, as adbd makes it.
+  std::string guid;
+  // Advertise by multicast DNS, as a phone in Wireless debugging does: the port as
+  // _adb-tls-connect._tcp (with tls; _adb._tcp without) and the pairing service as
+  // _adb-tls-pairing._tcp, each under the GUID as instance name, on the interfaces that have
+  // `address` (every one for 0.0.0.0; loopback included). Needs an IPv4 address; port 5353 is
+  // shared with any other mDNS stack. start() fails with not_supported or busy when it cannot.
+  bool mdns = false;
+  MdnsTxt mdns_txt = MdnsTxt::normal;
   // Host folder backing the device file system ("/sdcard/x" is root/sdcard/x).
   // Empty: a fresh temporary folder, removed by stop().
   std::filesystem::path root;
@@ -246,6 +279,17 @@ class VirtualDevice {
 
   // The bound port (0 before start()).
   std::uint16_t port() const;
+  // The pairing service's port (0 when there is none).
+  std::uint16_t pairing_port() const;
+  // The Wireless debugging id (VirtualDeviceOptions::guid, or the one start() made).
+  std::string guid() const;
+  // Hosts that paired so far. Thread safe.
+  std::uint64_t hosts_paired() const;
+  // The phone scanned a host's QR code "WIFI:T:ADB;S:NAME;P:PASSWORD;;": its pairing service
+  // takes PASSWORD from now on, and with mdns is advertised as NAME (the host waits for it).
+  // invalid_argument for text of another shape, not_supported without a pairing service. Thread
+  // safe.
+  void scan_pairing_qr(std::string_view text);
 
   // "tcp:ADDRESS:PORT", the target adbwire clients connect to.
   std::string target() const;

@@ -93,10 +93,25 @@ TEST(Target, BareSerialGoesThroughTheServerLikeAdb) {
   EXPECT_EQ(t.serial(), "emulator-5554");
 }
 
+TEST(Target, GuidsAndAdbsWirelessSerialsAreFoundByMdns) {
+  for (const char* text : {"mdns:adb-R5CT1234-AbCdEf", "adb-R5CT1234-AbCdEf"}) {
+    const Target t = Target::parse(text);
+    EXPECT_EQ(t.kind(), Target::Kind::mdns) << text;
+    EXPECT_EQ(t.serial(), "adb-R5CT1234-AbCdEf");
+    EXPECT_EQ(t.to_string(), "mdns:adb-R5CT1234-AbCdEf");
+  }
+  // adb's serial of a phone it connected by mDNS, and a QR-named instance given explicitly.
+  const Target adbs = Target::parse("adb-R5CT1234-AbCdEf._adb-tls-connect._tcp");
+  EXPECT_EQ(adbs.kind(), Target::Kind::mdns);
+  EXPECT_EQ(adbs.serial(), "adb-R5CT1234-AbCdEf._adb-tls-connect._tcp");
+  EXPECT_EQ(Target::parse("mdns:studio-x:y").serial(), "studio-x:y");
+  EXPECT_EQ(Target::parse("R5CT1234").kind(), Target::Kind::server) << "other serials as before";
+}
+
 TEST(Target, MalformedTargetsAreInvalidArguments) {
   for (const char* text :
        {"tcp:", "tcp::5555", "tcp:host:0", "tcp:host:65536", "tcp:host:12ab", "host:", "host:port",
-        "server:", "server:h:1/", "server:h:x/SER", "tcp:[::1", "tcp:[::1]x"}) {
+        "server:", "server:h:1/", "server:h:x/SER", "tcp:[::1", "tcp:[::1]x", "mdns:"}) {
     std::error_code error;
     Target::parse(text, error);
     EXPECT_EQ(error, errc::invalid_argument) << text;

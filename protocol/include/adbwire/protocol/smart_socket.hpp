@@ -167,4 +167,20 @@ struct ForwardEntry {
 std::error_code parse_forward_list(std::string_view text, std::vector<ForwardEntry>& out,
                                    std::string& detail);
 
+// One line of host:mdns:services, as AOSP's transport_mdns.cpp writes it:
+// "<instance>\t<service type>\t<IPv4>:<port>" ("adb-R5CT1234-AbCdEf\t_adb-tls-connect._tcp\t
+// 192.168.1.20:37099"). An instance name may hold spaces ("adb-…-AbCdEf (2)"), never a tab.
+struct MdnsServiceEntry {
+  std::string instance;
+  std::string service;
+  std::string address;  // "IPv4:PORT" as given
+
+  bool operator==(const MdnsServiceEntry&) const = default;
+};
+
+// Parses an mDNS service list. parse_error (detail names the line) for a line that is not three
+// tab-separated fields, or whose address has no ":PORT".
+std::error_code parse_mdns_services(std::string_view text, std::vector<MdnsServiceEntry>& out,
+                                    std::string& detail);
+
 }  // namespace adbwire::protocol
