@@ -117,7 +117,7 @@ void Page::State::key(std::string_view name, Deadline deadline, detail::Failure&
                     "number");
     return;
   }
-  run("input keyevent " + *code, deadline, failure);
+  run("input keyevent " + detail::shell_quote(*code), deadline, failure);
 }
 
 void Page::State::type_text(std::uint32_t ref, std::string_view text, TypeOptions type_options,

@@ -14,6 +14,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/server_address.hpp"
 #include "base/cancel_token.hpp"
+#include "verbs/host_file.hpp"
 #include "verbs/recording.hpp"
 #include "verbs/verb.hpp"
 
@@ -48,6 +49,9 @@ struct Options {
   std::uint32_t max_image_side = 2000;
   // The adb server the devices verb asks (ConnectOptions::server).
   ServerAddress adb_server;
+  // What install may read of this computer (verbs/host_file.hpp): nothing unless a folder is
+  // allowed.
+  HostFileRules host_files;
 };
 
 // The devices a surface drives: one Page per device, connected on first use and kept.

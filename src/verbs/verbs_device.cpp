@@ -151,6 +151,7 @@ Reply logs(Call& call) {
   options.ring_capacity = lines;
   Logcat logcat = Logcat::start(call.page().device(), options, nullptr);
   logcat.wait(deadline_after(10s));
+  if (const std::error_code error = logcat.error()) throw Error(error, logcat.error_detail());
   const std::string contains = call.string("contains").value_or("");
   std::string text;
   std::size_t shown = 0;
