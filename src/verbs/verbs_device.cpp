@@ -14,6 +14,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// How long logs waits for the device's log dump to end.
+constexpr std::chrono::seconds kLogsWait{10};
+
 SettingsNamespace namespace_of(const std::string& name) {
   if (name == "secure") return SettingsNamespace::secure;
   if (name == "global") return SettingsNamespace::global;
@@ -150,7 +153,11 @@ Reply logs(Call& call) {
   options.tail = lines;
   options.ring_capacity = lines;
   Logcat logcat = Logcat::start(call.page().device(), options, nullptr);
-  logcat.wait(deadline_after(10s));
+  if (!logcat.wait(deadline_after(kLogsWait))) {
+    throw Error(errc::timeout, "the device's `logcat -d` was still sending after " +
+                                   std::to_string(kLogsWait.count()) +
+                                   " s; a dump of the log ends in about a second");
+  }
   if (const std::error_code error = logcat.error()) throw Error(error, logcat.error_detail());
   const std::string contains = call.string("contains").value_or("");
   std::string text;

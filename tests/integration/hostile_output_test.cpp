@@ -188,6 +188,13 @@ TEST_F(EndlessOutput, TheCliStopsAtTheDefaultBoundsWithBoundedMemory) {
   EXPECT_NE(typo.err.find("KIND one of command, ui_dump"), std::string::npos) << typo.err;
 }
 
+// The error a verb gives for endless output: its bound, or for logs the 10 s it waits for the
+// dump to end, which a slow build (a sanitizer's) reaches before the 64 MiB.
+bool bounded_error(const std::string& verb, const std::string& text) {
+  return text.find("OutputLimits::") != std::string::npos ||
+         (verb == "logs" && text.find("was still sending after 10 s") != std::string::npos);
+}
+
 // A session's daemon and the MCP server keep serving after each bounded call, and their memory
 // stays bounded across all of them.
 TEST_F(EndlessOutput, ASessionAndTheMcpServerStayBoundedAndUsable) {
@@ -196,7 +203,7 @@ TEST_F(EndlessOutput, ASessionAndTheMcpServerStayBoundedAndUsable) {
        {std::vector<std::string>{"snapshot"}, {"apps"}, {"foreground"}, {"logs"}}) {
     const test::ProcessResult run = adbwire(verb);
     EXPECT_EQ(run.exit_code, 1) << verb[0] << ": " << run.out << run.err;
-    EXPECT_NE(run.err.find("OutputLimits::"), std::string::npos) << verb[0] << ": " << run.err;
+    EXPECT_TRUE(bounded_error(verb[0], run.err)) << verb[0] << ": " << run.err;
   }
   const test::ProcessResult date = adbwire({"date"});
   EXPECT_EQ(date.exit_code, 0) << date.err;
@@ -224,7 +231,7 @@ TEST_F(EndlessOutput, ASessionAndTheMcpServerStayBoundedAndUsable) {
       EXPECT_FALSE(results[i].value("isError", true)) << text;
     } else {
       EXPECT_TRUE(results[i].value("isError", false)) << tools[i] << ": " << text;
-      EXPECT_NE(text.find("OutputLimits::"), std::string::npos) << tools[i] << ": " << text;
+      EXPECT_TRUE(bounded_error(tools[i], text)) << tools[i] << ": " << text;
     }
   }
   EXPECT_LT(mcp.max_rss_kib, rss_bound_kib()) << "MCP server peak RSS " << mcp.max_rss_kib;
