@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "adbwire/keys.hpp"
+#include "adbwire/output_limits.hpp"
 #include "adbwire/server_address.hpp"
 
 namespace adbwire {
@@ -26,6 +27,9 @@ struct ConnectOptions {
   bool offer_public_key = true;
   // Deadline of every Device and Stream call made with kDefaultDeadline.
   std::chrono::milliseconds command_timeout{30000};
+  // How much of a device's output the calls that gather it whole may hold, per kind
+  // (adbwire/output_limits.hpp); the Device keeps them (Device::output_limits).
+  OutputLimits limits;
   // Receive window per stream for delayed_ack (AOSP burst mode); 0 = classic flow control
   // (one OKAY per WRTE). Used only when the device offers delayed_ack too.
   std::uint32_t delayed_ack_window = 0;

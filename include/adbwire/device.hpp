@@ -14,6 +14,7 @@
 #include "adbwire/connect_options.hpp"
 #include "adbwire/connection_info.hpp"
 #include "adbwire/deadline.hpp"
+#include "adbwire/output_limits.hpp"
 #include "adbwire/protocol/banner.hpp"
 #include "adbwire/stream.hpp"
 
@@ -61,8 +62,8 @@ class Device {
                         std::error_code& error);
 
   // Wraps an established stream opener (the connection runtime or a future backend).
-  Device(std::shared_ptr<detail::StreamOpener> opener,
-         std::chrono::milliseconds command_timeout) noexcept;
+  Device(std::shared_ptr<detail::StreamOpener> opener, std::chrono::milliseconds command_timeout,
+         const OutputLimits& limits = {}) noexcept;
   Device(Device&&) noexcept;
   Device& operator=(Device&&) noexcept;
   // Closes the connection (see close()).
@@ -74,7 +75,10 @@ class Device {
   // stdin (on v1 an open one that never ends; ShellStream gives it input). The deadline
   // covers the whole command. A non-zero exit code is not an error.
   // Errors: timeout (the command is then closed on the device), device_offline, closed,
-  // protocol_error (malformed shell packets, or the stream ended without an exit status).
+  // protocol_error (malformed shell packets, or the stream ended without an exit status),
+  // limit_exceeded (stdout and stderr together passed output_limits().command bytes: the
+  // command's stream is closed, the connection stays usable; use the streaming form for output
+  // of unknown size).
   ShellResult shell(std::string_view command, Deadline deadline = kDefaultDeadline);
   ShellResult shell(std::string_view command, Deadline deadline, std::error_code& error);
 
@@ -89,7 +93,8 @@ class Device {
   // Runs `command` with "exec:" (no PTY, no shell protocol): the bytes the command writes,
   // unchanged (binary safe: screencap -p, logcat -B), stderr merged in as adbd does. A device
   // without exec: (Android before 5.0) runs it through the shell instead, whose PTY newline
-  // translation is undone. Errors as shell(); on error the bytes received so far are returned.
+  // translation is undone. Errors as shell() (limit_exceeded past output_limits().command); on
+  // error the bytes received so far are returned.
   std::string exec(std::string_view command, Deadline deadline = kDefaultDeadline);
   std::string exec(std::string_view command, Deadline deadline, std::error_code& error);
 
@@ -115,6 +120,9 @@ class Device {
   std::string serial() const;
   // Authentication path and negotiated parameters.
   ConnectionInfo connection_info() const;
+  // The bounds on output gathered whole (ConnectOptions::limits), which the calls on this
+  // Device and the services and Page built on it apply.
+  const OutputLimits& output_limits() const noexcept { return limits_; }
 
   // Closes the connection: calls waiting on it wake with errc::closed, later calls fail with
   // it. Idempotent and thread safe; blocks only to join the connection's I/O thread.
@@ -127,6 +135,7 @@ class Device {
 
   std::shared_ptr<detail::StreamOpener> opener_;
   std::chrono::milliseconds command_timeout_{0};
+  OutputLimits limits_;
 };
 
 }  // namespace adbwire

@@ -88,6 +88,8 @@ struct LogcatOptions {
   // Records kept for recent(); the oldest is dropped beyond it (0 keeps none).
   std::size_t ring_capacity = 1000;
   // -d: read what the device holds, then the stream ends (wait() returns). Otherwise follow.
+  // A dump is held to the Device's output_limits().logcat bytes: a device whose dump never
+  // ends is stopped there with limit_exceeded (error(), error_detail()).
   bool dump = false;
   // -T N: start with the last N records the device holds instead of all of them.
   std::optional<std::size_t> tail;
@@ -123,9 +125,11 @@ class Logcat {
   bool running() const;
   // Waits until the stream ends (dump mode) or fails; false at the deadline.
   bool wait(Deadline deadline) const;
-  // Why reading ended: empty for a clean end or stop(); parse_error, device_offline, … or
-  // the code of an exception the handler threw.
+  // Why reading ended: empty for a clean end or stop(); parse_error, device_offline,
+  // limit_exceeded (a dump past its bound), … or the code of an exception the handler threw.
   std::error_code error() const;
+  // What error() means, in words ("" when it is empty).
+  std::string error_detail() const;
   // Closes the stream and joins the reader thread; the handler is not called afterwards.
   // Idempotent; must not be called from the handler.
   void stop() noexcept;

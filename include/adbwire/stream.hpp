@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "adbwire/deadline.hpp"
+#include "adbwire/output_limits.hpp"
 
 namespace adbwire {
 
@@ -30,9 +31,10 @@ class Stream {
  public:
   // An empty stream: every call fails with errc::closed.
   Stream() noexcept;
-  // Made by Device::open; default_timeout resolves kDefaultDeadline.
-  Stream(std::unique_ptr<detail::StreamBackend> backend,
-         std::chrono::milliseconds default_timeout) noexcept;
+  // Made by Device::open; default_timeout resolves kDefaultDeadline; read_all_limit bounds
+  // read_all (Device::output_limits().command).
+  Stream(std::unique_ptr<detail::StreamBackend> backend, std::chrono::milliseconds default_timeout,
+         std::size_t read_all_limit = OutputLimits{}.command) noexcept;
   Stream(Stream&&) noexcept;
   Stream& operator=(Stream&&) noexcept;
   ~Stream();
@@ -44,8 +46,10 @@ class Stream {
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline = kDefaultDeadline);
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, std::error_code& error);
 
-  // Reads until the device ends the stream. Memory grows with the output; use read_some for
-  // output of unknown size. On error the bytes read so far are returned with the error set.
+  // Reads until the device ends the stream. Memory grows with the output, up to the
+  // Device's output_limits().command bytes: past it errc::limit_exceeded and the stream is
+  // closed. Use read_some for output of unknown size. On error the bytes read so far are
+  // returned with the error set.
   std::string read_all(Deadline deadline = kDefaultDeadline);
   std::string read_all(Deadline deadline, std::error_code& error);
 
@@ -71,6 +75,7 @@ class Stream {
 
   std::unique_ptr<detail::StreamBackend> backend_;
   std::chrono::milliseconds default_timeout_{0};
+  std::size_t read_all_limit_ = OutputLimits{}.command;
 };
 
 }  // namespace adbwire

@@ -94,15 +94,23 @@ std::string_view to_string(SyncCompression compression) noexcept;
 bool parse_sync_compression(std::string_view text, SyncCompression& out) noexcept;
 
 // Bounds on what a device can make the host hold. A device decides how many entries a folder
-// lists, how long their names are and how deep a tree goes; past a bound the call fails with
-// errc::limit_exceeded, naming the bound and its field here, before the host's memory or time
-// follows the device. The plan of a pull keeps about 64 bytes plus the name per entry, so the
-// defaults bound it near 64 MB plus names.
+// lists, how long their names are, how deep a tree goes and how many bytes a file turns out to
+// have; past a bound the call fails with errc::limit_exceeded, naming the bound and its field
+// here, before the host's memory, disk or time follows the device.
 struct SyncLimits {
   std::size_t max_listing_entries = 1'000'000;  // entries in one folder listing
   std::size_t max_tree_entries = 1'000'000;     // files and folders in one pull
   std::size_t max_name_length = 255;            // bytes of one entry name (Linux's NAME_MAX)
   std::size_t max_depth = 128;                  // folder levels below a pulled folder
+  // Bytes of memory one listing (list()) or one pull's plan may hold: about 100 bytes an entry
+  // plus its name, so long names cannot multiply what max_listing_entries allows.
+  std::size_t max_memory = 128 * 1024 * 1024;
+  // Bytes a pulled file may have beyond the size its stat or listing announced (a log that grew
+  // meanwhile). Past it, compressed or not, the pull fails and nothing is left under the final
+  // name: a device announcing 10 bytes cannot fill the disk with a compression bomb. Devices
+  // without stat_v2 announce sizes cut to 32 bits, so a file of 4 GiB or more pulled from one
+  // needs this raised.
+  std::uint64_t file_slack = 1024 * 1024;
 };
 
 struct PullOptions {
@@ -111,14 +119,19 @@ struct PullOptions {
   // both masked with the umask, and the current time, as `adb pull` without -a.
   bool keep_attributes = true;
   SyncProgressHandler progress;
-  // The whole call ends by then (errc::timeout). kDefaultDeadline instead bounds each wait
-  // for the device by ConnectOptions::command_timeout, so a long transfer that keeps moving
-  // never times out but a stalled one does.
+  // The whole call ends by then (errc::timeout), checked while data flows as well as while
+  // waiting. kDefaultDeadline instead bounds each wait for the device by
+  // ConnectOptions::command_timeout, so a long transfer that keeps moving never times out but
+  // a stalled one does.
   Deadline deadline = kDefaultDeadline;
   // Asked of the device for each file (RCV2 flags). Corrupt compressed data from the device
   // is errc::protocol_error naming the algorithm, and leaves no file under the final name.
   SyncCompression compression = SyncCompression::any;
   SyncLimits limits;
+  // Files pulled 0600 and folders made 0700, whatever the device's modes and keep_attributes
+  // (mtimes are kept as keep_attributes says): for files adbwire keeps for itself, such as a
+  // screen recording.
+  bool private_files = false;
 };
 
 struct PushOptions {
@@ -168,7 +181,8 @@ class SyncClient {
   // The entries of a folder, in the device's order. A missing or unreadable folder lists
   // as empty, as adbd reports it. Errors also: protocol_error (an entry name that is not one
   // path component, quoted escaped), limit_exceeded (more than limits.max_listing_entries
-  // entries, or a name longer than limits.max_name_length).
+  // entries, or a name longer than limits.max_name_length, or more than limits.max_memory
+  // bytes held).
   std::vector<RemoteEntry> list(std::string_view path, Deadline deadline = kDefaultDeadline);
   std::vector<RemoteEntry> list(std::string_view path, Deadline deadline, std::error_code& error);
   std::vector<RemoteEntry> list(std::string_view path, const SyncLimits& limits, Deadline deadline,
@@ -180,9 +194,12 @@ class SyncClient {
   // not_found (a remote path does not exist), invalid_argument (several remotes and local
   // is not a folder), command_failed (the device's FAIL text), io_error (local disk, or a
   // symbolic link inside the destination where the pull would write), protocol_error (an
-  // unsafe entry name), limit_exceeded (options.limits). Names and bounds are checked while
-  // planning, before anything is written. Stops at the first failure; files completed before
-  // it stay.
+  // unsafe entry name), limit_exceeded (options.limits; a file larger than announced by more
+  // than limits.file_slack fails while it arrives, leaving no file under its name), timeout
+  // (options.deadline, or a wait longer than command_timeout). Names and the bounds of the plan
+  // are checked while planning, before anything is written. Stops at the first failure; files
+  // completed before it stay. A pull ended by SIGINT, SIGTERM or SIGHUP leaves no temporary
+  // file (the process then ends by that signal).
   TransferStats pull(std::string_view remote, const std::filesystem::path& local,
                      const PullOptions& options = {});
   TransferStats pull(std::string_view remote, const std::filesystem::path& local,

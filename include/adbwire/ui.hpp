@@ -40,8 +40,9 @@
 // 80 code points, then 16); its ref and states stay whole.
 // Inside "text", hint="…" and (desc) a backslash is written \\, a double quote \", newline \n,
 // carriage return \r, tab \t, and the characters YAML forbids or reads as line breaks (other
-// C0 and C1 controls, DEL, U+2028, U+2029, U+FEFF, U+FFFE, U+FFFF) as \u00XX or \uXXXX; bytes
-// that are not UTF-8 become U+FFFD. Role and id are escaped the same way.
+// C0 and C1 controls, DEL, U+2028, U+2029, U+FEFF, U+FFFE, U+FFFF) and the bidirectional
+// overrides and isolates a terminal would act on (U+202A..U+202E, U+2066..U+2069) as \u00XX or
+// \uXXXX; bytes that are not UTF-8 become U+FFFD. Role and id are escaped the same way.
 // A subtree cut by max_depth becomes one line "- …", followed by " [refs A-B hidden]" when
 // it held refs.
 //
@@ -271,7 +272,9 @@ class Snapshot {
   // text format shows it ("" for a hint reported as text), "hint" and "desc" as the dump has
   // them, "visible":false only on a printed wrapper that is not visible itself. "note" is the
   // "no element" line's text. A cut subtree is {"truncated":true,"hidden_refs":[A,B]}. Invalid
-  // UTF-8 from the device is replaced by U+FFFD so the output is always valid JSON.
+  // UTF-8 from the device is replaced by U+FFFD so the output is always valid JSON; controls,
+  // DEL, C1 controls, bidirectional overrides and U+2028/U+2029 are written \uXXXX, so a
+  // terminal showing it is not acted on.
   std::string to_json() const;
 
   // Nodes matching needle, in document order: the first non-empty of exact resource-id,

@@ -109,6 +109,26 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+std::string printable_json(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size();) {
+    std::uint32_t code_point = 0;
+    const std::size_t length = decode_utf8(json, i, code_point);
+    if (length != 0 && code_point >= 0x20 &&
+        (acts_on_terminal(code_point) || code_point == 0x2028 || code_point == 0x2029)) {
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(code_point >> shift) & 0xF];
+      i += length;
+    } else {
+      const std::size_t n = length == 0 ? 1 : length;
+      out.append(json.data() + i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 bool is_printable(std::string_view text) noexcept {
   for (std::size_t i = 0; i < text.size();) {
     std::uint32_t code_point = 0;

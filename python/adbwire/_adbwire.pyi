@@ -8,7 +8,7 @@ import datetime
 import enum
 import os
 import pathlib
-from typing import Any, Callable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 __version__: str
 
@@ -72,6 +72,7 @@ class ConnectOptions:
     android_dir: pathlib.Path
     vendor_keys: list[pathlib.Path]
     generate_keys: bool
+    max_output: dict[str, int]
     def __init__(
         self,
         *,
@@ -85,6 +86,7 @@ class ConnectOptions:
         android_dir: _Path = ...,
         vendor_keys: Sequence[_Path] = ...,
         generate_keys: bool = ...,
+        max_output: Mapping[str, int] = ...,
     ) -> None: ...
 
 class PageOptions:

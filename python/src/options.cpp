@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,32 @@ void bind_connect_options(py::module_& module) {
       "generate_keys", [](const ConnectOptions& self) { return self.keys.generate_if_missing; },
       [](ConnectOptions& self, bool on) { self.keys.generate_if_missing = on; },
       "Create adbkey(.pub) when absent, as adb does on first start.");
+  cls.def_property(
+      "max_output",
+      [](const ConnectOptions& self) {
+        OutputLimits limits = self.limits;
+        std::map<std::string, std::size_t> bytes;
+        for (std::string_view names = output_limit_names(); !names.empty();) {
+          const std::size_t comma = std::min(names.find(", "), names.size());
+          const std::string name(names.substr(0, comma));
+          bytes[name] = *output_limit(limits, name);
+          names.remove_prefix(std::min(comma + 2, names.size()));
+        }
+        return bytes;
+      },
+      [](ConnectOptions& self, const std::map<std::string, std::size_t>& given) {
+        for (const auto& [name, bytes] : given) {
+          std::size_t* field = output_limit(self.limits, name);
+          if (field == nullptr) {
+            throw Error(errc::invalid_argument, "max_output has no kind '" + name + "'; kinds: " +
+                                                    std::string(output_limit_names()));
+          }
+          *field = bytes;
+        }
+      },
+      "Bytes of a device's output a call that gathers it whole may hold, by kind (command, "
+      "ui_dump, properties, packages, dumpsys, logcat, screenshot); past one the call raises "
+      "LimitExceededError. Setting a dict changes the kinds it names.");
 }
 
 void bind_page_options(py::module_& module) {

@@ -189,6 +189,23 @@ def test_connect_options(vdevice):
     device.close()
 
 
+def test_output_gathered_whole_stops_at_its_bound():
+    options = adbwire.ConnectOptions(max_output={"command": 1 << 20})
+    assert options.max_output["command"] == 1 << 20
+    assert options.max_output["ui_dump"] == 32 << 20
+    with pytest.raises(adbwire.InvalidArgumentError, match="kinds: command"):
+        options.max_output = {"typo": 1}
+    endless = VirtualDevice("--hostile-output", "endless")
+    try:
+        device = adbwire.Device.connect(endless.target, options)
+        with pytest.raises(adbwire.LimitExceededError, match="OutputLimits::command"):
+            device.exec("getprop")
+        assert device.shell("echo still here").out == "still here\n"
+        device.close()
+    finally:
+        endless.stop()
+
+
 def test_targets_through_a_real_adb_server(vdevice, private_adb, monkeypatch):
     private_adb.connect(vdevice.serial)
     through = adbwire.Device.connect("server:127.0.0.1:%d/%s" % (private_adb.port, vdevice.serial))

@@ -18,6 +18,7 @@
 #include "agent/helper_dex.hpp"
 #include "agent/helper_protocol.hpp"
 #include "base/private_files.hpp"
+#include "connection/bounded_output.hpp"
 
 namespace adbwire::agent {
 namespace {
@@ -195,6 +196,14 @@ bool HelperClient::exchange(std::span<const std::uint8_t> request, Deadline repl
     }
     return false;
   }
+  if (decoded->length > limits_.ui_dump) {
+    stop();
+    failure.set(errc::limit_exceeded,
+                detail::over_limit_detail("the on-device dumper (a reply of " +
+                                              std::to_string(decoded->length) + " bytes)",
+                                          limits_, &OutputLimits::ui_dump));
+    return false;
+  }
   payload.resize(decoded->length);
   if (!read_exact(stream_, {reinterpret_cast<std::uint8_t*>(payload.data()), payload.size()},
                   reply_deadline, failure))
@@ -207,6 +216,7 @@ void HelperClient::start(Device& device, const HelperBudget& budget, Deadline de
                          detail::Failure& failure) {
   if (!installed_) install(device, deadline, failure);
   if (failure) return;
+  limits_ = device.output_limits();
   std::error_code error;
   stream_ = device.open(
       "exec:" + helper::start_command(helper::device_dex_path(dumper_dex_hash()), name_), deadline,

@@ -91,6 +91,7 @@ class HelperClient {
   std::string name_;
   Stream stream_;
   bool installed_ = false;
+  OutputLimits limits_;  // the Device's, from start(): a reply is held to limits_.ui_dump
 };
 
 }  // namespace adbwire::agent

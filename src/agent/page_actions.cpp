@@ -110,7 +110,7 @@ void Page::State::key(std::string_view name, Deadline deadline, detail::Failure&
                     "number");
     return;
   }
-  run("input keyevent " + *code, deadline, failure);
+  run("input keyevent " + detail::shell_quote(*code), deadline, failure);
 }
 
 // ---- actions on refs

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "agent/dump.hpp"
+#include "services/collected_output.hpp"
 
 namespace adbwire::agent {
 
@@ -14,12 +15,9 @@ std::string UiautomatorReader::read(Deadline deadline, detail::Failure& failure)
   using Method = PageOptions::DumpMethod;
   for (;;) {
     const Method now = method_ == Method::file ? Method::file : Method::tty;
-    std::error_code error;
-    std::string output = device_.exec(dump_command(now, path_), deadline, error);
-    if (error) {
-      failure = detail::reported(error);
-      return {};
-    }
+    std::string output = detail::exec_output(device_, dump_command(now, path_),
+                                             &OutputLimits::ui_dump, deadline, failure);
+    if (failure) return {};
     const DumpFailure dumped = classify_dump_output(output);
     if (method_ == Method::automatic && dumped == DumpFailure::none) method_ = Method::tty;
     if (method_ == Method::automatic && dumped == DumpFailure::no_xml) {

@@ -161,18 +161,22 @@ int create_private_file(const fs::path& path, Failure& failure) {
   return -1;
 }
 
-fs::path private_runtime_folder(Failure& failure) {
-  fs::path folder;
+fs::path runtime_folder_path() {
   if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr && *runtime != 0) {
-    folder = fs::path(runtime) / "adbwire";
-  } else {
-    std::error_code error;
-    fs::path temp = fs::temp_directory_path(error);
-    if (error) temp = "/tmp";
-    folder = temp / ("adbwire-" + std::to_string(::geteuid()));
+    return fs::path(runtime) / "adbwire";
   }
+  std::error_code error;
+  fs::path temp = fs::temp_directory_path(error);
+  if (error) temp = "/tmp";
+  return temp / ("adbwire-" + std::to_string(::geteuid()));
+}
+
+fs::path private_runtime_folder(Failure& failure) {
+  const fs::path folder = runtime_folder_path();
   if (!open_private_folder(folder, FolderTrust::own, failure)) {
-    failure.detail += " (or set XDG_RUNTIME_DIR to a private folder)";
+    failure.detail +=
+        "; this is adbwire's runtime folder, and another user may have made it first: set "
+        "XDG_RUNTIME_DIR to a folder only you can enter";
     return {};
   }
   return folder;

@@ -71,5 +71,7 @@ int create_private_file(const std::filesystem::path& path, Failure& failure);
 // and checked as FolderTrust::own (whoever could write there could reach our devices).
 // Errors: as open_private_folder.
 std::filesystem::path private_runtime_folder(Failure& failure);
+// Where private_runtime_folder is, without creating or checking it.
+std::filesystem::path runtime_folder_path();
 
 }  // namespace adbwire::detail

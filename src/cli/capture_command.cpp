@@ -8,7 +8,9 @@
 #include "adbwire/capture.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/constants.hpp"
+#include "adbwire/protocol/printable.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -67,15 +69,15 @@ void print_line(const CapturedMessage& m, double seconds) {
   std::string service = m.service.empty() ? "" : " [" + m.service + "]";
   if (service.size() > 48) service = service.substr(0, 44) + "...]";
   if (m.kind == CapturedKind::adb) {
-    std::printf("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %08x %08x %7zu%s %s\n", seconds, m.record,
-                m.connection, direction_arrow(m.direction), command_label(m).c_str(),
-                m.message.arg0, m.message.arg1, m.message.payload.size(), service.c_str(),
-                m.summary.c_str());
+    print(format("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %08x %08x %7zu%s %s\n", seconds, m.record,
+                 m.connection, direction_arrow(m.direction), command_label(m).c_str(),
+                 m.message.arg0, m.message.arg1, m.message.payload.size(), service.c_str(),
+                 m.summary.c_str()));
   } else {
-    std::printf("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %17s %7zu%s %s\n", seconds, m.record,
-                m.connection, direction_arrow(m.direction), command_label(m).c_str(), "",
-                m.message.payload.size(),
-                m.kind == CapturedKind::smart_request ? "" : service.c_str(), m.summary.c_str());
+    print(format("%11.6f #%-6" PRIu64 " c%-2u %s %-4s %17s %7zu%s %s\n", seconds, m.record,
+                 m.connection, direction_arrow(m.direction), command_label(m).c_str(), "",
+                 m.message.payload.size(),
+                 m.kind == CapturedKind::smart_request ? "" : service.c_str(), m.summary.c_str()));
   }
 }
 
@@ -98,8 +100,9 @@ void print_json(const CapturedMessage& m, double seconds) {
     line["arg1"] = m.message.arg1;
   }
   // Payloads may hold any bytes; replace invalid UTF-8 rather than fail on it.
-  const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::printf("%s\n", text.c_str());
+  print(protocol::printable_json(
+            line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+        "\n");
 }
 
 int run_decode(const DecodeArgs& args) {
@@ -122,17 +125,16 @@ int run_decode(const DecodeArgs& args) {
       ec);
   if (!args.json) {
     for (const auto& c : summary.connections) {
-      std::printf("# c%u %s%s\n", c.id, c.description.c_str(),
-                  c.smart_socket ? " (adb server)" : "");
+      print(format("# c%u %s%s\n", c.id, c.description.c_str(),
+                   c.smart_socket ? " (adb server)" : ""));
     }
-    std::printf("# %" PRIu64 " messages from %" PRIu64 " records (%" PRIu64 " tcp, %" PRIu64
-                " usb, %" PRIu64 " other); %" PRIu64 " resyncs, %" PRIu64 " bytes skipped, %" PRIu64
-                " bytes lost\n",
-                count, summary.stats.records, summary.stats.tcp_segments,
-                summary.stats.usb_transfers, summary.stats.other_records, summary.stats.resyncs,
-                summary.stats.skipped_bytes, summary.stats.lost_bytes);
+    print(format("# %" PRIu64 " messages from %" PRIu64 " records (%" PRIu64 " tcp, %" PRIu64
+                 " usb, %" PRIu64 " other); %" PRIu64 " resyncs, %" PRIu64
+                 " bytes skipped, %" PRIu64 " bytes lost\n",
+                 count, summary.stats.records, summary.stats.tcp_segments,
+                 summary.stats.usb_transfers, summary.stats.other_records, summary.stats.resyncs,
+                 summary.stats.skipped_bytes, summary.stats.lost_bytes));
   }
-  std::fflush(stdout);
   throw_if_error(ec, summary.fault.detail);
   return 0;
 }

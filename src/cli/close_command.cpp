@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/session/session.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 
@@ -14,8 +15,7 @@ void add_close_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->callback([name, &globals, &run] {
     run = [name, &globals] {
       close_session(name->empty() ? globals.session : *name);
-      std::puts("session closed");
-      return std::fflush(stdout) == 0 ? 0 : 1;
+      return print("session closed\n") ? 0 : 1;
     };
   });
 }

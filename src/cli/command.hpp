@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace adbwire {
 class Device;
@@ -27,6 +28,7 @@ struct GlobalOptions {
   double auth_timeout = -1;  // --auth-timeout SECONDS for a person to accept the key (<0: default)
   std::string session;       // --session NAME: the session verbs run in ("" = the default one)
   bool no_holder = false;    // --no-holder: connect directly, never through a connection holder
+  std::vector<std::string> max_output;  // --max-output KIND=BYTES: raise an OutputLimits bound
   DeviceConnector connector = nullptr;
 };
 

@@ -15,8 +15,39 @@ ServerAddress server_address(const GlobalOptions& globals) {
   return ServerAddress{globals.host, static_cast<std::uint16_t>(globals.port)};
 }
 
+OutputLimits output_limits(const GlobalOptions& globals) {
+  OutputLimits limits;
+  for (const std::string& given : globals.max_output) {
+    const std::size_t equals = given.find('=');
+    std::size_t* field =
+        equals == std::string::npos ? nullptr : output_limit(limits, given.substr(0, equals));
+    const std::string number = equals == std::string::npos ? "" : given.substr(equals + 1);
+    std::size_t bytes = 0;
+    std::size_t at = 0;
+    while (at < number.size() && number[at] >= '0' && number[at] <= '9' &&
+           bytes < (std::size_t{1} << 50)) {
+      bytes = bytes * 10 + static_cast<std::size_t>(number[at++] - '0');
+    }
+    const std::string_view suffix = std::string_view(number).substr(at);
+    const int shift = suffix.empty()                   ? 0
+                      : suffix == "K" || suffix == "k" ? 10
+                      : suffix == "M"                  ? 20
+                      : suffix == "G"                  ? 30
+                                                       : -1;
+    if (field == nullptr || at == 0 || shift < 0 || bytes == 0 ||
+        bytes > (std::size_t{1} << (50 - shift))) {
+      throw Error(errc::invalid_argument,
+                  "--max-output " + given + ": write KIND=BYTES with KIND one of " +
+                      std::string(output_limit_names()) + " and BYTES a number with K, M or G");
+    }
+    *field = bytes << shift;
+  }
+  return limits;
+}
+
 ConnectOptions connect_options(const GlobalOptions& globals) {
   ConnectOptions options;
+  options.limits = output_limits(globals);
   options.server = server_address(globals);
   options.record = globals.record;
   if (globals.auth_timeout >= 0) {

@@ -17,8 +17,12 @@ namespace adbwire::cli {
 // Throws Error(invalid_argument) for a -P outside 1..65535.
 ServerAddress server_address(const GlobalOptions& globals);
 
-// The connect options the global flags ask for: the adb server of -H/-P, --record and
-// --auth-timeout. Throws Error(invalid_argument) for a bad -P.
+// The output bounds --max-output KIND=BYTES asks for (the defaults for the kinds it does not
+// name). Throws Error(invalid_argument) naming the kinds for a malformed one.
+OutputLimits output_limits(const GlobalOptions& globals);
+
+// The connect options the global flags ask for: the adb server of -H/-P, --record,
+// --auth-timeout and --max-output. Throws Error(invalid_argument) for a bad -P or --max-output.
 ConnectOptions connect_options(const GlobalOptions& globals);
 
 // The device of -s ($ANDROID_SERIAL when empty), reached the way this program does

@@ -78,7 +78,7 @@ Row probe(const Target& target, const DevicesArgs& args, ConnectOptions options)
     row.details = e.what();
     // Why, on stderr: the table has no room for it (an unauthorized device's message names the
     // key fingerprint to look for on its prompt).
-    std::fprintf(stderr, "adbwire: %s\n", shown(e.what()).c_str());
+    print_error("adbwire: " + std::string(e.what()));
   }
   return row;
 }
@@ -107,7 +107,7 @@ Row usb_row(const UsbDevice& device) {
   return row;
 }
 
-void print(const std::vector<Row>& rows, bool long_format) {
+void print_rows(const std::vector<Row>& rows, bool long_format) {
   std::size_t serial_width = 6, state_width = 5, via_width = 3;
   for (const Row& row : rows) {
     serial_width = std::max(serial_width, row.serial.size());
@@ -120,7 +120,7 @@ void print(const std::vector<Row>& rows, bool long_format) {
                        std::string(state_width - state.size() + 2, ' ') + via;
     if (long_format && !details.empty())
       text += std::string(via_width - via.size() + 2, ' ') + details;
-    std::printf("%s\n", shown(text).c_str());
+    cli::print(text + "\n");
   };
   line("SERIAL", "STATE", "VIA", "DETAILS");
   for (const Row& row : rows) line(row.serial, row.state, row.via, row.details);
@@ -175,7 +175,7 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       } catch (const Error& e) {
         // adbwire never starts a server: say why, and go on with the direct targets.
         server_answered = false;
-        std::fprintf(stderr, "adbwire: %s\n", shown(e.what()).c_str());
+        print_error("adbwire: " + std::string(e.what()));
       }
       // Phones an adb server holds show here as busy too: both rows say how each is reached.
       std::vector<UsbDevice> usb;
@@ -184,11 +184,11 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       } catch (const Error& e) {
         // No bus in containers and VMs is normal: said with -l only.
         if (args->long_format)
-          std::fprintf(stderr, "adbwire: USB devices not listed: %s\n", shown(e.what()).c_str());
+          print_error("adbwire: USB devices not listed: " + std::string(e.what()));
       }
       for (const UsbDevice& device : usb) rows.push_back(usb_row(device));
       for (const Target& target : direct) rows.push_back(probe(target, *args, connect));
-      print(rows, args->long_format);
+      print_rows(rows, args->long_format);
       return !server_answered && direct.empty() && usb.empty() ? 1 : 0;
     };
   });

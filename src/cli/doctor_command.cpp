@@ -23,67 +23,68 @@ namespace {
 void check_usb() {
   std::error_code error;
   const std::vector<UsbDevice> devices = list_usb_devices(error);
-  std::fputs(usb_report(devices, error).c_str(), stdout);
+  print(usb_report(devices, error).c_str());
 }
 
 void check_server(const GlobalOptions& globals) {
   std::error_code error;
   const ServerAddress address = resolve_server_address(server_address(globals), error);
   if (error) {
-    std::printf(
-        "adb server: the address is malformed (%s): check -H/-P, ADB_SERVER_SOCKET and "
-        "ANDROID_ADB_SERVER_PORT\n",
-        error.message().c_str());
+    print(
+        format("adb server: the address is malformed (%s): check -H/-P, ADB_SERVER_SOCKET and "
+               "ANDROID_ADB_SERVER_PORT\n",
+               error.message().c_str()));
     return;
   }
   const std::string where = to_string(address);
-  std::printf("adb server (%s):\n", where.c_str());
+  print(format("adb server (%s):\n", where.c_str()));
   const AdbServer server(address, std::chrono::seconds(3), error);
   const Deadline deadline = deadline_after(std::chrono::seconds(3));
   const int version = error ? 0 : server.version(deadline, error);
   if (error == errc::connection_refused) {
-    std::printf("  not running: usb: and tcp: targets work without it\n");
+    print("  not running: usb: and tcp: targets work without it\n");
     return;
   }
   if (error) {
-    std::printf("  not usable: %s\n", error.message().c_str());
+    print(format("  not usable: %s\n", error.message().c_str()));
     return;
   }
-  std::printf(
-      "  running, protocol version %d: it holds the USB devices it sees, so usb: targets "
-      "for them report busy; use server:SERIAL or stop it with `adb kill-server`\n",
-      version);
+  print(
+      format("  running, protocol version %d: it holds the USB devices it sees, so usb: targets "
+             "for them report busy; use server:SERIAL or stop it with `adb kill-server`\n",
+             version));
   const auto devices = server.devices(true, deadline, error);
   if (error) return;
   for (const auto& entry : devices) {
-    std::printf("  lists %s (%s)\n", shown(entry.serial).c_str(), shown(entry.state_text).c_str());
+    print(
+        format("  lists %s (%s)\n", shown(entry.serial).c_str(), shown(entry.state_text).c_str()));
   }
 }
 
 void check_keys() {
-  std::printf("adb keys:\n");
+  print("adb keys:\n");
   KeyOptions options;
   options.generate_if_missing = false;
   const auto path = default_key_path(options);
   if (path.empty()) {
-    std::printf("  no home directory known: set HOME so adb's key can be found\n");
+    print("  no home directory known: set HOME so adb's key can be found\n");
     return;
   }
   std::error_code error;
   const PrivateKey key = PrivateKey::load(path, error);
   if (error == errc::not_found) {
-    std::printf("  %s: missing; it is created on the first connect (or `adbwire keygen %s`)\n",
-                path.c_str(), path.c_str());
+    print(format("  %s: missing; it is created on the first connect (or `adbwire keygen %s`)\n",
+                 path.c_str(), path.c_str()));
   } else if (error) {
-    std::printf("  %s: unusable: %s\n", path.c_str(), error.message().c_str());
+    print(format("  %s: unusable: %s\n", path.c_str(), error.message().c_str()));
   } else {
-    std::printf(
-        "  %s: present, fingerprint %s (the phone's \"Allow USB debugging\" dialog "
-        "shows it)\n",
-        path.c_str(), key.fingerprint().c_str());
+    print(
+        format("  %s: present, fingerprint %s (the phone's \"Allow USB debugging\" dialog "
+               "shows it)\n",
+               path.c_str(), key.fingerprint().c_str()));
   }
   const auto keys = load_host_keys(options, error);
-  if (!error) std::printf("  %zu key(s) will be offered to devices\n", keys.size());
+  if (!error) print(format("  %zu key(s) will be offered to devices\n", keys.size()));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "cli/connect.hpp"
 #include "cli/forward_registry.hpp"
 #include "cli/forward_wait.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -47,7 +48,7 @@ void add_forward_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       // No server holds the rules: each `adbwire forward` process holds one (forward_registry.hpp).
       if (args->list) {
         for (const RegisteredForward& rule : registered_forwards()) {
-          std::printf("%s %s %s\n", rule.serial.c_str(), rule.local.c_str(), rule.remote.c_str());
+          print(rule.serial + " " + rule.local + " " + rule.remote + "\n");
         }
         return 0;
       }
@@ -70,8 +71,7 @@ void add_forward_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         remove_registered_forwards(args->specs[0], kEndWait);
       const std::string local = forwarder.forward(args->specs[0], args->specs[1], args->no_rebind);
       const ForwardRegistration registration(device.serial(), local, args->specs[1]);
-      std::printf("%s -> %s (Ctrl-C to stop)\n", local.c_str(), args->specs[1].c_str());
-      std::fflush(stdout);
+      print(local + " -> " + args->specs[1] + " (Ctrl-C to stop)\n");
       wait_for_stop_signal();
       forwarder.remove_all();  // the port is free before the registration goes
       return 0;

@@ -4,6 +4,7 @@
 #include "adbwire/device_state.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 
@@ -13,7 +14,7 @@ void add_get_state_command(CLI::App& app, const GlobalOptions& globals, Run& run
   cmd->callback([&globals, &run] {
     run = [&globals] {
       Device device = connect_device(globals);
-      std::printf("%s\n", get_state(device).c_str());
+      print(get_state(device) + "\n");
       return 0;
     };
   });

@@ -29,11 +29,13 @@ void add_getprop_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       if (!args->name.empty()) {
-        std::printf("%s\n", shown(getprop(device, args->name, deadline)).c_str());
+        print(getprop(device, args->name, deadline) + "\n");
         return 0;
       }
+      std::string text;
       for (const auto& [key, value] : getprops(device, deadline))
-        std::printf("[%s]: [%s]\n", shown(key).c_str(), shown(value).c_str());
+        text += "[" + key + "]: [" + value + "]\n";
+      print(text);
       return 0;
     };
   });

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/terminal_text.hpp"
 #include "verbs/verb.hpp"
 
 namespace adbwire::cli {
@@ -23,8 +24,7 @@ void add_guide_command(CLI::App& app, const GlobalOptions&, Run& run) {
             for (const std::string_view p : verb.positional) text += " [" + std::string(p) + "]";
             text += "` — " + std::string(verb.description) + "\n";
           }
-          std::fwrite(text.data(), 1, text.size(), stdout);
-          return std::fflush(stdout) == 0 ? 0 : 1;
+          return print(text) ? 0 : 1;
         };
       });
 }

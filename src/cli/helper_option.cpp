@@ -7,6 +7,7 @@
 
 #include "adbwire/error.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 
@@ -24,9 +25,9 @@ void add_helper_option(CLI::App& cmd, PageOptions::Helper& mode) {
 }
 
 void check_helper(const GlobalOptions& globals) {
-  std::printf("on-device dumper (experimental, --helper):\n");
+  print("on-device dumper (experimental, --helper):\n");
   if (globals.serial.empty()) {
-    std::printf("  name the device to try it on: adbwire -s TARGET doctor --helper\n");
+    print("  name the device to try it on: adbwire -s TARGET doctor --helper\n");
     return;
   }
   PageOptions options;
@@ -34,7 +35,7 @@ void check_helper(const GlobalOptions& globals) {
   std::error_code error;
   Page page = Page::connect(globals.serial, options, connect_options(globals), error);
   if (error) {
-    std::printf("  cannot connect to %s: %s\n", globals.serial.c_str(), error.message().c_str());
+    print(format("  cannot connect to %s: %s\n", globals.serial.c_str(), error.message().c_str()));
     return;
   }
   const auto started = std::chrono::steady_clock::now();
@@ -43,32 +44,32 @@ void check_helper(const GlobalOptions& globals) {
   if (!error) page.snapshot(kDefaultDeadline, error);
   const auto second = std::chrono::steady_clock::now();
   if (error) {
-    std::printf(
-        "  NOT working: %s\n  keep --helper off (the default) on this device; please report "
-        "this output with the device model and Android version\n",
-        page.last_error().c_str());
+    print(
+        format("  NOT working: %s\n  keep --helper off (the default) on this device; please report "
+               "this output with the device model and Android version\n",
+               page.last_error().c_str()));
     return;
   }
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  std::printf("  snapshots: in use, first %.0f ms (with start-up), next %.1f ms\n",
-              ms(first - started), ms(second - first));
+  print(format("  snapshots: in use, first %.0f ms (with start-up), next %.1f ms\n",
+               ms(first - started), ms(second - first)));
   // Neither check touches the screen: capabilities() loads the Gesture class with an empty
   // gesture; labels only read PackageManager.
   const Capabilities& caps = page.capabilities(kDefaultDeadline, error);
   if (!error && caps.has(Capability::multi_touch)) {
-    std::printf("  touch (taps, swipes, pinch): can inject\n");
+    print("  touch (taps, swipes, pinch): can inject\n");
   } else {
     const std::string& why = page.helper_status().input_error;
-    std::printf("  touch: NOT working (`input` is used instead): %s\n",
-                why.empty() ? page.last_error().c_str() : why.c_str());
+    print(format("  touch: NOT working (`input` is used instead): %s\n",
+                 why.empty() ? page.last_error().c_str() : why.c_str()));
   }
   const auto labels = page.app_labels(kDefaultDeadline, error);
   if (error) {
-    std::printf("  app labels: NOT working: %s\n", page.last_error().c_str());
+    print(format("  app labels: NOT working: %s\n", page.last_error().c_str()));
   } else {
-    std::printf("  app labels: %zu apps read from PackageManager\n", labels.size());
+    print(format("  app labels: %zu apps read from PackageManager\n", labels.size()));
   }
-  std::printf("  please report this output with the device model and Android version\n");
+  print("  please report this output with the device model and Android version\n");
 }
 
 void add_ref_check_option(CLI::App& cmd, std::string& value) {

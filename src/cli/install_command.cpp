@@ -58,18 +58,18 @@ void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       if (args->no_streaming) options.method = InstallMethod::push;
       const std::vector<std::filesystem::path> apks(args->apks.begin(), args->apks.end());
       const bool tty = ::isatty(STDERR_FILENO) == 1;
-      InstallProgressHandler progress;
+      InstallProgressHandler on_progress;
       if (tty) {
-        progress = [](std::uint64_t sent, std::uint64_t total) {
-          std::fprintf(stderr, "\rPerforming install: %3d%%",
-                       total == 0 ? 100 : static_cast<int>(sent * 100 / total));
-          if (sent == total) std::fputc('\n', stderr);
+        on_progress = [](std::uint64_t sent, std::uint64_t total) {
+          progress(format("Performing install: %3d%%",
+                          total == 0 ? 100 : static_cast<int>(sent * 100 / total)));
+          if (sent == total) print_error("");
         };
       }
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(shown(install(device, apks, options, progress, deadline)).c_str(), stdout);
+      print(install(device, apks, options, on_progress, deadline));
       return 0;
     };
   });

@@ -4,6 +4,7 @@
 
 #include "adbwire/keys.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 
@@ -16,8 +17,7 @@ void add_keygen_command(CLI::App& app, const GlobalOptions&, Run& run) {
     run = [file] {
       const PrivateKey key = PrivateKey::generate();
       key.save(*file, default_key_comment());
-      std::printf("wrote %s and %s.pub (fingerprint %s)\n", file->c_str(), file->c_str(),
-                  key.fingerprint().c_str());
+      print("wrote " + *file + " and " + *file + ".pub (fingerprint " + key.fingerprint() + ")\n");
       return 0;
     };
   });

@@ -22,7 +22,7 @@ struct LogcatArgs {
 };
 
 // One record as `logcat -v threadtime` prints it, each line of the message with the prefix.
-void print(const LogRecord& record) {
+void print_record(const LogRecord& record) {
   const auto since_epoch = record.time.time_since_epoch();
   const std::time_t seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
   const auto millis =
@@ -36,12 +36,11 @@ void print(const LogRecord& record) {
     std::size_t end = record.message.find('\n', at);
     if (end == std::string::npos) end = record.message.size();
     // Any app can log: its tag and words must not act on the terminal.
-    std::printf("%s.%03d %5d %5u %c %-8s: %s\n", stamp, static_cast<int>(millis), record.pid,
-                record.tid, log_level_letter(record.level), shown(record.tag).c_str(),
-                shown(std::string_view(record.message).substr(at, end - at)).c_str());
+    print(format("%s.%03d %5d %5u %c %-8s: %s\n", stamp, static_cast<int>(millis), record.pid,
+                 record.tid, log_level_letter(record.level), shown(record.tag).c_str(),
+                 shown(std::string_view(record.message).substr(at, end - at)).c_str()));
     at = end + 1;
   } while (at < record.message.size());
-  std::fflush(stdout);
 }
 
 }  // namespace
@@ -71,10 +70,10 @@ void add_logcat_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
         device.shell("logcat -c");
         return 0;
       }
-      Logcat logcat = Logcat::start(device, options, print);
+      Logcat logcat = Logcat::start(device, options, print_record);
       logcat.wait(kNoDeadline);
       if (const std::error_code error = logcat.error()) {
-        throw Error(error, "reading logcat from " + device.serial());
+        throw Error(error, "reading logcat from " + device.serial() + ": " + logcat.error_detail());
       }
       return 0;
     };

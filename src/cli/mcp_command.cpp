@@ -4,9 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "base/signal_cleanup.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
 #include "cli/helper_option.hpp"
+#include "cli/terminal_text.hpp"
 #include "mcp/device_tools.hpp"
 #include "mcp/stdio.hpp"
 
@@ -35,6 +37,7 @@ constexpr const char* kInstructions =
 int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   // A client that goes away mid-reply must not kill us with SIGPIPE: the next read sees EOF.
   std::signal(SIGPIPE, SIG_IGN);
+  detail::remove_on_signals();  // a recording being pulled leaves no temporary file
   mcp::DeviceToolsOptions options = args.tools;
   options.target = args.target.empty() ? globals.serial : args.target;
   GlobalOptions connect_globals = globals;
@@ -44,7 +47,7 @@ int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   options.page.web = !args.no_web;
   parse_ref_check(args.ref_check, options.page.ref_check);
   const auto to_stderr = [](std::string_view message) {
-    std::fprintf(stderr, "adbwire mcp: %.*s\n", static_cast<int>(message.size()), message.data());
+    print_error("adbwire mcp: " + std::string(message));
   };
   options.log = to_stderr;
   options.page.on_warning = to_stderr;
@@ -93,8 +96,14 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option(
       "--snapshot-dir", args->tools.snapshot_dir,
-      "where oversized snapshots are saved, 0600 (default: a private folder in the per-user "
-      "runtime folder)");
+      "where oversized snapshots, page sources and recordings are saved, 0600 (default: a "
+      "private folder in the per-user runtime folder; a folder others may enter gets a private "
+      "folder inside it)");
+  cmd->add_option("--allow-install-from", args->tools.verbs.host_files.allowed,
+                  "a folder whose APKs the install tool may send to a device (repeat for "
+                  "several; none by default, so an agent cannot send this computer's files)")
+      ->expected(1)
+      ->allow_extra_args(false);
   cmd->callback(
       [args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
 }

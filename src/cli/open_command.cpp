@@ -6,6 +6,7 @@
 #include "cli/connect.hpp"
 #include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -49,10 +50,10 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       const std::string target =
           open_session(name, args->target.empty() ? globals.serial : args->target,
                        std::chrono::seconds(args->idle), options, connect_options(globals));
-      std::printf("session %s open on %s (%s)\n",
-                  name.empty() ? "default" : ("'" + name + "'").c_str(), target.c_str(),
-                  session_socket_path(name).c_str());
-      return std::fflush(stdout) == 0 ? 0 : 1;
+      return print("session " + (name.empty() ? std::string("default") : "'" + name + "'") +
+                   " open on " + target + " (" + session_socket_path(name).string() + ")\n")
+                 ? 0
+                 : 1;
     };
   });
 }

@@ -9,6 +9,7 @@
 #include <exception>
 #include <string>
 
+#include "adbwire/output_limits.hpp"
 #include "cli/connect.hpp"
 #include "cli/terminal_text.hpp"
 
@@ -36,6 +37,13 @@ void add_global_options(CLI::App& app, GlobalOptions& globals) {
   app.add_option("--session", globals.session,
                  "the session (adbwire open) that verbs such as tap and snapshot run in "
                  "(default: the only one, or the unnamed one)");
+  app.add_option("--max-output", globals.max_output,
+                 "KIND=BYTES (K, M, G suffixes): how much of a device's output a command may "
+                 "hold, per kind: " +
+                     std::string(output_limit_names()) +
+                     " (defaults: 16M, 32M, 4M, 8M, 32M, 64M, 128M); repeat for several")
+      ->expected(1)
+      ->allow_extra_args(false);
   app.add_flag(std::string(kNoHolderFlag), globals.no_holder,
                "connect directly: no connection holder for one-shot shell/exec-out on tcp: "
                "targets (also ADBWIRE_NO_HOLDER=1)");
@@ -56,7 +64,7 @@ int parse_and_run(CLI::App& app, const Run& run, int argc, char** argv) {
   } catch (const OutputClosed&) {
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "adbwire: error: %s\n", shown(e.what()).c_str());
+    print_error("adbwire: error: " + std::string(e.what()));
     return 1;
   }
 }

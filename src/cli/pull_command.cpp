@@ -4,6 +4,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
+#include "base/signal_cleanup.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
 #include "cli/transfer_report.hpp"
@@ -42,8 +43,16 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_option("--max-depth", args->limits.max_depth,
                   "refuse a tree deeper than this many folders")
       ->capture_default_str();
+  cmd->add_option("--max-memory", args->limits.max_memory,
+                  "refuse a listing or tree whose entries and names take more bytes than this")
+      ->capture_default_str();
+  cmd->add_option("--file-slack", args->limits.file_slack,
+                  "bytes a file may have beyond the size the device announced (a file growing "
+                  "meanwhile); more fails the pull, so a compression bomb cannot fill the disk")
+      ->capture_default_str();
   cmd->add_option("-t,--timeout", args->timeout,
-                  "give up after this many seconds in all (default: only when the device stalls)");
+                  "give up after this many seconds in all, checked while data flows (default: "
+                  "only when the device stalls)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       std::vector<std::string> remotes = args->paths;
@@ -53,6 +62,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
         remotes.pop_back();
       }
       Device device = connect_device(globals);
+      detail::remove_on_signals();  // Ctrl-C leaves no hidden temporary file behind
       PullOptions options;
       options.compression = compression_choice(args->compression, args->no_compression);
       options.keep_attributes = args->keep_attributes;

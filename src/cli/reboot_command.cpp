@@ -47,7 +47,7 @@ void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(shown(reboot(device, target->second, deadline)).c_str(), stdout);
+      print(reboot(device, target->second, deadline));
       return 0;
     };
   });

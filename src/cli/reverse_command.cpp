@@ -43,8 +43,7 @@ void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       Forwarder forwarder(device);
       if (args->list) {
         for (const ForwardRule& rule : forwarder.reverse_list()) {
-          std::printf("%s %s %s\n", shown(device.serial()).c_str(), shown(rule.local).c_str(),
-                      shown(rule.remote).c_str());
+          print(device.serial() + " " + rule.local + " " + rule.remote + "\n");
         }
         return 0;
       }
@@ -61,10 +60,8 @@ void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
                     "reverse needs the device side and the host side: reverse tcp:8081 tcp:8081");
       }
       const std::string port = forwarder.reverse(args->specs[0], args->specs[1], args->no_rebind);
-      if (!port.empty()) std::printf("%s\n", port.c_str());
-      std::printf("%s (device) -> %s (Ctrl-C to stop)\n", args->specs[0].c_str(),
-                  args->specs[1].c_str());
-      std::fflush(stdout);
+      if (!port.empty()) print(port + "\n");
+      print(args->specs[0] + " (device) -> " + args->specs[1] + " (Ctrl-C to stop)\n");
       wait_for_stop_signal();
       forwarder.reverse_remove(args->specs[0]);
       return 0;

@@ -11,12 +11,13 @@ void add_sessions_command(CLI::App& app, const GlobalOptions&, Run& run) {
       ->callback([&run] {
         run = [] {
           const std::vector<SessionInfo> sessions = list_sessions();
-          if (sessions.empty()) std::puts("no session is open (start one with `adbwire open`)");
+          std::string text;
+          if (sessions.empty()) text = "no session is open (start one with `adbwire open`)\n";
           for (const SessionInfo& s : sessions) {
-            std::printf("%s %s %ld %s\n", s.name.empty() ? "default" : s.name.c_str(),
-                        shown(s.target).c_str(), s.pid, s.socket.c_str());
+            text += (s.name.empty() ? std::string("default") : s.name) + " " + s.target + " " +
+                    std::to_string(s.pid) + " " + s.socket.string() + "\n";
           }
-          return std::fflush(stdout) == 0 ? 0 : 1;
+          return print(text) ? 0 : 1;
         };
       });
 }

@@ -15,6 +15,7 @@
 #include "cli/connect.hpp"
 #include "cli/shell_input.hpp"
 #include "cli/terminal.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -58,9 +59,9 @@ int run_shell(const ShellArgs& args, const std::string& command, const GlobalOpt
     // `adbwire shell < script.sh` and every command with arguments run without a PTY.
     use_pty = stdin_tty && interactive;
   } else if (pty == Pty::yes && !stdin_tty) {
-    std::fprintf(stderr,
-                 "Remote PTY will not be allocated because stdin is not a terminal.\n"
-                 "Use multiple -t options to force remote PTY allocation.\n");
+    print_error(
+        "Remote PTY will not be allocated because stdin is not a terminal.\n"
+        "Use multiple -t options to force remote PTY allocation.");
     use_pty = false;
   }
   if (!v2 && !use_pty) {
@@ -92,7 +93,7 @@ int run_shell(const ShellArgs& args, const std::string& command, const GlobalOpt
   pump.stop();
   raw.restore();
   if (pump.disconnected()) {
-    std::fprintf(stderr, "\r\n[ disconnected ]\r\n");
+    disconnected_line();
     return 0;
   }
   throw_if_error(error, "the shell on " + device.serial() + " failed: " + error.message());

@@ -13,6 +13,7 @@
 #include "cli/connect.hpp"
 #include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -65,7 +66,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
     options.helper = args.helper;
     options.web = !args.no_web;
     options.on_warning = [](std::string_view message) {
-      std::fprintf(stderr, "adbwire: %.*s\n", static_cast<int>(message.size()), message.data());
+      print_error("adbwire: " + std::string(message));
     };
     Page page = Page::connect(globals.serial, options, connect_options(globals));
     page.snapshot();
@@ -75,8 +76,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
   }
   const ui::Snapshot snapshot = ui::parse_dump(std::move(xml), args.options);
   const std::string out = args.json ? snapshot.to_json() + "\n" : snapshot.to_text();
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  return print(out) ? 0 : 1;
 }
 
 }  // namespace

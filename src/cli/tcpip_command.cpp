@@ -29,8 +29,7 @@ void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(shown(tcpip(device, static_cast<std::uint16_t>(args->port), deadline)).c_str(),
-                 stdout);
+      print(tcpip(device, static_cast<std::uint16_t>(args->port), deadline));
       return 0;
     };
   });

@@ -1,10 +1,19 @@
 #include "cli/terminal_text.hpp"
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 
 #include "adbwire/protocol/printable.hpp"
 
 namespace adbwire::cli {
+namespace {
+
+bool write(std::FILE* file, std::string_view text) {
+  return std::fwrite(text.data(), 1, text.size(), file) == text.size() && std::fflush(file) == 0;
+}
+
+}  // namespace
 
 std::string shown(std::string_view text) {
   std::string out;
@@ -16,5 +25,28 @@ std::string shown(std::string_view text) {
   }
   return out;
 }
+
+std::string format(const char* pattern, ...) {
+  std::va_list args;
+  va_start(args, pattern);
+  std::va_list again;
+  va_copy(again, args);
+  const int size = std::vsnprintf(nullptr, 0, pattern, args);
+  va_end(args);
+  std::string out(size > 0 ? static_cast<std::size_t>(size) : 0, '\0');
+  if (size > 0) std::vsnprintf(out.data(), out.size() + 1, pattern, again);
+  va_end(again);
+  return out;
+}
+
+bool print(std::string_view text) { return write(stdout, shown(text)); }
+
+void print_error(std::string_view text) { write(stderr, shown(text) + "\n"); }
+
+void progress(std::string_view text) { write(stderr, "\r\x1b[K" + shown(text)); }
+
+void end_progress() { write(stderr, "\r\x1b[K"); }
+
+void disconnected_line() { write(stderr, "\r\n[ disconnected ]\r\n"); }
 
 }  // namespace adbwire::cli

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "adbwire/protocol/printable.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -45,24 +46,22 @@ SyncProgressHandler progress_bar(bool quiet) {
         p.total_size == 0 ? 100u : static_cast<unsigned>(p.total_bytes * 100 / p.total_size);
     // The name comes from the device: escaped, so it cannot act on the terminal.
     const std::string name = protocol::printable(p.remote);
-    std::fprintf(stderr, "\r\x1b[K[%3u%%] %s", percent, name.c_str());
-    std::fflush(stderr);
+    progress(format("[%3u%%] %s", percent, name.c_str()));
   };
 }
 
 void print_summary(std::string_view what, std::string_view verb, const TransferStats& stats,
                    bool quiet) {
-  if (::isatty(STDERR_FILENO) == 1 && !quiet) std::fputs("\r\x1b[K", stderr);
+  if (::isatty(STDERR_FILENO) == 1 && !quiet) end_progress();
   if (quiet) return;
   const double seconds = std::chrono::duration<double>(stats.elapsed).count();
   // adb's rate: MiB per second, labelled MB/s.
   const double rate =
       seconds > 0 ? static_cast<double>(stats.bytes) / 1024.0 / 1024.0 / seconds : 0.0;
-  std::printf("%.*s: %zu file%s %.*s, %zu skipped. %.1f MB/s (%llu bytes in %.3fs)\n",
-              static_cast<int>(what.size()), what.data(), stats.files, stats.files == 1 ? "" : "s",
-              static_cast<int>(verb.size()), verb.data(), stats.skipped, rate,
-              static_cast<unsigned long long>(stats.bytes), seconds);
-  std::fflush(stdout);
+  print(format("%.*s: %zu file%s %.*s, %zu skipped. %.1f MB/s (%llu bytes in %.3fs)\n",
+               static_cast<int>(what.size()), what.data(), stats.files, stats.files == 1 ? "" : "s",
+               static_cast<int>(verb.size()), verb.data(), stats.skipped, rate,
+               static_cast<unsigned long long>(stats.bytes), seconds));
 }
 
 }  // namespace adbwire::cli

@@ -30,8 +30,7 @@ void add_uninstall_command(CLI::App& app, const GlobalOptions& globals, Run& run
       Device device = connect_device(globals);
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
-      std::fputs(shown(uninstall(device, args->package, args->keep_data, deadline)).c_str(),
-                 stdout);
+      print(uninstall(device, args->package, args->keep_data, deadline));
       return 0;
     };
   });

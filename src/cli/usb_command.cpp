@@ -28,7 +28,7 @@ void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       const Deadline deadline =
           args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
       const std::string answer = usb(device, deadline);
-      std::fputs(shown(answer).c_str(), stdout);
+      print(answer);
       return 0;
     };
   });

@@ -7,6 +7,7 @@
 
 #include "adbwire/testing/vdevice.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -17,6 +18,7 @@ struct VdeviceArgs {
   std::string auth = "none";
   std::string hostile_sync = "none";
   std::string mdns_txt = "normal";
+  std::string hostile_output = "none";
   int port = 0;
   bool print_events = false;
 };
@@ -27,11 +29,11 @@ int run_vdevice(const VdeviceArgs& args) {
   if (!args.options.features.empty()) options.features = args.options.features;
   options.port = static_cast<std::uint16_t>(args.port);
   options.auth_required = args.auth == "required";
-  parse_hostile_sync(args.hostile_sync, options.hostile_sync);  // checked by IsMember
+  parse_hostile_sync(args.hostile_sync, options.hostile_sync);        // checked by IsMember
+  parse_hostile_output(args.hostile_output, options.hostile_output);  // checked by IsMember
   if (args.print_events) {
     options.on_event = [](std::string_view line) {
-      std::printf("event: %.*s\n", static_cast<int>(line.size()), line.data());
-      std::fflush(stdout);
+      print(format("event: %.*s\n", static_cast<int>(line.size()), line.data()));
     };
   }
 
@@ -45,13 +47,12 @@ int run_vdevice(const VdeviceArgs& args) {
 
   VirtualDevice device(options);
   device.start();
-  std::printf("adbwire vdevice listening on %s\n", device.target().c_str());
+  print(format("adbwire vdevice listening on %s\n", device.target().c_str()));
   if (device.pairing_port() != 0) {
-    std::printf("pairing on %s:%u, guid %s\n", options.address.c_str(),
-                static_cast<unsigned>(device.pairing_port()), device.guid().c_str());
+    print(format("pairing on %s:%u, guid %s\n", options.address.c_str(),
+                 static_cast<unsigned>(device.pairing_port()), device.guid().c_str()));
   }
-  if (options.mdns) std::printf("advertised by mDNS as %s\n", device.guid().c_str());
-  std::fflush(stdout);
+  if (options.mdns) print(format("advertised by mDNS as %s\n", device.guid().c_str()));
 
   int received = 0;
   sigwait(&signals, &received);
@@ -112,13 +113,21 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
   std::vector<std::string> hostile_modes;
   for (HostileSync mode :
        {HostileSync::none, HostileSync::traversal_names, HostileSync::climbing_folder,
-        HostileSync::special_modes, HostileSync::endless_listing, HostileSync::endless_tree,
-        HostileSync::escape_names}) {
+        HostileSync::special_modes, HostileSync::endless_listing, HostileSync::endless_long_names,
+        HostileSync::endless_tree, HostileSync::escape_names, HostileSync::bomb}) {
     hostile_modes.emplace_back(to_string(mode));
   }
   cmd->add_option("--hostile-sync", args->hostile_sync,
                   "answer sync with crafted data, to try a host against a hostile device")
       ->check(CLI::IsMember(hostile_modes))
+      ->capture_default_str();
+  std::vector<std::string> output_modes;
+  for (HostileOutput mode : {HostileOutput::none, HostileOutput::endless, HostileOutput::escapes})
+    output_modes.emplace_back(to_string(mode));
+  cmd->add_option("--hostile-output", args->hostile_output,
+                  "answer the commands a host reads whole (dump, getprop, dumpsys, pm list, "
+                  "logcat -d) without end, or with terminal escapes in their text")
+      ->check(CLI::IsMember(output_modes))
       ->capture_default_str();
   cmd->add_flag("--print-events", args->print_events,
                 "print each input/am/monkey/cmd line the device runs as `event: LINE` on stdout");

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 
@@ -8,7 +9,7 @@ void add_version_command(CLI::App& app, const GlobalOptions&, Run& run) {
   auto* cmd = app.add_subcommand("version", "print adbwire's version");
   cmd->callback([&run] {
     run = [] {
-      std::printf("adbwire %s\n", ADBWIRE_VERSION);
+      print("adbwire " ADBWIRE_VERSION "\n");
       return 0;
     };
   });

@@ -8,6 +8,7 @@
 #include "adbwire/webview.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
 
@@ -20,20 +21,20 @@ void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run)
       Device device = connect_device(globals);
       const std::vector<WebViewPage> pages = list_webviews(device);
       if (pages.empty()) {
-        std::printf(
+        print(
             "no debuggable WebView: a WebView is debuggable in debug builds, after "
             "WebView.setWebContentsDebuggingEnabled(true), and in Chrome\n");
         return 0;
       }
-      std::printf("SOCKET  PACKAGE  TYPE  ID  VISIBLE  TITLE  URL\n");
+      print("SOCKET  PACKAGE  TYPE  ID  VISIBLE  TITLE  URL\n");
       for (const WebViewPage& page : pages) {
         // Titles and URLs are the web page's words: escaped like everything from a device.
-        std::printf("@%s  %s  %s  %s  %s  %s  %s\n", protocol::printable(page.socket).c_str(),
-                    page.package.empty() ? "?" : protocol::printable(page.package).c_str(),
-                    protocol::printable(page.type).c_str(), protocol::printable(page.id).c_str(),
-                    page.has_screen_rect ? (page.visible ? "yes" : "no") : "-",
-                    page.title.empty() ? "\"\"" : protocol::printable(page.title).c_str(),
-                    protocol::printable(page.url).c_str());
+        print(format("@%s  %s  %s  %s  %s  %s  %s\n", protocol::printable(page.socket).c_str(),
+                     page.package.empty() ? "?" : protocol::printable(page.package).c_str(),
+                     protocol::printable(page.type).c_str(), protocol::printable(page.id).c_str(),
+                     page.has_screen_rect ? (page.visible ? "yes" : "no") : "-",
+                     page.title.empty() ? "\"\"" : protocol::printable(page.title).c_str(),
+                     protocol::printable(page.url).c_str()));
       }
       return 0;
     };

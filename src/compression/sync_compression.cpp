@@ -109,7 +109,7 @@ class BrotliDecompressor final : public SyncDecompressor {
     if (state_) BrotliDecoderDestroyInstance(state_);
   }
 
-  bool write(std::span<const std::uint8_t> input, const SyncSink& sink) override {
+  bool decode_input(std::span<const std::uint8_t> input, const SyncSink& sink) override {
     if (!error_.empty()) return false;
     if (!state_) return fail("brotli: cannot create a decoder (out of memory)");
     std::size_t available_in = input.size();
@@ -126,7 +126,7 @@ class BrotliDecompressor final : public SyncDecompressor {
                     BrotliDecoderErrorString(BrotliDecoderGetErrorCode(state_)) + ")");
       }
       const std::size_t produced = out_.size() - available_out;
-      if (produced > 0 && !sink({out_.data(), produced})) return false;
+      if (produced > 0 && !emit({out_.data(), produced}, sink)) return false;
       if (result == BROTLI_DECODER_RESULT_SUCCESS) ended_ = true;
       if (result == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT) return true;  // all input was used
     }
@@ -200,7 +200,7 @@ class Lz4Decompressor final : public SyncDecompressor {
     if (context_) LZ4F_freeDecompressionContext(context_);
   }
 
-  bool write(std::span<const std::uint8_t> input, const SyncSink& sink) override {
+  bool decode_input(std::span<const std::uint8_t> input, const SyncSink& sink) override {
     if (!error_.empty()) return false;
     if (!context_) return fail("lz4: cannot create a decoder (out of memory)");
     for (;;) {
@@ -212,7 +212,7 @@ class Lz4Decompressor final : public SyncDecompressor {
       if (LZ4F_isError(rc))
         return fail(std::string("lz4: corrupt compressed data (") + LZ4F_getErrorName(rc) + ")");
       input = input.subspan(in_size);
-      if (out_size > 0 && !sink({out_.data(), out_size})) return false;
+      if (out_size > 0 && !emit({out_.data(), out_size}, sink)) return false;
       if (rc == 0) {
         ended_ = true;
         continue;
@@ -270,7 +270,7 @@ class ZstdDecompressor final : public SyncDecompressor {
   }
   ~ZstdDecompressor() override { ZSTD_freeDCtx(context_); }
 
-  bool write(std::span<const std::uint8_t> input, const SyncSink& sink) override {
+  bool decode_input(std::span<const std::uint8_t> input, const SyncSink& sink) override {
     if (!error_.empty()) return false;
     if (!context_) return fail("zstd: cannot create a decoder (out of memory)");
     // The frame's magic number is checked before libzstd sees any byte: built with legacy
@@ -378,6 +378,22 @@ bool SyncCompressor::fail(std::string detail) {
 bool SyncDecompressor::fail(std::string detail) {
   error_ = std::move(detail);
   return false;
+}
+
+bool SyncDecompressor::write(std::span<const std::uint8_t> input, const SyncSink& sink) {
+  input_bytes_ += input.size();
+  return decode_input(input, sink);
+}
+
+bool SyncDecompressor::emit(std::span<const std::uint8_t> output, const SyncSink& sink) {
+  output_bytes_ += output.size();
+  if (output_bytes_ > kOutputSize && output_bytes_ / kMaxExpansion > input_bytes_) {
+    return fail(std::string(sync_codec_name(codec_)) + ": " + std::to_string(input_bytes_) +
+                " compressed bytes expand to more than " + std::to_string(output_bytes_) +
+                ", over " + std::to_string(kMaxExpansion) +
+                " bytes per byte: no encoder adbd uses makes that, a decompression bomb does");
+  }
+  return sink(output);
 }
 
 bool SyncDecompressor::finish() {

@@ -69,14 +69,20 @@ class SyncDecompressor {
  public:
   static constexpr std::size_t kOutputSize = 256 * 1024;
   static constexpr int kZstdWindowLogMax = 25;  // 32 MiB: AOSP's level 1 uses at most 2^19
+  // Output bytes one input byte may make, over the whole stream (past the first kOutputSize).
+  // The most the encoders adbd uses make of real data is about 30,000 (zstd's run-length blocks
+  // of a file of zeros; brotli at quality 1 about 5,600, lz4 at most 255); a crafted brotli
+  // stream makes millions, so a few bytes of input cannot keep the host busy writing.
+  static constexpr std::uint64_t kMaxExpansion = 65536;
 
   static std::unique_ptr<SyncDecompressor> make(SyncCodec codec);
   virtual ~SyncDecompressor() = default;
 
   // Decompresses input (a piece of the stream, cut anywhere), handing the output to sink in
   // pieces of at most kOutputSize bytes. false: corrupt data, bytes after the end of the
-  // stream, or the sink said stop (then error() is empty).
-  virtual bool write(std::span<const std::uint8_t> input, const SyncSink& sink) = 0;
+  // stream, output past kMaxExpansion bytes per input byte, or the sink said stop (then
+  // error() is empty).
+  bool write(std::span<const std::uint8_t> input, const SyncSink& sink);
   // The sender said the stream is over (DONE): false unless the stream ended exactly.
   bool finish();
 
@@ -85,11 +91,19 @@ class SyncDecompressor {
 
  protected:
   explicit SyncDecompressor(SyncCodec codec) : codec_(codec) {}
+  // The codec's part of write(): decodes input, handing each piece of output to emit().
+  virtual bool decode_input(std::span<const std::uint8_t> input, const SyncSink& sink) = 0;
+  // Hands output to sink, unless it passes kMaxExpansion (then fail()).
+  bool emit(std::span<const std::uint8_t> output, const SyncSink& sink);
   bool fail(std::string detail);
 
   SyncCodec codec_;
   bool ended_ = false;  // the stream's end was decoded
   std::string error_;
+
+ private:
+  std::uint64_t input_bytes_ = 0;
+  std::uint64_t output_bytes_ = 0;
 };
 
 }  // namespace adbwire::detail

@@ -107,6 +107,13 @@ class Connection::SessionStream final : public detail::StreamBackend {
         if (state_->phase == StreamState::Phase::failed) failure = state_->failure;
         return 0;
       }
+      // The deadline holds while data flows too: a device that never stops sending must not
+      // keep a call going past it (the data stays for a later read).
+      if (deadline != kNoDeadline && Clock::now() >= deadline) {
+        failure.set(errc::timeout,
+                    "'" + state_->service + "' was still sending when its deadline passed");
+        return 0;
+      }
       const std::vector<std::uint8_t>& front = state_->chunks.front();
       copied = std::min(buffer.size(), front.size() - state_->front_offset);
       std::memcpy(buffer.data(), front.data() + state_->front_offset, copied);

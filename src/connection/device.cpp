@@ -7,8 +7,8 @@
 
 namespace adbwire {
 Device::Device(std::shared_ptr<detail::StreamOpener> opener,
-               std::chrono::milliseconds command_timeout) noexcept
-    : opener_(std::move(opener)), command_timeout_(command_timeout) {}
+               std::chrono::milliseconds command_timeout, const OutputLimits& limits) noexcept
+    : opener_(std::move(opener)), command_timeout_(command_timeout), limits_(limits) {}
 
 Device::Device(Device&&) noexcept = default;
 
@@ -17,6 +17,7 @@ Device& Device::operator=(Device&& other) noexcept {
     close();
     opener_ = std::move(other.opener_);
     command_timeout_ = other.command_timeout_;
+    limits_ = other.limits_;
   }
   return *this;
 }
@@ -34,7 +35,7 @@ Stream Device::open_stream(std::string_view service, Deadline deadline, detail::
   }
   auto backend = opener_->open(service, resolve(deadline), failure);
   if (failure) return Stream();
-  return Stream(std::move(backend), command_timeout_);
+  return Stream(std::move(backend), command_timeout_, limits_.command);
 }
 
 Stream Device::open(std::string_view service, Deadline deadline) {

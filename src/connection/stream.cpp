@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "connection/bounded_output.hpp"
 #include "connection/stream_backend.hpp"
 
 namespace adbwire {
@@ -9,8 +10,10 @@ namespace adbwire {
 Stream::Stream() noexcept = default;
 
 Stream::Stream(std::unique_ptr<detail::StreamBackend> backend,
-               std::chrono::milliseconds default_timeout) noexcept
-    : backend_(std::move(backend)), default_timeout_(default_timeout) {}
+               std::chrono::milliseconds default_timeout, std::size_t read_all_limit) noexcept
+    : backend_(std::move(backend)),
+      default_timeout_(default_timeout),
+      read_all_limit_(read_all_limit) {}
 
 Stream::Stream(Stream&&) noexcept = default;
 
@@ -19,6 +22,7 @@ Stream& Stream::operator=(Stream&& other) noexcept {
     close();
     backend_ = std::move(other.backend_);
     default_timeout_ = other.default_timeout_;
+    read_all_limit_ = other.read_all_limit_;
   }
   return *this;
 }
@@ -37,16 +41,22 @@ detail::Failure closed_stream() {
   return failure;
 }
 
-std::string read_to_end(detail::StreamBackend* backend, Deadline deadline,
+std::string read_to_end(detail::StreamBackend* backend, std::size_t limit, Deadline deadline,
                         detail::Failure& failure) {
   std::string out;
   if (!backend) {
     failure = closed_stream();
     return out;
   }
+  OutputLimits limits;
+  limits.command = limit;
+  detail::BoundedOutput bounded(out, limits, &OutputLimits::command, "the stream");
   std::array<std::uint8_t, 64 * 1024> buffer;
   while (const std::size_t n = backend->read_some(buffer, deadline, failure)) {
-    out.append(reinterpret_cast<const char*>(buffer.data()), n);
+    if (!bounded.append(std::span(buffer.data(), n), failure)) {
+      backend->close();
+      break;
+    }
   }
   return out;
 }
@@ -73,13 +83,15 @@ std::size_t Stream::read_some_into(std::span<std::uint8_t> buffer, Deadline dead
 }
 
 std::string Stream::read_all(Deadline deadline) {
-  return detail::or_throw(
-      [&](detail::Failure& f) { return read_to_end(backend_.get(), resolve(deadline), f); });
+  return detail::or_throw([&](detail::Failure& f) {
+    return read_to_end(backend_.get(), read_all_limit_, resolve(deadline), f);
+  });
 }
 
 std::string Stream::read_all(Deadline deadline, std::error_code& error) {
-  return detail::or_code(
-      error, [&](detail::Failure& f) { return read_to_end(backend_.get(), resolve(deadline), f); });
+  return detail::or_code(error, [&](detail::Failure& f) {
+    return read_to_end(backend_.get(), read_all_limit_, resolve(deadline), f);
+  });
 }
 
 void Stream::write(std::span<const std::uint8_t> data, Deadline deadline) {

@@ -8,7 +8,9 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/error_detail.hpp"
+#include "adbwire/keys.hpp"
 #include "base/base64.hpp"
+#include "base/private_files.hpp"
 #include "verbs/verb.hpp"
 
 namespace adbwire::mcp {
@@ -37,6 +39,20 @@ DeviceTools::DeviceTools(DeviceToolsOptions options)
              "pass --snapshot-dir to a folder of yours, or use interactive, compact or max_depth") {
   options_.verbs.adb_server = options_.connect.server;
   options_.verbs.keys = options_.connect.keys;
+  // Whatever folder install is allowed, nothing holding keys or adbwire's files is read.
+  std::vector<std::filesystem::path>& off_limits = options_.verbs.host_files.off_limits;
+  off_limits.push_back(default_key_path(options_.connect.keys).parent_path());
+  const auto vendor = options_.connect.keys.vendor_keys;
+  off_limits.insert(off_limits.end(), vendor.begin(), vendor.end());
+  if (const char* keys = std::getenv("ADB_VENDOR_KEYS")) {
+    for (std::string_view rest = keys; !rest.empty();) {
+      const std::size_t colon = std::min(rest.find(':'), rest.size());
+      if (colon > 0) off_limits.emplace_back(rest.substr(0, colon));
+      rest.remove_prefix(std::min(colon + 1, rest.size()));
+    }
+  }
+  off_limits.push_back(detail::runtime_folder_path());
+  if (!options_.snapshot_dir.empty()) off_limits.push_back(options_.snapshot_dir);
 }
 
 DeviceTools::~DeviceTools() = default;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "adbwire/protocol/printable.hpp"
+
 namespace adbwire::mcp {
 namespace {
 
@@ -65,7 +67,8 @@ Json make_error(const Json& id, int code, const std::string& message) {
 }
 
 std::string to_line(const Json& message) {
-  return message.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  return protocol::printable_json(message.dump(-1, ' ', false, Json::error_handler_t::replace)) +
+         "\n";
 }
 
 }  // namespace adbwire::mcp

@@ -48,7 +48,10 @@ Json make_result(const Json& id, Json result);
 Json make_error(const Json& id, int code, const std::string& message);
 
 // One line of output: compact JSON, invalid UTF-8 (device text) replaced by U+FFFD so the
-// line is always valid JSON, then '\n'.
+// line is always valid JSON, what a terminal acts on written \uXXXX (protocol::printable_json,
+// so a client that shows the line is not steered by the device), then '\n'. Every line the MCP
+// server and the session daemon send is made here.
+std::string to_line(const Json& message);
 std::string to_line(const Json& message);
 
 }  // namespace adbwire::mcp

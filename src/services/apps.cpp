@@ -30,9 +30,12 @@ void launch(Device& device, std::string_view package, std::string_view activity,
     return;
   }
   const std::string pkg(package);
-  const std::string command = activity.empty()
-                                  ? "monkey -p " + pkg + " -c android.intent.category.LAUNCHER 1"
-                                  : "am start -n " + pkg + "/" + std::string(activity);
+  // Quoted although checked: a nested class's activity holds '$' (".Outer$Inner"), which the
+  // device's shell would otherwise expand.
+  const std::string command =
+      activity.empty()
+          ? "monkey -p " + detail::shell_quote(pkg) + " -c android.intent.category.LAUNCHER 1"
+          : "am start -n " + detail::shell_quote(pkg + "/" + std::string(activity));
   std::error_code error;
   const ShellResult result = device.shell(command, deadline, error);
   if (error) {
@@ -101,7 +104,7 @@ void stop(Device& device, std::string_view package, Deadline deadline, detail::F
     failure.set(errc::invalid_argument, "'" + std::string(package) + "' is not a package name");
     return;
   }
-  detail::run_command(device, "am force-stop " + std::string(package), deadline,
+  detail::run_command(device, "am force-stop " + detail::shell_quote(package), deadline,
                       detail::OutputCheck::exit_status_and_text, failure);
 }
 
@@ -112,7 +115,8 @@ ForegroundActivity foreground(Device& device, Deadline deadline, detail::Failure
   for (const char* command : {"dumpsys activity activities", "dumpsys window windows"}) {
     detail::Failure attempt;
     const std::string out =
-        detail::run_command(device, command, deadline, detail::OutputCheck::exit_status, attempt);
+        detail::run_command(device, command, deadline, detail::OutputCheck::exit_status, attempt,
+                            &OutputLimits::dumpsys);
     if (attempt && attempt.code != errc::command_failed) {
       failure = std::move(attempt);
       return {};
@@ -132,8 +136,9 @@ ForegroundActivity foreground(Device& device, Deadline deadline, detail::Failure
 }
 
 std::vector<std::string> packages(Device& device, Deadline deadline, detail::Failure& failure) {
-  const std::string out = detail::run_command(device, "pm list packages", deadline,
-                                              detail::OutputCheck::exit_status, failure);
+  const std::string out =
+      detail::run_command(device, "pm list packages", deadline, detail::OutputCheck::exit_status,
+                          failure, &OutputLimits::packages);
   if (failure) return {};
   std::vector<std::string> names = detail::parse_package_list(out);
   std::sort(names.begin(), names.end());

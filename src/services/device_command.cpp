@@ -1,6 +1,7 @@
 #include "services/device_command.hpp"
 
 #include "adbwire/protocol/printable.hpp"
+#include "services/collected_output.hpp"
 
 namespace adbwire::detail {
 
@@ -18,13 +19,9 @@ std::string quote_output(std::string_view output) {
 }
 
 std::string run_command(Device& device, std::string_view command, Deadline deadline,
-                        OutputCheck check, Failure& failure) {
-  std::error_code error;
-  ShellResult result = device.shell(command, deadline, error);
-  if (error) {
-    failure = reported(error);
-    return {};
-  }
+                        OutputCheck check, Failure& failure, OutputBound bound) {
+  ShellResult result = shell_output(device, command, bound, deadline, failure);
+  if (failure) return {};
   const std::string all = result.out + result.err;
   const bool reported_as_text =
       check == OutputCheck::exit_status_and_text &&

@@ -9,6 +9,7 @@
 #include "adbwire/device.hpp"
 #include "base/failure.hpp"
 #include "base/shell_quote.hpp"
+#include "connection/bounded_output.hpp"
 
 namespace adbwire::detail {
 
@@ -21,11 +22,13 @@ enum class OutputCheck {
   exit_status_and_text,
 };
 
-// Runs command with Device::shell and returns its stdout. A failed command is command_failed
+// Runs command with Device::shell and returns its stdout, its output held within
+// device.output_limits().*bound (limit_exceeded past it). A failed command is command_failed
 // naming the command (cut at 120 bytes) and quoting the end of its output; the Device errors
 // otherwise. Returns "" on failure.
 std::string run_command(Device& device, std::string_view command, Deadline deadline,
-                        OutputCheck check, Failure& failure);
+                        OutputCheck check, Failure& failure,
+                        OutputBound bound = &OutputLimits::command);
 
 // text without the spaces, '\r' and '\n' around it.
 std::string trim(std::string_view text);

@@ -5,6 +5,7 @@
 #include "adbwire/error.hpp"
 #include "base/failure.hpp"
 #include "connection/device_access.hpp"
+#include "services/collected_output.hpp"
 #include "services/device_command.hpp"
 #include "services/device_values.hpp"
 #include "services/property_list.hpp"
@@ -17,16 +18,11 @@ bool property_char(char c) {
          c == '_' || c == '-' || c == ':' || c == '@';
 }
 
-// Device::shell's output, or its failure.
-std::string shell_out(Device& device, const std::string& command, Deadline deadline,
-                      detail::Failure& failure) {
-  std::error_code error;
-  ShellResult result = device.shell(command, deadline, error);
-  if (error) {
-    failure = detail::reported(error);
-    return {};
-  }
-  return std::move(result.out);
+// The command's stdout within the bound of its kind, or its failure.
+std::string shell_out(Device& device, const std::string& command, detail::OutputBound bound,
+                      Deadline deadline, detail::Failure& failure) {
+  ShellResult result = detail::shell_output(device, command, bound, deadline, failure);
+  return failure ? std::string() : std::move(result.out);
 }
 
 // Opens `service` and reads its answer to the end. A connection lost after the open ends the
@@ -74,14 +70,16 @@ std::string read_property(Device& device, std::string_view name, Deadline deadli
                                             "._:@- only)");
     return {};
   }
-  std::string value = shell_out(device, "getprop " + std::string(name), deadline, failure);
+  std::string value = shell_out(device, "getprop " + std::string(name), &OutputLimits::properties,
+                                deadline, failure);
   while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
   return value;
 }
 
 std::map<std::string, std::string> read_properties(Device& device, Deadline deadline,
                                                    detail::Failure& failure) {
-  const std::string out = shell_out(device, "getprop", deadline, failure);
+  const std::string out =
+      shell_out(device, "getprop", &OutputLimits::properties, deadline, failure);
   if (failure) return {};
   return detail::parse_property_list(out, failure);
 }

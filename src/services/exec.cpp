@@ -5,8 +5,11 @@
 #include <vector>
 
 #include "adbwire/device.hpp"
+#include "adbwire/protocol/printable.hpp"
 #include "adbwire/protocol/shell_v2.hpp"
+#include "connection/device_access.hpp"
 #include "connection/stream_opener.hpp"
+#include "services/collected_output.hpp"
 #include "services/shell_channel.hpp"
 
 namespace adbwire {
@@ -86,35 +89,48 @@ void run_exec(detail::StreamOpener* opener, std::string_view command, const Outp
   std::vector<std::uint8_t> buffer(kReadSize);
   while (const std::size_t n = stream->read_some(buffer, deadline, failure)) {
     if (on_chunk) on_chunk(std::span<const std::uint8_t>(buffer.data(), n));
+    if (failure) break;  // the handler stopped the command (a bound): the stream closes here
   }
-}
-
-std::string collect_exec(detail::StreamOpener* opener, std::string_view command, Deadline deadline,
-                         detail::Failure& failure) {
-  std::string out;
-  run_exec(
-      opener, command,
-      [&out](std::span<const std::uint8_t> data) {
-        out.append(reinterpret_cast<const char*>(data.data()), data.size());
-      },
-      deadline, failure);
-  return out;
 }
 
 }  // namespace
 
-std::string Device::exec(std::string_view command, Deadline deadline) {
-  detail::Failure failure;
-  std::string out = collect_exec(opener_.get(), command, resolve(deadline), failure);
-  failure.throw_if_failed();
+namespace detail {
+
+std::string what_ran(std::string_view command) {
+  return "`" + protocol::printable(command, 120) + "`";
+}
+
+void exec_into(Device& device, std::string_view command, const OutputHandler& on_chunk,
+               Deadline deadline, Failure& failure) {
+  run_exec(DeviceAccess::opener(device).get(), command, on_chunk,
+           DeviceAccess::resolve(device, deadline), failure);
+}
+
+std::string exec_output(Device& device, std::string_view command, OutputBound bound,
+                        Deadline deadline, Failure& failure) {
+  std::string out;
+  const std::string what = what_ran(command);
+  BoundedOutput bounded(out, device.output_limits(), bound, what);
+  run_exec(
+      DeviceAccess::opener(device).get(), command,
+      [&](std::span<const std::uint8_t> data) { bounded.append(data, failure); },
+      DeviceAccess::resolve(device, deadline), failure);
   return out;
 }
 
+}  // namespace detail
+
+std::string Device::exec(std::string_view command, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) {
+    return detail::exec_output(*this, command, &OutputLimits::command, deadline, f);
+  });
+}
+
 std::string Device::exec(std::string_view command, Deadline deadline, std::error_code& error) {
-  detail::Failure failure;
-  std::string out = collect_exec(opener_.get(), command, resolve(deadline), failure);
-  detail::report(std::move(failure), error);
-  return out;
+  return detail::or_code(error, [&](detail::Failure& f) {
+    return detail::exec_output(*this, command, &OutputLimits::command, deadline, f);
+  });
 }
 
 void Device::exec(std::string_view command, const OutputHandler& on_chunk, Deadline deadline) {

@@ -8,6 +8,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
 #include "base/failure.hpp"
+#include "base/shell_quote.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
@@ -288,10 +289,10 @@ std::string install_pushed(Device& device, const Apk& apk, const std::vector<std
   }
   std::string command = "pm install";
   for (const std::string& flag : flags) command += " " + flag;
-  command += " " + remote;
+  command += " " + detail::shell_quote(remote);
   const ShellResult result = device.shell(command, waits.next(), error);
   std::error_code ignored;
-  device.shell("rm -f " + remote, waits.next(), ignored);
+  device.shell("rm -f " + detail::shell_quote(remote), waits.next(), ignored);
   if (error) {
     failure.set(error, "running '" + command + "' on " + device.serial());
     return {};
@@ -357,7 +358,7 @@ std::string run_uninstall(Device& device, std::string_view package, bool keep_da
     return {};
   }
   const std::string command =
-      std::string("pm uninstall ") + (keep_data ? "-k " : "") + std::string(package);
+      std::string("pm uninstall ") + (keep_data ? "-k " : "") + detail::shell_quote(package);
   std::error_code error;
   const ShellResult result = device.shell(command, deadline, error);
   if (error) {

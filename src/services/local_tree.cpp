@@ -145,6 +145,7 @@ bool LocalTree::finish_folders(Failure& failure) {
 TempFile::~TempFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!temp_name_.empty()) ::unlinkat(folder_fd_, temp_name_.c_str(), 0);
+  cleanup_.release();
 }
 
 bool TempFile::create(int folder_fd, const std::string& name, const std::string& display,
@@ -162,6 +163,7 @@ bool TempFile::create(int folder_fd, const std::string& name, const std::string&
                    0600);
     if (fd_ >= 0) {
       temp_name_ = std::move(temp);
+      cleanup_ = SignalCleanup(folder_fd, temp_name_);
       return true;
     }
     if (errno != EEXIST) break;
@@ -191,6 +193,7 @@ bool TempFile::commit(mode_t mode, std::int64_t mtime, Failure& failure) {
     return false;
   }
   temp_name_.clear();
+  cleanup_.release();
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/failure.hpp"
+#include "base/signal_cleanup.hpp"
 #include "services/pull_plan.hpp"
 
 namespace adbwire::detail {
@@ -83,6 +84,7 @@ class TempFile {
   std::string temp_name_;
   std::string name_;
   std::string display_;
+  SignalCleanup cleanup_;  // removes the temporary file if a signal ends the process
 };
 
 }  // namespace adbwire::detail

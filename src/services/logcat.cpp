@@ -6,10 +6,12 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/protocol/bytes.hpp"
 #include "base/failure.hpp"
 #include "base/mutex.hpp"
 #include "base/shell_quote.hpp"
+#include "connection/bounded_output.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
@@ -177,6 +179,8 @@ struct Logcat::State {
   LogFilter filter;
   LogRecordHandler on_record;
   std::size_t capacity = 0;
+  std::size_t dump_limit = 0;  // bytes a dump may send (0: following, no end to wait for)
+  std::string dump_too_long;   // the detail of passing dump_limit
   std::thread reader;
 
   detail::Mutex mutex;
@@ -186,11 +190,15 @@ struct Logcat::State {
   bool ended ADBWIRE_GUARDED_BY(mutex) = false;
   bool stopping ADBWIRE_GUARDED_BY(mutex) = false;
   std::error_code error ADBWIRE_GUARDED_BY(mutex);
+  std::string error_detail ADBWIRE_GUARDED_BY(mutex);
 
-  void finish(std::error_code why) {
+  void finish(std::error_code why, std::string detail = {}) {
     {
       detail::MutexLock lock(mutex);
-      if (!stopping) error = why;
+      if (!stopping) {
+        error = why;
+        error_detail = why && detail.empty() ? why.message() : std::move(detail);
+      }
       ended = true;
     }
     ended_changed.notify_all();
@@ -200,11 +208,18 @@ struct Logcat::State {
     LogcatDecoder decoder;
     std::vector<std::uint8_t> buffer(kReadSize);
     std::vector<LogRecord> records;
+    std::size_t read = 0;
     for (;;) {
       std::error_code error;
       const std::size_t n = stream.read_some(buffer, kNoDeadline, error);
       if (error || n == 0) {
-        finish(error);
+        finish(error, error ? last_error_detail() : std::string());
+        return;
+      }
+      read += n;
+      if (dump_limit != 0 && read > dump_limit) {
+        stream.close();
+        finish(make_error_code(errc::limit_exceeded), dump_too_long);
         return;
       }
       records.clear();
@@ -232,7 +247,7 @@ struct Logcat::State {
           on_record(record);
         } catch (const Error& e) {
           stream.close();
-          finish(e.code());
+          finish(e.code(), e.detail());
           return;
         } catch (...) {
           stream.close();
@@ -242,7 +257,7 @@ struct Logcat::State {
       }
       if (error) {
         stream.close();
-        finish(error);
+        finish(error, "the device's logcat -B output is not binary log records");
         return;
       }
     }
@@ -298,6 +313,11 @@ std::shared_ptr<Logcat::State> Logcat::start_state(Device& device, const LogcatO
   state->filter = options.filter;
   state->on_record = std::move(on_record);
   state->capacity = options.ring_capacity;
+  if (options.dump) {
+    state->dump_limit = device.output_limits().logcat;
+    state->dump_too_long = detail::over_limit_detail("`" + command + "`", device.output_limits(),
+                                                     &OutputLimits::logcat);
+  }
   state->reader = std::thread([raw = state.get()] { raw->run(); });
   return state;
 }
@@ -349,6 +369,12 @@ std::error_code Logcat::error() const {
   if (!state_) return {};
   detail::MutexLock lock(state_->mutex);
   return state_->error;
+}
+
+std::string Logcat::error_detail() const {
+  if (!state_) return {};
+  detail::MutexLock lock(state_->mutex);
+  return state_->error_detail;
 }
 
 void Logcat::stop() noexcept {

@@ -69,7 +69,21 @@ bool check_listed_entry(std::size_t ordinal, std::string_view name, std::string_
   return false;
 }
 
-bool PullPlan::add_entry(PlanEntry entry, Failure& failure) {
+bool hold_memory(std::size_t& held, std::size_t bytes, std::string_view where,
+                 const SyncLimits& limits, Failure& failure) {
+  held += bytes;
+  if (held <= limits.max_memory) return true;
+  failure.set(errc::limit_exceeded,
+              "the device's listing of " + quote_name(where) + " would hold more than " +
+                  std::to_string(limits.max_memory) +
+                  " bytes of entries and names (SyncLimits::max_memory); raise the limit if the "
+                  "folder is really that large");
+  return false;
+}
+
+bool PullPlan::add_entry(PlanEntry entry, std::string_view where, Failure& failure) {
+  if (!hold_memory(held_, sizeof(PlanEntry) + entry.name.size(), where, limits_, failure))
+    return false;
   if (entries_.size() >= limits_.max_tree_entries) {
     failure.set(errc::limit_exceeded,
                 "the pull would hold more than " + std::to_string(limits_.max_tree_entries) +
@@ -93,7 +107,7 @@ bool PullPlan::build(const std::vector<PullRoot>& roots, PullLister& lister, Fai
     entry.mtime = st.mtime;
     entry.kind = st.is_directory() ? PlanKind::folder : PlanKind::file;
     const auto index = static_cast<std::uint32_t>(entries_.size());
-    if (!add_entry(std::move(entry), failure)) return false;
+    if (!add_entry(std::move(entry), root.remote, failure)) return false;
     roots_.emplace_back(index, root.remote);
     if (entries_[index].kind == PlanKind::file) {
       ++files_;
@@ -141,7 +155,7 @@ bool PullPlan::list_folder(std::uint32_t folder, PullLister& lister,
         entry.mtime = st.mtime;
         entry.kind = st.is_directory() ? PlanKind::folder : PlanKind::file;
         const auto index = static_cast<std::uint32_t>(entries_.size());
-        if (!add_entry(std::move(entry), failure)) return false;
+        if (!add_entry(std::move(entry), where, failure)) return false;
         if (st.is_symlink()) links.push_back(index);
         return true;
       },

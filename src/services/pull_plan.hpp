@@ -2,8 +2,9 @@
 //
 // A device names the entries of the folders it lists, so every name is checked here to be a
 // single path component, and the device's listing sizes, name lengths and tree depth are held
-// to SyncLimits. The plan stores each entry once as (parent, name, stat): no joined paths, so
-// its memory is bounded by the limits and not by what the device sends. Planning talks to the
+// to SyncLimits. The plan stores each entry once as (parent, name, stat): no joined paths, and
+// counts the bytes it holds, so its memory is bounded by the limits (max_memory in bytes, whatever
+// the names' lengths) and not by what the device sends. Planning talks to the
 // device only through PullLister, so it is tested and fuzzed without one. Internal.
 #pragma once
 
@@ -28,6 +29,11 @@ const char* unsafe_name_reason(std::string_view name, std::size_t max_length) no
 // name that is not one path component. Names are quoted escaped in the message.
 bool check_listed_entry(std::size_t ordinal, std::string_view name, std::string_view where,
                         const SyncLimits& limits, Failure& failure);
+
+// Counts `bytes` more held for a listing or plan of `where`: limit_exceeded once the total passes
+// limits.max_memory.
+bool hold_memory(std::size_t& held, std::size_t bytes, std::string_view where,
+                 const SyncLimits& limits, Failure& failure);
 
 // What planning asks of the device.
 class PullLister {
@@ -86,7 +92,7 @@ class PullPlan {
   std::string local_path(std::uint32_t i) const;
 
  private:
-  bool add_entry(PlanEntry entry, Failure& failure);
+  bool add_entry(PlanEntry entry, std::string_view where, Failure& failure);
   bool list_folder(std::uint32_t folder, PullLister& lister, std::vector<std::uint32_t>& folders,
                    Failure& failure);
 
@@ -94,6 +100,7 @@ class PullPlan {
   std::vector<PlanEntry> entries_;
   std::vector<std::pair<std::uint32_t, std::string>> roots_;  // root entry index, remote path
   std::size_t skipped_ = 0;
+  std::size_t held_ = 0;  // bytes of entries and names (SyncLimits::max_memory)
   std::size_t files_ = 0;
   std::uint64_t total_size_ = 0;
 };

@@ -16,6 +16,7 @@
 #include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "base/failure.hpp"
+#include "services/collected_output.hpp"
 
 namespace adbwire {
 namespace {
@@ -294,26 +295,23 @@ RawImage parse_raw(std::span<const std::uint8_t> bytes, Failure& failure) {
 
 RawImage screencap_raw_into(Device& device, std::optional<std::uint64_t> display_id,
                             Deadline deadline, Failure& failure) {
-  std::error_code error;
-  const std::string output = device.exec(screencap_command(false, display_id), deadline, error);
-  if (error) {
-    failure = detail::reported(error);
-    return {};
-  }
+  const std::string output = detail::exec_output(device, screencap_command(false, display_id),
+                                                 &OutputLimits::screenshot, deadline, failure);
+  if (failure) return {};
   return parse_raw({reinterpret_cast<const std::uint8_t*>(output.data()), output.size()}, failure);
 }
 
 // Streams `screencap -p`: bytes before the PNG signature are held (bounded: a warning line,
 // not an image) until the signature shows; from then on chunks pass straight through. A device
-// printing 64 KiB without one fails; the rest of its output is drained and dropped.
+// printing 64 KiB without one fails there, its stream closed; so does a handler that sets
+// failure (a bound it keeps).
 void screencap_png_into(Device& device, const OutputHandler& on_chunk,
                         std::optional<std::uint64_t> display_id, Deadline deadline,
                         Failure& failure) {
   std::vector<std::uint8_t> prefix;
   bool started = false;
-  std::error_code error;
-  device.exec(
-      screencap_command(true, display_id),
+  detail::exec_into(
+      device, screencap_command(true, display_id),
       [&](std::span<const std::uint8_t> chunk) {
         if (started) {
           on_chunk(chunk);
@@ -335,11 +333,8 @@ void screencap_png_into(Device& device, const OutputHandler& on_chunk,
           prefix = {};
         }
       },
-      deadline, error);
-  if (failure) return;
-  if (error) {
-    failure = detail::reported(error);
-  } else if (!started) {
+      deadline, failure);
+  if (!failure && !started) {
     failure.set(errc::parse_error, "screencap -p gave no PNG; it printed " +
                                        quote_start(std::string(prefix.begin(), prefix.end())));
   }
@@ -364,9 +359,17 @@ EncodedImage screenshot_into(Device& device, const ScreenshotOptions& options, D
     return failure ? EncodedImage{} : encode_raw(raw, options, failure);
   }
   std::vector<std::uint8_t> png;
+  const std::size_t limit = device.output_limits().screenshot;
   screencap_png_into(
       device,
       [&](std::span<const std::uint8_t> chunk) {
+        if (failure) return;
+        if (chunk.size() > limit - png.size()) {
+          failure.set(errc::limit_exceeded,
+                      detail::over_limit_detail("screencap -p", device.output_limits(),
+                                                &OutputLimits::screenshot));
+          return;
+        }
         png.insert(png.end(), chunk.begin(), chunk.end());
       },
       options.display_id, deadline, failure);

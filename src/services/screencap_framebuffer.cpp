@@ -9,6 +9,7 @@
 #include "adbwire/screencap.hpp"
 #include "adbwire/stream.hpp"
 #include "base/failure.hpp"
+#include "connection/bounded_output.hpp"
 #include "connection/device_access.hpp"
 
 namespace adbwire {
@@ -102,6 +103,13 @@ RawImage framebuffer_into(Device& device, Deadline deadline, detail::Failure& fa
   image.height = header.height;
   if (!format_of(header, image.format, failure)) return {};
   image.dataspace = header.color_space;
+  if (header.size > device.output_limits().screenshot) {
+    failure.set(errc::limit_exceeded,
+                detail::over_limit_detail(
+                    "framebuffer: (an image of " + std::to_string(header.size) + " bytes)",
+                    device.output_limits(), &OutputLimits::screenshot));
+    return {};
+  }
   image.pixels.reserve(header.size);
   image.pixels.assign(received.begin() + static_cast<std::ptrdiff_t>(header_size),
                       received.begin() + static_cast<std::ptrdiff_t>(

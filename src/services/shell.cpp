@@ -6,7 +6,9 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/protocol/shell_v2.hpp"
+#include "connection/device_access.hpp"
 #include "connection/stream_opener.hpp"
+#include "services/collected_output.hpp"
 #include "services/shell_channel.hpp"
 
 namespace adbwire {
@@ -34,33 +36,45 @@ int run_shell(detail::StreamOpener* opener, std::string_view command,
   return detail::read_shell_output(channel, on_stdout, on_stderr, deadline, failure);
 }
 
-ShellResult collect_shell(detail::StreamOpener* opener, std::string_view command, Deadline deadline,
-                          detail::Failure& failure) {
+}  // namespace
+
+namespace detail {
+
+ShellResult shell_output(Device& device, std::string_view command, OutputBound bound,
+                         Deadline deadline, Failure& failure) {
   ShellResult result;
-  auto append_to = [](std::string& out) {
-    return [&out](std::span<const std::uint8_t> data) {
+  // stdout and stderr share the one bound: together they are what the call holds.
+  const std::size_t limit = device.output_limits().*bound;
+  std::size_t held = 0;
+  const std::string what = what_ran(command);
+  const auto append_to = [&](std::string& out) {
+    return [&](std::span<const std::uint8_t> data) {
+      if (data.size() > limit - held) {
+        failure.set(errc::limit_exceeded, over_limit_detail(what, device.output_limits(), bound));
+        return;
+      }
+      held += data.size();
       out.append(reinterpret_cast<const char*>(data.data()), data.size());
     };
   };
   result.exit_code =
-      run_shell(opener, command, append_to(result.out), append_to(result.err), deadline, failure);
+      run_shell(DeviceAccess::opener(device).get(), command, append_to(result.out),
+                append_to(result.err), DeviceAccess::resolve(device, deadline), failure);
   return result;
 }
 
-}  // namespace
+}  // namespace detail
 
 ShellResult Device::shell(std::string_view command, Deadline deadline) {
-  detail::Failure failure;
-  ShellResult result = collect_shell(opener_.get(), command, resolve(deadline), failure);
-  failure.throw_if_failed();
-  return result;
+  return detail::or_throw([&](detail::Failure& f) {
+    return detail::shell_output(*this, command, &OutputLimits::command, deadline, f);
+  });
 }
 
 ShellResult Device::shell(std::string_view command, Deadline deadline, std::error_code& error) {
-  detail::Failure failure;
-  ShellResult result = collect_shell(opener_.get(), command, resolve(deadline), failure);
-  detail::report(std::move(failure), error);
-  return result;
+  return detail::or_code(error, [&](detail::Failure& f) {
+    return detail::shell_output(*this, command, &OutputLimits::command, deadline, f);
+  });
 }
 
 int Device::shell(std::string_view command, const OutputHandler& on_stdout,

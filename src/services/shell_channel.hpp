@@ -27,7 +27,8 @@ ShellChannel open_shell(StreamOpener& opener, const ShellOptions& options, Deadl
                         Failure& failure);
 
 // Reads until the stream ends; returns the exit status (v2) or -1 (v1, or on error with
-// failure set). A handler that throws propagates; the caller closes the stream.
+// failure set). A handler that throws propagates; the caller closes the stream. A handler that
+// sets `failure` (a bound it keeps) ends the reading there, with -1.
 int read_shell_output(ShellChannel& channel, const OutputHandler& on_stdout,
                       const OutputHandler& on_stderr, Deadline deadline, Failure& failure);
 

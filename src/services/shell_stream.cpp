@@ -44,6 +44,7 @@ int read_shell_output(ShellChannel& channel, const OutputHandler& on_stdout,
     // v1: stdout and stderr arrive merged, and nothing reports the exit status.
     while (const std::size_t n = channel.stream->read_some(buffer, deadline, failure)) {
       if (on_stdout) on_stdout(std::span<const std::uint8_t>(buffer.data(), n));
+      if (failure) break;  // a handler stopped the command (a bound)
     }
     return -1;
   }
@@ -71,6 +72,7 @@ int read_shell_output(ShellChannel& channel, const OutputHandler& on_stdout,
         default:
           break;  // a device has no business sending stdin or window sizes: ignored, as adb
       }
+      if (failure) return -1;  // a handler stopped the command (a bound)
     }
   }
   if (failure) return -1;

@@ -101,6 +101,13 @@ bool SyncChannel::flush(Deadline deadline, Failure& failure) {
 }
 
 bool SyncChannel::next(SyncReply& reply, Deadline deadline, Failure& failure) {
+  // A call's own deadline holds while data flows too: a device that never stops sending (an
+  // endless listing, a bomb) must not keep it going past it.
+  if (deadline != kDefaultDeadline && deadline != kNoDeadline && Clock::now() >= deadline) {
+    failure.set(errc::timeout, "the deadline passed while the device was still sending");
+    broken_ = true;
+    return false;
+  }
   for (;;) {
     if (!pending_.empty()) {
       const SyncParse result = reader_.parse(pending_, reply);

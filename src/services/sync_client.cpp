@@ -58,10 +58,12 @@ struct SyncClient::Impl {
 
   bool list(std::string_view path, std::vector<RemoteEntry>& entries, const SyncLimits& limits,
             Deadline deadline, Failure& failure) {
+    std::size_t held = 0;
     return channel.list(
         path,
         [&](std::string&& name, const RemoteStat& st) {
-          if (!detail::check_listed_entry(entries.size() + 1, name, path, limits, failure))
+          if (!detail::check_listed_entry(entries.size() + 1, name, path, limits, failure) ||
+              !detail::hold_memory(held, sizeof(RemoteEntry) + name.size(), path, limits, failure))
             return false;
           entries.push_back({std::move(name), st});
           return true;

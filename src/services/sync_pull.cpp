@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -89,14 +90,32 @@ class Puller {
     progress.local = local_text;
     progress.file_bytes = 0;
     progress.file_size = entry.size;
-    bool disk_failed = false;
+    // The most this file may have: what the device announced, plus a little for a file that grew
+    // meanwhile. A compression bomb announced as 10 bytes stops here, not when the disk is full.
+    const std::uint64_t slack = options_.limits.file_slack;
+    const std::uint64_t allowed = entry.size > std::numeric_limits<std::uint64_t>::max() - slack
+                                      ? std::numeric_limits<std::uint64_t>::max()
+                                      : entry.size + slack;
+    bool sink_failed = false;
     // Made once per file: a SyncSink built per chunk from this lambda would allocate each time.
     const SyncSink store = [&](std::span<const std::uint8_t> bytes) {
-      if (!write_all(temp.fd(), bytes)) {
-        failure.set(errc::io_error, "writing " + shown(local_text) + ": " + std::strerror(errno));
-        disk_failed = true;
+      sink_failed = true;
+      if (bytes.size() > allowed - progress.file_bytes) {
+        failure.set(errc::limit_exceeded,
+                    "pulling " + shown(remote) + ": the device announced " +
+                        std::to_string(entry.size) + " bytes and sent more than " +
+                        std::to_string(allowed) + " (SyncLimits::file_slack allows " +
+                        std::to_string(slack) +
+                        " more, for a file that grows meanwhile): a compression bomb or a lying "
+                        "device; nothing was written to " +
+                        shown(local_text));
         return false;
       }
+      if (!write_all(temp.fd(), bytes)) {
+        failure.set(errc::io_error, "writing " + shown(local_text) + ": " + std::strerror(errno));
+        return false;
+      }
+      sink_failed = false;
       progress.file_bytes += bytes.size();
       progress.total_bytes += bytes.size();
       return true;
@@ -122,7 +141,7 @@ class Puller {
       wire_bytes += reply.data.size();
       const bool stored = decoder ? decoder->write(reply.data, store) : store(reply.data);
       if (!stored) {
-        if (!disk_failed)
+        if (!sink_failed)
           failure.set(errc::protocol_error, corrupt_detail(remote, *decoder, local_text));
         channel_.mark_broken();  // the rest of this file is still on its way
         return false;
@@ -130,7 +149,10 @@ class Puller {
       if (options_.progress) channel_.call_progress(options_.progress, progress);
     }
     const mode_t mode =
-        static_cast<mode_t>((options_.keep_attributes ? entry.mode & 0777 : 0644) & ~tree_.umask());
+        options_.private_files
+            ? 0600
+            : static_cast<mode_t>((options_.keep_attributes ? entry.mode & 0777 : 0644) &
+                                  ~tree_.umask());
     if (!temp.commit(mode, options_.keep_attributes ? entry.mtime : -1, failure)) return false;
     ++progress.files_done;
     if (options_.progress) channel_.call_progress(options_.progress, progress);
@@ -227,7 +249,9 @@ TransferStats pull_files(SyncChannel& channel, const std::vector<std::string>& r
   }
   stats.skipped = plan.skipped();
   LocalTree tree(plan, destination, current_umask());
-  if (!tree.open(failure) || !tree.make_folders(options.keep_attributes, failure)) return stats;
+  if (!tree.open(failure) ||
+      !tree.make_folders(options.keep_attributes || options.private_files, failure))
+    return stats;
 
   const std::optional<SyncCodec> codec = channel.choose(options.compression);
   stats.compression = to_public(codec);
@@ -243,7 +267,7 @@ TransferStats pull_files(SyncChannel& channel, const std::vector<std::string>& r
   }
   stats.wire_bytes = puller.wire_bytes;
   // Folder attributes last, deepest first: a read-only folder must not block its files.
-  if (!failure && options.keep_attributes) tree.finish_folders(failure);
+  if (!failure && options.keep_attributes && !options.private_files) tree.finish_folders(failure);
   stats.elapsed = Clock::now() - start;
   return stats;
 }

@@ -74,7 +74,7 @@ Device Device::connect(std::string_view target, const ConnectOptions& options) {
   detail::Failure failure;
   auto opener = connect_opener(target, options, failure);
   failure.throw_if_failed();
-  return Device(std::move(opener), options.command_timeout);
+  return Device(std::move(opener), options.command_timeout, options.limits);
 }
 
 Device Device::connect(std::string_view target, const ConnectOptions& options,
@@ -82,7 +82,7 @@ Device Device::connect(std::string_view target, const ConnectOptions& options,
   detail::Failure failure;
   auto opener = connect_opener(target, options, failure);
   detail::report(std::move(failure), error);
-  return Device(std::move(opener), options.command_timeout);
+  return Device(std::move(opener), options.command_timeout, options.limits);
 }
 
 }  // namespace adbwire

@@ -69,7 +69,7 @@ Replay Replay::start_into(const std::filesystem::path& capture, const ReplayOpti
   ConnectOptions connect = options.connect;
   connect.record.clear();
   auto opener = connection::Connection::establish(factory, target, "replay", connect, failure);
-  Replay replay(state, Device(std::move(opener), connect.command_timeout));
+  Replay replay(state, Device(std::move(opener), connect.command_timeout, connect.limits));
   if (failure) {
     // A host message the capture did not expect is the reason the handshake broke off.
     detail::MutexLock lock(state->mutex);

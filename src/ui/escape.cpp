@@ -50,12 +50,19 @@ std::size_t decode(std::string_view s, std::size_t i, std::uint32_t& cp) noexcep
   return len;
 }
 
+// Code points a terminal acts on that are not C0 controls: C1 controls and the bidirectional
+// overrides and isolates (which reorder what is shown: an app's "txt.exe" shown as "exe.txt").
+bool acts_on_terminal(std::uint32_t cp) noexcept {
+  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
 // Code points YAML forbids in a stream (C1 controls, U+FFFE, U+FFFF) or reads as a line break
-// or byte order mark (NEL U+0085, U+2028, U+2029, U+FEFF); C0 controls and DEL are handled
-// with the ASCII escapes.
+// or byte order mark (NEL U+0085, U+2028, U+2029, U+FEFF), and those a terminal acts on; C0
+// controls and DEL are handled with the ASCII escapes.
 bool yaml_unsafe(std::uint32_t cp) noexcept {
-  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF ||
-         cp == 0xFFFE || cp == 0xFFFF;
+  return acts_on_terminal(cp) || cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF || cp == 0xFFFE ||
+         cp == 0xFFFF;
 }
 
 bool is_letter(unsigned char c) noexcept {
@@ -138,10 +145,15 @@ void append_json_string(std::string& out, std::string_view s) {
       out += "\\r", ++i;
     } else if (c == '\t') {
       out += "\\t", ++i;
-    } else if (c < 0x20) {
+    } else if (c < 0x20 || c == 0x7F) {
       append_code(out, c), ++i;
     } else if (const std::size_t len = decode(s, i, cp); len != 0) {
-      out.append(s.data() + i, len);
+      // Valid JSON raw, but a terminal showing the JSON would act on them.
+      if (acts_on_terminal(cp) || cp == 0x2028 || cp == 0x2029) {
+        append_code(out, cp);
+      } else {
+        out.append(s.data() + i, len);
+      }
       i += len;
     } else {
       out += kReplacement;

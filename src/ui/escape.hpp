@@ -14,7 +14,8 @@ namespace adbwire::ui {
 void append_escaped(std::string& out, std::string_view text, std::size_t max_code_points);
 
 // Appends s as a JSON string (quotes included); bytes that are not UTF-8 become U+FFFD, so the
-// result is always valid JSON.
+// result is always valid JSON. Controls (C0, DEL, C1), the bidirectional overrides and isolates
+// and U+2028/U+2029 are written \uXXXX, so nothing in it acts on a terminal that shows it.
 void append_json_string(std::string& out, std::string_view s);
 
 // True when item (escaped by append_escaped) reads back from YAML as the same plain string.

@@ -326,6 +326,12 @@ Connection::AfterWrite Connection::apply_output_fault() {
       }
       break;
     }
+    case ConnectionFault::silent:
+      if (bytes_sent_ == 0) after = AfterWrite::stall;  // the first write holds the CNXN
+      break;
+    case ConnectionFault::long_banner:
+      if (bytes_sent_ == 0) pad_banner(bytes, fault_.after_bytes);
+      break;
     case ConnectionFault::none:
     case ConnectionFault::slow:
     case ConnectionFault::refuse_auth:
@@ -334,6 +340,21 @@ Connection::AfterWrite Connection::apply_output_fault() {
   }
   bytes_sent_ += bytes.size();
   return after;
+}
+
+void Connection::pad_banner(std::vector<std::uint8_t>& bytes, std::uint64_t padding) {
+  if (bytes.size() < protocol::kHeaderSize) return;
+  const std::uint32_t length = protocol::load_le32(bytes.data() + 12);
+  if (bytes.size() < protocol::kHeaderSize + length) return;
+  std::string extra = ";ro.adbwire.padding=";
+  extra.append(static_cast<std::size_t>(padding), 'x');
+  const auto at = bytes.begin() + static_cast<std::ptrdiff_t>(protocol::kHeaderSize + length);
+  bytes.insert(at, extra.begin(), extra.end());
+  const std::uint32_t padded = length + static_cast<std::uint32_t>(extra.size());
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < padded; ++i) sum += bytes[protocol::kHeaderSize + i];
+  protocol::store_le32(bytes.data() + 12, padded);
+  protocol::store_le32(bytes.data() + 16, sum);
 }
 
 }  // namespace adbwire::vdevice

@@ -64,6 +64,8 @@ class Connection final : public ServiceHost, public std::enable_shared_from_this
   // Applies the drop/stall/corrupt faults to the pump's buffer and says what follows the write.
   enum class AfterWrite { carry_on, close, stall };
   AfterWrite apply_output_fault();
+  // ConnectionFault::long_banner: the CNXN at the start of bytes gets `padding` more bytes.
+  static void pad_banner(std::vector<std::uint8_t>& bytes, std::uint64_t padding);
 
   asio::ip::tcp::socket socket_;
   std::string peer_;  // "ADDRESS:PORT", for log lines

@@ -89,6 +89,16 @@ std::vector<std::string> DeviceContext::events() const {
   return events_;
 }
 
+void DeviceContext::note_syntax_error(std::string_view line) {
+  detail::MutexLock lock(mutex_);
+  syntax_errors_.emplace_back(line);
+}
+
+std::vector<std::string> DeviceContext::syntax_errors() const {
+  detail::MutexLock lock(mutex_);
+  return syntax_errors_;
+}
+
 void DeviceContext::add_process(const std::string& name, bool holds_ui_automation) {
   detail::MutexLock lock(mutex_);
   (holds_ui_automation ? processes_ : other_processes_).insert(name);

@@ -81,6 +81,15 @@ class DeviceContext {
   HostileSync hostile_sync() const noexcept { return hostile_sync_; }
   void set_hostile_sync(HostileSync mode) noexcept { hostile_sync_ = mode; }
 
+  // Command lines the shell could not parse (a quote left open, a substitution): how a host that
+  // forgot to quote an argument shows. Thread safe.
+  void note_syntax_error(std::string_view line);
+  std::vector<std::string> syntax_errors() const;
+
+  // Test-only, VirtualDeviceOptions::hostile_output. Set before serving.
+  HostileOutput hostile_output() const noexcept { return hostile_output_; }
+  void set_hostile_output(HostileOutput mode) noexcept { hostile_output_ = mode; }
+
   // VirtualDeviceOptions::auth_delay and ::hang_up_on_refused_key. Set before serving.
   std::chrono::milliseconds auth_delay() const noexcept { return auth_delay_; }
   bool hang_up_on_refused_key() const noexcept { return hang_up_on_refused_key_; }
@@ -145,6 +154,7 @@ class DeviceContext {
   std::map<std::string, std::string, std::less<>> properties_;
   mutable detail::Mutex mutex_;
   std::vector<std::string> events_ ADBWIRE_GUARDED_BY(mutex_);
+  std::vector<std::string> syntax_errors_ ADBWIRE_GUARDED_BY(mutex_);
   std::function<void(std::string_view)> on_event_;
   std::vector<std::string> missing_commands_;
   std::vector<std::string> missing_services_;
@@ -158,6 +168,7 @@ class DeviceContext {
   std::uint32_t sync_compression_flags_ = 0;
   bool corrupt_compressed_sync_ = false;
   HostileSync hostile_sync_ = HostileSync::none;
+  HostileOutput hostile_output_ = HostileOutput::none;
   std::uint32_t displays_ = 1;
   bool legacy_pty_ = false;
   std::chrono::milliseconds auth_delay_{0};

@@ -6,6 +6,7 @@
 
 #include "adbwire/protocol/bytes.hpp"
 #include "base/number.hpp"
+#include "vdevice/hostile_output.hpp"
 
 namespace adbwire::vdevice {
 namespace {
@@ -138,7 +139,10 @@ class ShellScript::CommandIo final : public JobIo {
 };
 
 ShellScript::ShellScript(std::string_view text, DeviceContext& device) : device_(device) {
-  if (!parse_shell(text, commands_, syntax_error_)) commands_.clear();
+  if (!parse_shell(text, commands_, syntax_error_)) {
+    commands_.clear();
+    device_.note_syntax_error(text);
+  }
 }
 
 ShellScript::~ShellScript() = default;
@@ -181,6 +185,11 @@ bool ShellScript::start_command(ShellOutput& output) {
     }
     exit_requested_ = true;
     return false;
+  }
+  if (std::unique_ptr<Job> hostile = hostile_job(device_.hostile_output(), command.argv)) {
+    job_ = std::move(hostile);
+    io_ = std::move(io);
+    return true;
   }
   BuiltinFactory make = device_.lacks_command(name) ? nullptr : find_builtin(name);
   if (make == nullptr) {

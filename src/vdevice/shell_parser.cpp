@@ -28,6 +28,39 @@ std::string describe(const ShellToken& token) {
   return "?";
 }
 
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
+
+// A '$' or '`' at text[i], outside single quotes: what sh expands there. No variable is set, so a
+// parameter expands to nothing, as an unset one does in sh ("$Inner" in ".Outer$Inner" is gone),
+// and command substitution is refused (sh would run the command). Advances i past what was
+// expanded; false with error set for a substitution or a bad ${…}. A '$' sh leaves alone (before
+// a blank, a quote or the end) is kept.
+bool expand(std::string_view text, std::size_t& i, std::string& word, std::string& error) {
+  if (text[i] == '`' || text.substr(i, 2) == "$(") {
+    error = "syntax error: command substitution is not supported by the virtual device";
+    return false;
+  }
+  const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+  if (next == '{') {
+    const std::size_t end = text.find('}', i + 2);
+    if (end == std::string_view::npos) {
+      error = "syntax error: bad substitution";
+      return false;
+    }
+    i = end + 1;
+  } else if (is_name_start(next)) {
+    i += 2;
+    while (i < text.size() && is_name_char(text[i])) ++i;
+  } else if (is_digit(next) || std::string_view("?$#!@*-").find(next) != std::string_view::npos) {
+    i += 2;
+  } else {
+    word += '$';
+    ++i;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool tokenize_shell(std::string_view text, std::vector<ShellToken>& tokens, std::string& error) {
@@ -92,6 +125,10 @@ bool tokenize_shell(std::string_view text, std::vector<ShellToken>& tokens, std:
             continue;
           }
         }
+        if (d == '$' || d == '`') {
+          if (!expand(text, i, word, error)) return false;
+          continue;
+        }
         word += d;
         ++i;
       }
@@ -99,6 +136,9 @@ bool tokenize_shell(std::string_view text, std::vector<ShellToken>& tokens, std:
         error = "syntax error: unterminated quoted string";
         return false;
       }
+    } else if (c == '$' || c == '`') {
+      if (!expand(text, i, word, error)) return false;
+      in_word = in_word || !word.empty();  // an unquoted expansion to nothing makes no word
     } else if (c == '#' && !in_word) {
       while (i < text.size() && text[i] != '\n') ++i;
     } else if (c == ';' || c == '\n') {

@@ -1,6 +1,8 @@
 // The command language of the virtual device's shell: a small subset of sh. Words with
 // '…', "…" and backslash quoting; commands joined by ';', newline, '&&' and '||'; redirects
-// N>FILE, N>>FILE, N<FILE, N>&M. No variables, globs, pipes or background jobs.
+// N>FILE, N>>FILE, N<FILE, N>&M. No variable is set: $NAME, ${…} and $? expand to nothing, as
+// unset ones do in sh, and command substitution (`…`, $(…)) is refused, so a host that forgot to
+// quote an argument is caught. No globs, pipes or background jobs.
 #pragma once
 
 #include <string>

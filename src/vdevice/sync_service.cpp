@@ -54,6 +54,9 @@ protocol::SyncStat to_sync_stat(const struct stat& st) {
 std::string errno_text() { return std::strerror(errno); }
 
 constexpr std::string_view kPwned = "pwned by a hostile device\n";
+// HostileSync::bomb: the size every file is announced with, and the zeros it then sends.
+constexpr std::uint64_t kBombAnnounced = 10;
+constexpr std::uint64_t kBombSent = std::uint64_t{4} << 30;
 
 // The special_modes mode: setuid, setgid and 0777 on files, sticky and 0777 on folders.
 std::uint32_t hostile_mode(std::uint32_t mode) {
@@ -221,6 +224,7 @@ class SyncService final : public Service {
       error = errno;
     }
     if (!error && hostile_ == HostileSync::special_modes) st.st_mode = hostile_mode(st.st_mode);
+    if (!error && hostile_ == HostileSync::bomb && S_ISREG(st.st_mode)) st.st_size = kBombAnnounced;
     out_.clear();
     if (id == SyncId::stat) {
       protocol::append_sync_stat_v1(out_, error ? SyncStat{} : to_sync_stat(st));
@@ -252,6 +256,7 @@ class SyncService final : public Service {
       if (::fstatat(::dirfd(dir_), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         s = to_sync_stat(st);
         if (hostile_ == HostileSync::special_modes) s.mode = hostile_mode(s.mode);
+        if (hostile_ == HostileSync::bomb && S_ISREG(st.st_mode)) s.size = kBombAnnounced;
       } else if (list_v2_) {
         s.error = static_cast<std::uint32_t>(errno);
       } else {
@@ -289,6 +294,7 @@ class SyncService final : public Service {
     switch (hostile_) {
       case HostileSync::none:
       case HostileSync::special_modes:
+      case HostileSync::bomb:
         break;
       case HostileSync::traversal_names:
         entry("../escape.txt", S_IFREG | 0644, kPwned.size());
@@ -303,6 +309,13 @@ class SyncService final : public Service {
           char name[16];
           std::snprintf(name, sizeof name, "f%07llu",
                         static_cast<unsigned long long>(hostile_counter_++));
+          entry(name, S_IFREG | 0644, 1);
+        }
+        return false;
+      case HostileSync::endless_long_names:
+        while (has_room()) {
+          std::string name = "f" + std::to_string(hostile_counter_++) + "-";
+          name.resize(255, 'n');
           entry(name, S_IFREG | 0644, 1);
         }
         return false;
@@ -351,6 +364,13 @@ class SyncService final : public Service {
     const fs::path path = host_.device().resolve(request.path, resolve_error);
     if (!resolve_error) file_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (file_ < 0 && hostile_ != HostileSync::none) file_ = open_pwned();
+    bomb_left_ = 0;
+    if (file_ >= 0 && hostile_ == HostileSync::bomb) {
+      // Whatever the file holds: zeros, far more than announced, made as they are sent.
+      ::close(file_);
+      file_ = ::open("/dev/zero", O_RDONLY | O_CLOEXEC);
+      bomb_left_ = kBombSent;
+    }
     if (resolve_error && file_ < 0) {
       fail(std::string("open failed: ") +
            std::strerror(resolve_error == errc::permission_denied ? EACCES : ENOENT));
@@ -380,7 +400,13 @@ class SyncService final : public Service {
   bool continue_recv() {
     chunk_.resize(protocol::kSyncDataMax);
     while (has_room()) {
-      const ssize_t n = ::read(file_, chunk_.data(), chunk_.size());
+      const bool bomb = hostile_ == HostileSync::bomb;
+      const ssize_t n =
+          bomb && bomb_left_ == 0
+              ? 0
+              : ::read(file_, chunk_.data(),
+                       bomb ? std::min<std::uint64_t>(chunk_.size(), bomb_left_) : chunk_.size());
+      if (bomb && n > 0) bomb_left_ -= static_cast<std::uint64_t>(n);
       if (n < 0) {
         fail("read failed: " + errno_text());
         return true;
@@ -563,6 +589,7 @@ class SyncService final : public Service {
   bool dropped_ = false;
   Task task_ = Task::none;
   int file_ = -1;
+  std::uint64_t bomb_left_ = 0;  // HostileSync::bomb: zeros still to send
   DIR* dir_ = nullptr;
   bool list_v2_ = false;
   bool pushing_ = false;

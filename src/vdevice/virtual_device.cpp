@@ -260,6 +260,7 @@ void VirtualDevice::start(std::error_code& error) {
   d.device.emplace(d.root, d.options.serial, std::move(screens));
   d.device->set_drop_after_bytes(d.options.drop_after_bytes);
   d.device->set_hostile_sync(d.options.hostile_sync);
+  d.device->set_hostile_output(d.options.hostile_output);
   d.device->set_legacy_pty(d.options.legacy_pty);
   d.device->set_auth_answers(d.options.auth_delay, d.options.hang_up_on_refused_key);
   d.device->set_refused_services(d.options.refused_services);
@@ -391,6 +392,10 @@ std::vector<std::string> VirtualDevice::events() const {
   return impl_->device ? impl_->device->events() : std::vector<std::string>{};
 }
 
+std::vector<std::string> VirtualDevice::shell_syntax_errors() const {
+  return impl_->device ? impl_->device->syntax_errors() : std::vector<std::string>{};
+}
+
 const std::filesystem::path& VirtualDevice::root() const { return impl_->root; }
 
 std::uint64_t VirtualDevice::connections_accepted() const { return impl_->accepted.load(); }
@@ -437,27 +442,54 @@ constexpr std::pair<HostileSync, std::string_view> kHostileSyncNames[] = {
     {HostileSync::climbing_folder, "climbing-folder"},
     {HostileSync::special_modes, "special-modes"},
     {HostileSync::endless_listing, "endless-listing"},
+    {HostileSync::endless_long_names, "endless-long-names"},
     {HostileSync::endless_tree, "endless-tree"},
     {HostileSync::escape_names, "escape-names"},
+    {HostileSync::bomb, "bomb"},
 };
 
-}  // namespace
+constexpr std::pair<HostileOutput, std::string_view> kHostileOutputNames[] = {
+    {HostileOutput::none, "none"},
+    {HostileOutput::endless, "endless"},
+    {HostileOutput::escapes, "escapes"},
+};
 
-std::string_view to_string(HostileSync mode) noexcept {
-  for (const auto& [value, name] : kHostileSyncNames) {
+// The name of mode in a table of (mode, name); "?" when it is missing.
+template <class Mode, std::size_t N>
+std::string_view name_in(const std::pair<Mode, std::string_view> (&table)[N], Mode mode) {
+  for (const auto& [value, name] : table) {
     if (value == mode) return name;
   }
   return "?";
 }
 
-bool parse_hostile_sync(std::string_view text, HostileSync& out) noexcept {
-  for (const auto& [value, name] : kHostileSyncNames) {
+// The mode named text in the table; false when none is.
+template <class Mode, std::size_t N>
+bool mode_in(const std::pair<Mode, std::string_view> (&table)[N], std::string_view text,
+             Mode& out) {
+  for (const auto& [value, name] : table) {
     if (name == text) {
       out = value;
       return true;
     }
   }
   return false;
+}
+
+}  // namespace
+
+std::string_view to_string(HostileSync mode) noexcept { return name_in(kHostileSyncNames, mode); }
+
+bool parse_hostile_sync(std::string_view text, HostileSync& out) noexcept {
+  return mode_in(kHostileSyncNames, text, out);
+}
+
+std::string_view to_string(HostileOutput mode) noexcept {
+  return name_in(kHostileOutputNames, mode);
+}
+
+bool parse_hostile_output(std::string_view text, HostileOutput& out) noexcept {
+  return mode_in(kHostileOutputNames, text, out);
 }
 
 void VirtualDevice::log(char level, std::string tag, std::string message) {

@@ -14,6 +14,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/server_address.hpp"
 #include "base/cancel_token.hpp"
+#include "verbs/host_file.hpp"
 #include "verbs/recording.hpp"
 #include "verbs/verb.hpp"
 
@@ -51,6 +52,9 @@ struct Options {
   ServerAddress adb_server;
   // The host key pair hands a phone (ConnectOptions::keys).
   KeyOptions keys;
+  // What install may read of this computer (verbs/host_file.hpp): nothing unless a folder is
+  // allowed.
+  HostFileRules host_files;
 };
 
 // The devices a surface drives: one Page per device, connected on first use and kept.

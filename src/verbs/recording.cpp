@@ -6,6 +6,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "adbwire/sync.hpp"
+#include "base/shell_quote.hpp"
 
 namespace adbwire::verbs {
 
@@ -19,6 +20,9 @@ constexpr auto kStopWait = 15s;
 constexpr auto kStartCheck = 300ms;
 // What is kept of screenrecord's own words, for the error message.
 constexpr std::size_t kKeptOutput = 4096;
+// The whole pull of a recording: no person started it to watch it and press Ctrl-C, so a device
+// that sends without end (or a link that crawls) ends it here. 180 s at 4 Mbit/s is 90 MB.
+constexpr auto kPullWait = 5min;
 
 std::string random_tag() {
   std::random_device random;
@@ -41,7 +45,8 @@ ScreenRecording::ScreenRecording(Device& device, std::chrono::seconds limit,
       limit_(limit),
       began_(std::chrono::steady_clock::now()) {
   const std::string command = "screenrecord --time-limit " + std::to_string(limit.count()) +
-                              " --bit-rate " + std::to_string(bits_per_second) + " " + remote_;
+                              " --bit-rate " + std::to_string(bits_per_second) + " " +
+                              detail::shell_quote(remote_);
   thread_ = std::thread([this, command] {
     std::error_code error;
     // 2>&1: screenrecord says why it failed on stderr ("Unable to get output buffers"). Only
@@ -72,8 +77,8 @@ void ScreenRecording::interrupt(Deadline end) {
   while (!ended_ && Clock::now() < end) {
     if (!interrupted) {
       std::error_code error;
-      const ShellResult sent =
-          device_.shell("pkill -INT -f " + kill_pattern(tag_), deadline_after(5s), error);
+      const ShellResult sent = device_.shell(
+          "pkill -INT -f " + detail::shell_quote(kill_pattern(tag_)), deadline_after(5s), error);
       if (error) return;  // the connection is gone: the exec ends with it
       interrupted = sent.exit_code == 0;
     }
@@ -96,12 +101,14 @@ std::chrono::milliseconds ScreenRecording::stop_and_pull(const std::filesystem::
   thread_.join();
   if (error_) throw Error(error_, "screenrecord failed: " + protocol::printable(output_, 200));
   std::error_code missing;
-  SyncClient sync(device_, kDefaultDeadline);
   PullOptions options;
   options.keep_attributes = false;
+  options.private_files = true;
+  options.deadline = deadline_after(kPullWait);
+  SyncClient sync(device_, options.deadline);
   sync.pull(remote_, local, options, missing);
   std::error_code ignored;
-  device_.shell("rm -f " + remote_, deadline_after(5s), ignored);
+  device_.shell("rm -f " + detail::shell_quote(remote_), deadline_after(5s), ignored);
   if (missing) {
     const std::string said = protocol::printable(output_, 200);
     throw Error(missing == errc::not_found ? make_error_code(errc::not_supported) : missing,

@@ -36,6 +36,14 @@ detail::FolderFd SavedFiles::open_folder(std::string_view name) {
     folder = detail::open_private_folder(
         folder_, own_folder_ ? detail::FolderTrust::own : detail::FolderTrust::chosen, failure);
   }
+  struct stat st {};
+  if (folder && !own_folder_ && ::fstat(folder.get(), &st) == 0 && (st.st_mode & 077) != 0) {
+    // Others may enter the folder given: the files go into a folder of their own inside it,
+    // which only this user can.
+    folder_ /= runtime_name_;
+    own_folder_ = true;
+    folder = detail::open_private_folder(folder_, detail::FolderTrust::own, failure);
+  }
   if (failure) throw_failure(name, failure);
   return folder;
 }

@@ -18,8 +18,9 @@ namespace adbwire::verbs {
 class SavedFiles {
  public:
   // folder "" = <private runtime folder>/<runtime_name>, made 0700 on the first save; a folder
-  // given here must be this user's and not writable by others. `advice` ends the message of a
-  // failed save (what the user can change).
+  // given here must be this user's and not writable by others, and when others may enter it
+  // (any group or other bit) the files go into <folder>/<runtime_name>, 0700. `advice` ends the
+  // message of a failed save (what the user can change).
   SavedFiles(std::filesystem::path folder, std::string runtime_name, std::string advice);
 
   // Saves bytes as <stem>-<n><extension> of suggested_name and returns the path. Throws

@@ -410,7 +410,8 @@ std::vector<Verb> make_table() {
                apps});
   v.push_back({"install",
                "Install an app",
-               "Install an APK file from this computer (streamed to the device).",
+               "Install an APK file from this computer (streamed to the device). Only an APK "
+               "inside a folder the server allows (adbwire mcp --allow-install-from DIR).",
                {text_param("path", "The APK file's path on this computer.", true)},
                kAction,
                {"path"},

@@ -96,9 +96,10 @@ Reply apps(Call& call) {
 }
 
 Reply install(Call& call) {
-  const std::filesystem::path apk = call.required_string("path");
-  call.page().install(apk);
-  return action_done(call, "Installed " + apk.string() + ".");
+  const std::string given = call.required_string("path");
+  const CheckedApk apk = open_apk(call.options().host_files, given);
+  call.page().install(apk.path());
+  return action_done(call, "Installed " + protocol::printable(given) + ".");
 }
 
 Reply uninstall(Call& call) {

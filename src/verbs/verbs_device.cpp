@@ -15,6 +15,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// How long logs waits for the device's log dump to end.
+constexpr std::chrono::seconds kLogsWait{10};
+
 SettingsNamespace namespace_of(const std::string& name) {
   if (name == "secure") return SettingsNamespace::secure;
   if (name == "global") return SettingsNamespace::global;
@@ -161,17 +164,21 @@ Reply logs(Call& call) {
   options.tail = lines;
   options.ring_capacity = lines;
   Logcat logcat = Logcat::start(call.page().device(), options, nullptr);
-  const bool ended = logcat.wait(deadline_after(10s));
-  // A logcat that failed (missing, refused, printing an error instead of records) is no empty
-  // log.
+  const bool ended = logcat.wait(deadline_after(kLogsWait));
   if (const std::error_code error = logcat.error()) {
+    if (error == errc::limit_exceeded) throw Error(error, logcat.error_detail());
+    // A logcat that failed (missing, refused, printing an error instead of records) is no empty
+    // log.
     throw Error(errc::command_failed,
-                "logcat failed on the device (" + error.message() +
+                "logcat failed on the device (" + logcat.error_detail() +
                     ": what it sent is not log records; is logcat there and allowed to this "
                     "shell?); no log lines were read");
   }
-  if (!ended && logcat.received() == 0)
-    throw Error(errc::timeout, "logcat sent nothing within 10 s; no log lines were read");
+  if (!ended) {
+    throw Error(errc::timeout, "the device's `logcat -d` was still sending after " +
+                                   std::to_string(kLogsWait.count()) +
+                                   " s; a dump of the log ends in about a second");
+  }
   const std::string contains = call.string("contains").value_or("");
   std::string text;
   std::size_t shown = 0;

@@ -24,6 +24,7 @@
 
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
+#include "integration/other_user.hpp"
 #include "integration/temp_dir.hpp"
 
 namespace adbwire {
@@ -290,50 +291,13 @@ TEST_F(Holder, PlantedPathsAreRefusedAndLeftAlone) {
 // process: both need a second user, so this test runs as root (as the CI container does).
 TEST_F(Holder, AnotherUsersSocketOrProcessIsRefused) {
   ASSERT_EQ(::geteuid(), 0u) << "this test plants another user's socket: run it as root";
-  constexpr uid_t kNobody = 65534;
   // A socket made and served by user nobody, in a folder nobody may write; forked before any
   // thread of ours starts, so the child runs no code another thread had half done.
-  const fs::path open_folder = dir_.path() / "open";
-  fs::create_directories(open_folder);
-  ::chmod(dir_.path().c_str(), 0755);
-  ::chmod(open_folder.c_str(), 0777);
+  const fs::path open_folder = test::folder_open_to_nobody(dir_.path());
   const std::string made = (open_folder / "s.sock").string();
-  int ready[2], end[2];
-  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(end, O_CLOEXEC), 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::close(ready[0]);
-    ::close(end[1]);
-    if (::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) ::_exit(2);
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, made.c_str(), sizeof address.sun_path - 1);
-    if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-        ::listen(fd, 4) != 0) {
-      ::_exit(3);
-    }
-    [[maybe_unused]] const ssize_t said = ::write(ready[1], "r", 1);
-    char byte;
-    [[maybe_unused]] const ssize_t until_closed = ::read(end[0], &byte, 1);
-    ::_exit(0);
-  }
-  ::close(ready[1]);
-  ::close(end[0]);
-  char byte = 0;
-  const bool listening = ::read(ready[0], &byte, 1) == 1;
-  ::close(ready[0]);
-  struct ChildGuard {
-    pid_t pid;
-    int end;
-    ~ChildGuard() {
-      ::close(end);  // ends the child's wait
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  } guard{child, end[1]};
-  ASSERT_TRUE(listening) << "user " << kNobody << " could not listen in " << open_folder;
+  test::NobodysSocket theirs(made);
+  const pid_t child = theirs.pid();
+  ASSERT_TRUE(theirs.listening()) << "user nobody could not listen in " << open_folder;
 
   VirtualDevice vd;
   vd.start();
@@ -355,6 +319,7 @@ TEST_F(Holder, AnotherUsersSocketOrProcessIsRefused) {
       << other_process.err;
   EXPECT_EQ(listener_pid(socket), child) << "the planted socket was replaced";
   EXPECT_EQ(vd.connections_accepted(), 1u) << "a refused call reached the device";
+  EXPECT_EQ(theirs.heard(), "") << "another user's process received a request";
 }
 
 TEST_F(Holder, EndsWhenIdle) {
@@ -446,6 +411,76 @@ TEST_F(Holder, OtherCommandsRunInTheFullProgram) {
   ::kill(pid, SIGTERM);
   ::waitpid(pid, nullptr, 0);
   ::close(out[0]);
+}
+
+// A device that goes silent without closing the link (a phone asleep, a stalled network): the
+// call that meets it times out, and the second in a row makes the holder connect again instead of
+// letting every later call wait out its deadline.
+TEST_F(Holder, ADeviceGoneSilentIsConnectedAgainAfterTwoTimeouts) {
+  VirtualDeviceOptions options;
+  options.fault.kind = ConnectionFault::silent;
+  options.fault.connections = 1;  // the holder's first connection only
+  VirtualDevice vd(options);
+  vd.start();
+  const std::vector<std::string> wait = {"ADBWIRE_HOLDER_OPEN_WAIT=1"};
+  const auto start = Clock::now();
+  const test::ProcessResult first = adbwire({"-s", vd.target(), "shell", "echo", "one"}, wait);
+  EXPECT_EQ(first.exit_code, 1);
+  EXPECT_NE(first.err.find("timed out"), std::string::npos) << first.err;
+  const test::ProcessResult second = adbwire({"-s", vd.target(), "shell", "echo", "two"}, wait);
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.out, "two\n");
+  EXPECT_NE(second.err.find("reconnected to " + vd.target()), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("answered nothing for 2 calls in a row"), std::string::npos)
+      << second.err;
+  EXPECT_LT(Clock::now() - start, 20s);
+  EXPECT_EQ(adbwire({"-s", vd.target(), "shell", "echo", "three"}, wait).out, "three\n");
+  EXPECT_EQ(vd.connections_accepted(), 2u);
+  EXPECT_EQ(sockets().size(), 1u) << "the same holder connected again";
+}
+
+// A device banner far over 64 KiB (one holder frame) passes through the holder whole.
+TEST_F(Holder, ALongBannerPassesThroughTheHolderIntact) {
+  VirtualDeviceOptions options;
+  options.fault.kind = ConnectionFault::long_banner;
+  options.fault.after_bytes = 200000;
+  options.fault.connections = 0;
+  VirtualDevice vd(options);
+  vd.start();
+  for (int call = 0; call < 2; ++call) {  // the call that starts the holder, and one after
+    const test::ProcessResult run = adbwire({"-s", vd.target(), "shell", "echo", "ok"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, "ok\n");
+  }
+  const test::ProcessResult state = adbwire({"-s", vd.target(), "exec-out", "echo", "raw"});
+  EXPECT_EQ(state.out, "raw\n") << state.err;
+  EXPECT_EQ(vd.connections_accepted(), 1u);
+}
+
+// Another user made the runtime folder first: one-shot calls are refused with the ways out
+// named (XDG_RUNTIME_DIR, --no-holder), and --no-holder works.
+TEST_F(Holder, ASquattedRuntimeFolderNamesTheWaysOut) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test makes a folder of another user: run it as root";
+  VirtualDevice vd;
+  vd.start();
+  const fs::path squatted = runtime() / "adbwire";
+  fs::create_directories(squatted);
+  ASSERT_EQ(::chown(squatted.c_str(), test::kNobody, test::kNobody), 0);
+  ::chmod(squatted.c_str(), 0700);
+  const test::ProcessResult held = adbwire({"-s", vd.target(), "shell", "echo", "hi"});
+  EXPECT_EQ(held.exit_code, 1);
+  EXPECT_NE(held.err.find("belongs to another user (uid 65534)"), std::string::npos) << held.err;
+  EXPECT_NE(held.err.find("XDG_RUNTIME_DIR"), std::string::npos) << held.err;
+  EXPECT_NE(held.err.find("--no-holder"), std::string::npos) << held.err;
+  EXPECT_EQ(vd.connections_accepted(), 0u);
+  const test::ProcessResult direct =
+      adbwire({"--no-holder", "-s", vd.target(), "shell", "echo", "hi"});
+  EXPECT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_EQ(direct.out, "hi\n");
+  const test::ProcessResult session = adbwire({"open", vd.target()});
+  EXPECT_EQ(session.exit_code, 1);
+  EXPECT_NE(session.err.find("XDG_RUNTIME_DIR"), std::string::npos) << session.err;
+  EXPECT_TRUE(fs::is_empty(squatted)) << "nothing was written into another user's folder";
 }
 
 }  // namespace

@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "adbwire/device.hpp"
@@ -33,6 +35,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::read_file;
 using test::TempDir;
+using namespace std::chrono_literals;
 
 constexpr std::string_view kPwned = "pwned by a hostile device\n";
 
@@ -374,6 +377,119 @@ TEST_F(HostileDevice, AFolderThePullDidNotCreateKeepsItsModeAndTime) {
   // The folder it did create gets the device's time.
   ASSERT_EQ(::stat((out() / "dir/sub").c_str(), &st), 0);
   EXPECT_EQ(st.st_mtime, 1300000000);
+}
+
+// Sync v2 bombs: the listing says 10 bytes, a few KB of zstd, lz4 or brotli (or plain zeros)
+// expand to 4 GiB. The pull stops once the file passes its announced size plus
+// SyncLimits::file_slack (1 MiB), compressed or not, and leaves nothing under the final name.
+TEST_F(HostileDevice, ACompressionBombStopsAtTheAnnouncedSizeAndLeavesNothing) {
+  start(HostileSync::bomb);
+  for (const std::vector<std::string>& how :
+       {std::vector<std::string>{"-z", "zstd"}, {"-z", "lz4"}, {"-z", "brotli"}, {"-Z"}}) {
+    std::vector<std::string> args = {"pull"};
+    args.insert(args.end(), how.begin(), how.end());
+    args.insert(args.end(), {"/sdcard/dir/file.txt", (out() / "file.txt").string()});
+    const auto start_time = std::chrono::steady_clock::now();
+    const auto pulled = test::run_process(cli(args), {}, {}, std::chrono::seconds(60));
+    const auto took = std::chrono::steady_clock::now() - start_time;
+    EXPECT_EQ(pulled.exit_code, 1) << how.back() << ": " << pulled.err;
+    EXPECT_NE(pulled.err.find("announced 10 bytes and sent more than 1048586"), std::string::npos)
+        << pulled.err;
+    EXPECT_NE(pulled.err.find("SyncLimits::file_slack"), std::string::npos) << pulled.err;
+    EXPECT_TRUE(fs::is_empty(out())) << how.back() << ": a file or temporary file was left";
+    EXPECT_LT(took, std::chrono::seconds(20)) << how.back();
+  }
+  // -t with a bomb: the bound ends it long before the overall deadline would. (lz4, whose
+  // device side sends its first chunk at once: zstd and brotli compress about 2 GB of zeros
+  // into their first 64 KiB chunk, which on a loaded machine can take longer than -t allows.)
+  const auto timed = test::run_process(
+      cli({"pull", "-z", "lz4", "-t", "2", "/sdcard/dir/file.txt", (out() / "file.txt").string()}),
+      {}, {});
+  EXPECT_EQ(timed.exit_code, 1) << timed.err;
+  EXPECT_NE(timed.err.find("SyncLimits::file_slack"), std::string::npos) << timed.err;
+  EXPECT_TRUE(fs::is_empty(out()));
+  EXPECT_EQ(changed_outside_out(), std::vector<std::string>{});
+}
+
+// The overall deadline holds while data keeps coming: a host slower than the device (here a
+// progress handler that takes 5 ms a chunk) always finds data waiting, and still stops in time.
+TEST_F(HostileDevice, TheOverallDeadlineHoldsWhileDataFlows) {
+  start(HostileSync::bomb);
+  PullOptions options;
+  options.compression = SyncCompression::none;
+  options.limits.file_slack = std::uint64_t{1} << 40;
+  options.progress = [](const SyncProgress&) { std::this_thread::sleep_for(5ms); };
+  options.deadline = deadline_after(1s);
+  const auto start_time = std::chrono::steady_clock::now();
+  SyncClient sync(*device_);
+  std::error_code error;
+  sync.pull("/sdcard/dir/file.txt", out() / "file.txt", options, error);
+  EXPECT_EQ(error, errc::timeout) << sync.last_error();
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, 10s);
+  EXPECT_TRUE(fs::is_empty(out()));
+  EXPECT_EQ(sync.stat("/sdcard/dir/file.txt").size, 10u) << "the connection stays usable";
+}
+
+// A listing of 255-byte names: the plan's memory is bounded in bytes (SyncLimits::max_memory),
+// not only in entries, so long names cannot multiply it (300 to 350 MB before).
+TEST_F(HostileDevice, AnEndlessListingOfLongNamesStopsAtItsMemoryBound) {
+  start(HostileSync::endless_long_names);
+  const auto pulled = test::run_process(cli({"pull", "/sdcard/dir", out().string()}), {}, {},
+                                        std::chrono::seconds(120));
+  EXPECT_EQ(pulled.exit_code, 1) << pulled.err;
+  EXPECT_NE(pulled.err.find("SyncLimits::max_memory"), std::string::npos) << pulled.err;
+  const std::size_t bound_kib = (test::kAddressSanitizer ? 1024 : 256) * 1024;
+  EXPECT_LT(pulled.max_rss_kib, bound_kib) << "peak RSS " << pulled.max_rss_kib << " KiB";
+  RecordProperty("long_names_peak_rss_kib", std::to_string(pulled.max_rss_kib));
+  const auto smaller = test::run_process(
+      cli({"pull", "--max-memory", "8000000", "/sdcard/dir", out().string()}), {}, {});
+  EXPECT_EQ(smaller.exit_code, 1);
+  EXPECT_NE(smaller.err.find("more than 8000000 bytes"), std::string::npos) << smaller.err;
+  EXPECT_LT(smaller.max_rss_kib, pulled.max_rss_kib);
+  SyncClient sync(*device_);
+  SyncLimits limits;
+  limits.max_memory = 1 << 20;
+  std::error_code error;
+  sync.list("/sdcard/dir", limits, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::limit_exceeded);
+  EXPECT_NE(sync.last_error().find("SyncLimits::max_memory"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(out()));
+}
+
+// A pull ended by a signal (Ctrl-C, a kill) leaves no hidden temporary file, and the process still
+// ends by that signal.
+TEST_F(HostileDevice, APullEndedByASignalLeavesNoTemporaryFile) {
+  start(HostileSync::bomb);  // an endless file: the pull is always mid-file when the signal comes
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    std::vector<std::string> argv = cli({"pull", "-Z", "--file-slack", "99999999999",
+                                         "/sdcard/dir/file.txt", (out() / "file.txt").string()});
+    auto args = test::c_strings(argv);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int null = ::open("/dev/null", O_RDWR);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::execv(args[0], args.data());
+      ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    bool writing = false;
+    while (!writing && std::chrono::steady_clock::now() < deadline) {
+      for (const auto& entry : fs::directory_iterator(out()))
+        writing = writing || (entry.path().filename().string().starts_with(".file.txt.adbwire-") &&
+                              fs::file_size(entry.path()) > 0);
+      if (!writing) std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_TRUE(writing) << "the pull never began writing";
+    ::kill(pid, signal);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << "status " << status;
+    EXPECT_TRUE(fs::is_empty(out()))
+        << "left behind after signal " << signal << ": " << fs::directory_iterator(out())->path();
+  }
+  EXPECT_EQ(changed_outside_out(), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, existsSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -200,6 +200,42 @@ test("malformed JSON-RPC gets an error reply and the server answers the next req
   for (const line of replies.lines) assert.equal(JSON.parse(line).jsonrpc, "2.0", line);
 });
 
+// A ZIP archive of one entry stored uncompressed (so the virtual device reads its text), with the
+// CRC-32 ZIP requires: the smallest file the install tool takes for an APK.
+function storedZip(name, text) {
+  const data = Buffer.from(text);
+  let crc = 0xffffffff;
+  for (const byte of data) {
+    crc ^= byte;
+    for (let k = 0; k < 8; ++k) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  crc = (crc ^ 0xffffffff) >>> 0;
+  const fileName = Buffer.from(name);
+  // The fields both headers share, from "version needed" on, at `at`.
+  const shared = (header, at) => {
+    header.writeUInt16LE(20, at);
+    header.writeUInt16LE(0x21, at + 8);  // 1980-01-01
+    header.writeUInt32LE(crc, at + 10);
+    header.writeUInt32LE(data.length, at + 14);
+    header.writeUInt32LE(data.length, at + 18);
+    header.writeUInt16LE(fileName.length, at + 22);
+  };
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  shared(local, 4);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);  // made by
+  shared(central, 6);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + fileName.length, 12);
+  end.writeUInt32LE(local.length + fileName.length + data.length, 16);
+  return Buffer.concat([local, fileName, data, central, fileName, end]);
+}
+
 // Resolves once `line` is among the watcher's lines from index `from` on (the device prints an
 // event before it answers, but its pipe may lag behind the answer).
 async function seenSince(watcher, from, line, what) {
@@ -214,11 +250,15 @@ async function seenSince(watcher, from, line, what) {
 // on the demo app, checked by its reply and, where the device runs something, by the device's
 // log. A tool without a case here fails the test, so a verb added to the table gets one.
 test("every tool runs against the device (shell allowed, the dumper on for the clipboard)", async () => {
-  const apk = join(home, "app.apk");
-  writeFileSync(apk, "PK package=com.example.app versionCode=3 (the virtual device reads these)");
+  // install sends only an APK (a ZIP holding AndroidManifest.xml) from a folder the server allows.
+  const apks = join(home, "apks");
+  mkdirSync(apks, { recursive: true });
+  const apk = join(apks, "app.apk");
+  writeFileSync(apk, storedZip("AndroidManifest.xml",
+                               "package=com.example.app versionCode=3 (the virtual device reads these)"));
   const transport = new StdioClientTransport({
     command: adbwire,
-    args: ["mcp", "--allow-shell", "--helper", "on", target],
+    args: ["mcp", "--allow-shell", "--helper", "on", "--allow-install-from", apks, target],
     env: { ...process.env, HOME: home },
     stderr: "pipe",
   });

@@ -59,6 +59,10 @@ enum class ConnectionFault {
   slow,            // waits `delay` before every write
   refuse_auth,     // never accepts a signature or an offered key (needs auth_required)
   close_streams,   // accepts every OPEN and closes the stream at once (CLSE right after OKAY)
+  silent,          // once its CNXN is sent, stops reading and writing; the socket stays open (a
+                   // phone gone to sleep, a link that stalls without closing)
+  long_banner,     // its CNXN banner carries a property of after_bytes bytes more: adbd keeps
+                   // banners under 4 KiB, a hostile device need not
 };
 
 // A device answering sync with crafted data (VirtualDeviceOptions::hostile_sync), as a broken
@@ -75,9 +79,13 @@ enum class HostileSync {
   special_modes,    // files are reported with setuid, setgid and 0777 (06777), folders with the
                     // sticky bit and 0777 (01777)
   endless_listing,  // a listing never ends: files "f0000000", "f0000001", … (flow control kept)
-  endless_tree,     // each listing adds a folder "d", so the tree has no bottom
-  escape_names,     // each listing adds a file whose name holds terminal escape sequences
-                    // (set the window title, clear the screen)
+  endless_long_names,  // the same with names of 255 bytes (NAME_MAX), each entry far larger
+  endless_tree,        // each listing adds a folder "d", so the tree has no bottom
+  escape_names,        // each listing adds a file whose name holds terminal escape sequences
+                       // (set the window title, clear the screen)
+  bomb,                // stat and listings announce every file as 10 bytes; a pull of one gets
+                       // 4 GiB of zeros, compressed when the host asks (zstd, lz4, brotli), so a
+                       // few KB on the wire expand without end: a decompression bomb
 };
 
 // How the virtual device's pairing service misbehaves (VirtualDeviceOptions::pairing_fault) after
@@ -97,10 +105,33 @@ enum class MdnsTxt {
 };
 
 // "none", "traversal-names", "climbing-folder", "special-modes", "endless-listing",
-// "endless-tree", "escape-names".
+// "endless-long-names", "endless-tree", "escape-names", "bomb".
 std::string_view to_string(HostileSync mode) noexcept;
 // The inverse of to_string; false for anything else.
 bool parse_hostile_sync(std::string_view text, HostileSync& out) noexcept;
+
+// A device whose commands answer with crafted output (VirtualDeviceOptions::hostile_output), as a
+// broken or hostile device could, so a host's memory and its terminal are tested against it.
+enum class HostileOutput {
+  none,
+  endless,  // the commands a host gathers whole never stop printing (flow control kept):
+            // `uiautomator dump`, getprop, dumpsys, `pm list` and `cmd package list`, and
+            // `logcat -d` (binary records with -B); other commands (echo, input) work as usual
+  escapes,  // device text holds terminal escapes (window title, clear screen, OSC 52 clipboard),
+            // C1 controls and a bidi override (kHostileText): getprop values, the resumed
+            // activity's package, a package in `pm list packages`, every `settings get` value
+};
+
+// What HostileOutput::escapes puts into device text.
+inline constexpr std::string_view kHostileText =
+    "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;cHduZWQ=\x07\x7f\xc2\x9b"
+    "31m\xe2\x80\xae"
+    "evil";
+
+// "none", "endless", "escapes".
+std::string_view to_string(HostileOutput mode) noexcept;
+// The inverse of to_string; false for anything else.
+bool parse_hostile_output(std::string_view text, HostileOutput& out) noexcept;
 
 // A fault and where it strikes. It applies to the first `connections` host connections (0 = every
 // one), so a test can show that connecting again recovers.
@@ -217,6 +248,8 @@ struct VirtualDeviceOptions {
   bool corrupt_compressed_sync = false;
   // Test-only: a device that answers sync with crafted data (see HostileSync).
   HostileSync hostile_sync = HostileSync::none;
+  // Test-only: a device whose commands print without end or print escapes (see HostileOutput).
+  HostileOutput hostile_output = HostileOutput::none;
   // Test-only: a misbehaving connection (see ConnectionFault).
   ConnectionFaultPlan fault;
   // Android API level (ro.build.version.sdk). Raw `screencap` writes a 12-byte header below 29
@@ -305,6 +338,10 @@ class VirtualDevice {
   // The input/am/monkey/cmd command lines run so far, oldest first, arguments joined by one
   // space ("input tap 10 20"). Returns a copy.
   std::vector<std::string> events() const;
+
+  // The command lines the device's shell could not parse, oldest first (an unbalanced quote, a
+  // command substitution): what a host sends when it forgot to quote an argument. Thread safe.
+  std::vector<std::string> shell_syntax_errors() const;
 
   // Host connections accepted since start(). Thread safe.
   std::uint64_t connections_accepted() const;

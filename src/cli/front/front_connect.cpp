@@ -20,15 +20,16 @@ using namespace std::chrono_literals;
 
 constexpr long kMaxIdleSeconds = 7 * 24 * 3600;
 
-std::chrono::seconds holder_idle() {
-  const char* text = std::getenv("ADBWIRE_HOLDER_IDLE");
-  if (text == nullptr || *text == '\0') return 1800s;
+// Whole seconds from the environment variable `name`, 1 to kMaxIdleSeconds; `fallback` when unset.
+std::chrono::seconds seconds_from(const char* name, std::chrono::seconds fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
   const std::string_view value = text;
   long seconds = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
   if (error != std::errc() || end != value.data() + value.size() || seconds < 1 ||
       seconds > kMaxIdleSeconds) {
-    throw Error(errc::invalid_argument, "ADBWIRE_HOLDER_IDLE=" + std::string(value) +
+    throw Error(errc::invalid_argument, std::string(name) + "=" + std::string(value) +
                                             ": give whole seconds, 1 to " +
                                             std::to_string(kMaxIdleSeconds));
   }
@@ -44,11 +45,11 @@ Device connect_through_holder(const GlobalOptions& globals) {
   start.program = full_program_path();
   if (globals.auth_timeout >= 0)
     start.flags = {"--auth-timeout", std::to_string(globals.auth_timeout)};
-  start.idle = holder_idle();
+  start.idle = seconds_from("ADBWIRE_HOLDER_IDLE", 1800s);
+  start.open_wait = seconds_from("ADBWIRE_HOLDER_OPEN_WAIT", 30s);
   start.ready_wait = options.connect_timeout + options.auth_timeout + 5s;
-  return holder::connect_through_holder(target, start, [](std::string_view note) {
-    std::fprintf(stderr, "adbwire: %s\n", shown(note).c_str());
-  });
+  return holder::connect_through_holder(
+      target, start, [](std::string_view note) { print_error("adbwire: " + std::string(note)); });
 }
 
 }  // namespace adbwire::cli::front

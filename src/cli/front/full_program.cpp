@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "adbwire/error.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace adbwire::cli::front {
 
@@ -31,10 +32,9 @@ int exec_full_program(char** argv) {
   try {
     const fs::path program = full_program_path();
     ::execv(program.c_str(), argv);
-    std::fprintf(stderr, "adbwire: error: cannot run %s: %s\n", program.c_str(),
-                 std::strerror(errno));
+    print_error("adbwire: error: cannot run " + program.string() + ": " + std::strerror(errno));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "adbwire: error: %s\n", e.what());
+    print_error("adbwire: error: " + std::string(e.what()));
   }
   return 127;
 }

@@ -29,6 +29,8 @@ constexpr std::size_t kReceiveSize = 256 * 1024;
 // The holder answers a request at once (it only waits on the device for an open, which the
 // caller's deadline covers); this bounds the wait for a holder that stopped answering.
 constexpr auto kAnswerWait = 30s;
+// The largest banner record taken: a CNXN payload is at most 1 MiB, its features and serial less.
+constexpr std::size_t kMaxBannerRecord = 2 * 1024 * 1024;
 
 // Reads frames until OKAY (true) or FAIL (false, failure set), passing NOTEs to on_note.
 bool read_status(int fd, Reader& reader, Deadline deadline, const NoteHandler& on_note,
@@ -259,7 +261,8 @@ void start_holder(const HolderStart& start, const Target& target, detail::Failur
   words.insert(words.end(), start.flags.begin(), start.flags.end());
   for (const std::string& word :
        {std::string("-s"), target.to_string(), std::string("holder"), std::string("--idle"),
-        std::to_string(start.idle.count()), std::string("--ready-fd"), std::string("3")}) {
+        std::to_string(start.idle.count()), std::string("--open-wait"),
+        std::to_string(start.open_wait.count()), std::string("--ready-fd"), std::string("3")}) {
     words.push_back(word);
   }
   std::vector<char*> argv;
@@ -349,13 +352,19 @@ Device connect_through_holder(const Target& target, const HolderStart& start, No
   std::array<std::uint8_t, 4096> buffer;
   BannerRecord record;
   bool have_record = false;
+  std::string text;  // the record, from its DATA frames until DONE
   if (send_request(fd, kBannerRequest, deadline, failure) &&
       read_status(fd, reader, deadline, on_note, "the banner request", failure)) {
     for (;;) {
       Reader::Frame frame;
       const Reader::Result result = reader.next_frame(frame);
+      if (result == Reader::Result::ready && frame.kind == FrameKind::data &&
+          text.size() + frame.payload.size() <= kMaxBannerRecord) {
+        text.append(frame.text());
+        continue;
+      }
       if (result == Reader::Result::ready) {
-        if (frame.kind != FrameKind::data || parse_banner_record(frame.text(), record)) {
+        if (frame.kind != FrameKind::done || parse_banner_record(text, record)) {
           failure.set(errc::protocol_error, "the connection holder sent a malformed banner");
         } else {
           have_record = true;

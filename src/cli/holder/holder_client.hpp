@@ -21,6 +21,7 @@ struct HolderStart {
   std::filesystem::path program;
   std::vector<std::string> flags;          // global flags for its connect (--auth-timeout)
   std::chrono::seconds idle{1800};         // it ends after this long without a client
+  std::chrono::seconds open_wait{30};      // how long it waits for the device to open a stream
   std::chrono::milliseconds ready_wait{};  // how long its connect may take, a person's key
                                            // acceptance included
 };

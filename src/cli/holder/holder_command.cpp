@@ -11,6 +11,7 @@ namespace {
 
 struct HolderArgs {
   int idle = 1800;
+  int open_wait = 30;
   int ready_fd = -1;
 };
 
@@ -23,6 +24,10 @@ void add_holder_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->group("");
   cmd->add_option("--idle", args->idle, "end after this many seconds without a client")
       ->check(CLI::Range(1, 7 * 24 * 3600));
+  cmd->add_option("--open-wait", args->open_wait,
+                  "seconds to wait for the device to open a stream (two waits in a row that pass "
+                  "make it connect again)")
+      ->check(CLI::Range(1, 7 * 24 * 3600));
   cmd->add_option("--ready-fd", args->ready_fd, "descriptor that gets OKAY or FAIL once connected")
       ->required()
       ->check(CLI::NonNegativeNumber);
@@ -32,6 +37,7 @@ void add_holder_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.target = globals.serial;
       options.connect = connect_options(globals);
       options.idle = std::chrono::seconds(args->idle);
+      options.open_wait = std::chrono::seconds(args->open_wait);
       options.ready_fd = args->ready_fd;
       return holder::serve_holder(options);
     };

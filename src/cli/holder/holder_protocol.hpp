@@ -12,12 +12,12 @@
 //   DATA hex4 bytes     "banner": the banner record; an open stream: the device's bytes
 //   DONE                an open stream: the device ended it
 //
-// "banner" is answered with OKAY and one DATA frame (BannerRecord); the client may then send
-// another request on the same socket. "open:SERVICE" is answered with FAIL, or with OKAY (and
-// perhaps a NOTE) after which the socket carries that stream: the client's bytes go to the
-// device as they are, the device's come back as DATA frames until DONE, or FAIL when the
-// connection failed under the stream (so a dropped device is never mistaken for an ended
-// command). Closing the socket closes the stream.
+// "banner" is answered with OKAY, the BannerRecord in DATA frames (a device's banner may pass
+// one frame's 64 KiB), then DONE; the client may then send another request on the same socket.
+// "open:SERVICE" is answered with FAIL, or with OKAY (and perhaps a NOTE) after which the socket
+// carries that stream: the client's bytes go to the device as they are, the device's come back as
+// DATA frames until DONE, or FAIL when the connection failed under the stream (so a dropped device
+// is never mistaken for an ended command). Closing the socket closes the stream.
 #pragma once
 
 #include <cstddef>

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "adbwire/protocol/banner.hpp"
 #include "base/failure.hpp"
 #include "base/mutex.hpp"
+#include "base/private_socket.hpp"
 #include "cli/holder/holder_protocol.hpp"
 #include "cli/holder/holder_socket.hpp"
 #include "connection/device_access.hpp"
@@ -32,7 +34,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr auto kOpenWait = 30s;     // for the device to open a stream (as command_timeout)
 constexpr auto kRequestWait = 30s;  // for a client to say what it wants
 constexpr auto kCheckEvery = 5s;    // how often an idle holder checks its socket is still its own
 constexpr auto kLockWait = 10s;     // for a client starting a holder to let go of the lock
@@ -46,6 +47,11 @@ constexpr std::size_t kRelaySize = 256 * 1024;
 bool connection_lost(const std::error_code& code) {
   return code == errc::device_offline || code == errc::closed || code == errc::protocol_error;
 }
+
+// Opens in a row that timed out before the connection counts as dead: a device that went silent
+// (a phone that slept, a link that stalls without closing) would otherwise make every later call
+// wait out its whole deadline.
+constexpr int kTimeoutsBeforeReconnect = 2;
 
 BannerRecord record_of(const Device& device) {
   BannerRecord record;
@@ -83,9 +89,11 @@ void report_ready(int fd, const detail::Failure& failure) {
 // The one connection, made again when an open finds it dropped.
 class HeldDevice {
  public:
-  HeldDevice(std::string target, ConnectOptions options, Device device)
+  HeldDevice(std::string target, ConnectOptions options, std::chrono::seconds open_wait,
+             Device device)
       : target_(std::move(target)),
         options_(std::move(options)),
+        open_wait_(open_wait),
         device_(std::make_shared<Device>(std::move(device))) {}
 
   BannerRecord record() { return record_of(*current()); }
@@ -96,12 +104,21 @@ class HeldDevice {
   Stream open(std::string_view service, std::vector<std::string>& notes, detail::Failure& failure) {
     std::shared_ptr<Device> device = current();
     std::error_code error;
-    Stream stream = device->open(service, deadline_after(kOpenWait), error);
-    if (!error) return stream;
-    const detail::Failure lost = detail::reported(error);
-    if (!connection_lost(lost.code)) {
+    Stream stream = device->open(service, deadline_after(open_wait_), error);
+    if (!error) {
+      timeouts_ = 0;
+      return stream;
+    }
+    detail::Failure lost = detail::reported(error);
+    const bool silent = lost.code == errc::timeout && ++timeouts_ >= kTimeoutsBeforeReconnect;
+    if (!connection_lost(lost.code) && !silent) {
       failure = lost;
       return {};
+    }
+    if (silent) {
+      lost.detail = "the device answered nothing for " + std::to_string(kTimeoutsBeforeReconnect) +
+                    " calls in a row (" + lost.detail + ")";
+      timeouts_ = 0;
     }
     {
       detail::MutexLock lock(mutex_);
@@ -128,7 +145,7 @@ class HeldDevice {
     }
     notes.push_back("reconnected to " + target_ + " (the connection had dropped: " + lost.detail +
                     ")");
-    Stream retried = device->open(service, deadline_after(kOpenWait), error);
+    Stream retried = device->open(service, deadline_after(open_wait_), error);
     if (error) failure = detail::reported(error);
     return retried;
   }
@@ -141,6 +158,8 @@ class HeldDevice {
 
   const std::string target_;
   const ConnectOptions options_;
+  const std::chrono::milliseconds open_wait_;
+  std::atomic<int> timeouts_{0};  // opens in a row that timed out
   detail::Mutex mutex_;
   std::shared_ptr<Device> device_ ADBWIRE_GUARDED_BY(mutex_);
 };
@@ -264,7 +283,7 @@ class Holder {
   void accept_one() {
     const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) return;
-    if (peer_uid(client) != ::geteuid()) {  // the folder is 0700; this is the second lock
+    if (!detail::peer_is_this_user(client)) {  // the folder is 0700; this is the second lock
       ::close(client);
       return;
     }
@@ -312,7 +331,8 @@ class Holder {
       out.clear();
       if (request == kBannerRequest) {
         append_frame(out, FrameKind::okay);
-        append_frame(out, FrameKind::data, format_banner_record(held_.record()));
+        append_frame(out, FrameKind::data, format_banner_record(held_.record()));  // split in 64K
+        append_frame(out, FrameKind::done);
         send_frames(client, out);
         continue;
       }
@@ -373,10 +393,10 @@ int serve_holder(const HolderOptions& options) {
   }
   HolderPaths paths;
   if (!failure) paths = holder_paths(holder_identity(target, "/proc/self/exe"), failure);
-  const int listener = failure ? -1 : listen_at(paths.socket, failure);
+  const int listener = failure ? -1 : detail::listen_private_socket(paths.socket, 64, failure);
   report_ready(options.ready_fd, failure);
   if (failure) return 1;
-  HeldDevice held(target.to_string(), options.connect, std::move(device));
+  HeldDevice held(target.to_string(), options.connect, options.open_wait, std::move(device));
   Holder(held, listener, std::move(paths), options.idle).run();
   return 0;
 }

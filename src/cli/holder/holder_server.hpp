@@ -14,6 +14,8 @@ struct HolderOptions {
   std::string target;      // canonical, as the client gave it (-s)
   ConnectOptions connect;  // from the global flags (--auth-timeout); keys from the environment
   std::chrono::seconds idle{1800};  // ends after this long without a client
+  // How long an open waits for the device; two that pass in a row make it connect again.
+  std::chrono::seconds open_wait{30};
   int ready_fd = -1;  // gets OKAY once listening, or FAIL with the connect error; then closed
 };
 

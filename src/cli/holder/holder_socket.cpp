@@ -5,7 +5,6 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +15,7 @@
 #include <thread>
 
 #include "base/private_files.hpp"
+#include "base/private_socket.hpp"
 
 namespace adbwire::cli::holder {
 namespace {
@@ -48,26 +48,6 @@ int poll_timeout(Deadline deadline) {
   return ms > 1000000 ? 1000000 : static_cast<int>(ms);
 }
 
-bool fill_address(const fs::path& path, sockaddr_un& address, detail::Failure& failure) {
-  address = sockaddr_un{};
-  address.sun_family = AF_UNIX;
-  if (path.native().size() >= sizeof address.sun_path) {
-    failure.set(errc::invalid_argument,
-                "the connection holder's socket path " + path.string() +
-                    " is too long for a Unix socket; set XDG_RUNTIME_DIR to a shorter folder");
-    return false;
-  }
-  std::memcpy(address.sun_path, path.c_str(), path.native().size() + 1);
-  return true;
-}
-
-void refuse(const fs::path& path, std::string_view why, detail::Failure& failure) {
-  failure.set(errc::permission_denied,
-              "refusing the connection holder socket " + path.string() + ": " + std::string(why) +
-                  "; remove it if you did not put it there (adbwire makes its own, 0600 in a "
-                  "0700 folder), or run with --no-holder");
-}
-
 }  // namespace
 
 std::string holder_identity(const Target& target, const fs::path& program) {
@@ -83,7 +63,10 @@ std::string holder_identity(const Target& target, const fs::path& program) {
 
 HolderPaths holder_paths(std::string_view identity, detail::Failure& failure) {
   const fs::path runtime = detail::private_runtime_folder(failure);
-  if (failure) return {};
+  if (failure) {
+    failure.detail += "; or connect directly, without a connection holder: --no-holder";
+    return {};
+  }
   const fs::path folder = runtime / "holders";
   if (!detail::open_private_folder(folder, detail::FolderTrust::own, failure)) return {};
   char name[17];
@@ -92,43 +75,10 @@ HolderPaths holder_paths(std::string_view identity, detail::Failure& failure) {
 }
 
 int connect_holder(const fs::path& socket, detail::Failure& failure) {
-  struct stat st {};
-  if (::lstat(socket.c_str(), &st) != 0) return -1;
-  if (S_ISLNK(st.st_mode)) {
-    refuse(socket, "it is a symbolic link", failure);
-    return -1;
-  }
-  if (!S_ISSOCK(st.st_mode)) {
-    refuse(socket, "it is not a socket", failure);
-    return -1;
-  }
-  if (st.st_uid != ::geteuid()) {
-    refuse(socket, "it belongs to user " + std::to_string(st.st_uid), failure);
-    return -1;
-  }
-  if ((st.st_mode & 077) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    refuse(socket, std::string("its mode is ") + mode + ", open to other users", failure);
-    return -1;
-  }
-  sockaddr_un address;
-  if (!fill_address(socket, address, failure)) return -1;
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    failure.set(errc::io_error, std::string("cannot make a Unix socket: ") + std::strerror(errno));
-    return -1;
-  }
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  if (const uid_t peer = peer_uid(fd); peer != ::geteuid()) {
-    ::close(fd);
-    refuse(socket, "the process answering there runs as user " + std::to_string(peer), failure);
-    return -1;
-  }
-  return fd;
+  return detail::connect_private_socket(socket, "the connection holder socket",
+                                        "remove it if you did not put it there, or run with "
+                                        "--no-holder",
+                                        failure);
 }
 
 int lock_file(const fs::path& path, Deadline deadline, detail::Failure& failure) {
@@ -169,38 +119,6 @@ int lock_file(const fs::path& path, Deadline deadline, detail::Failure& failure)
 void unlock_and_remove(const fs::path& path, int fd) {
   ::unlink(path.c_str());
   ::close(fd);
-}
-
-int listen_at(const fs::path& path, detail::Failure& failure) {
-  sockaddr_un address;
-  if (!fill_address(path, address, failure)) return -1;
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    failure.set(errc::io_error, std::string("cannot make a Unix socket: ") + std::strerror(errno));
-    return -1;
-  }
-  ::unlink(path.c_str());
-  const mode_t old_mask = ::umask(077);  // born 0600: no moment when others could connect
-  const bool bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
-                     ::listen(fd, 64) == 0;
-  const int error = errno;
-  ::umask(old_mask);
-  if (bound) ::chmod(path.c_str(), 0600);  // a socket needs no execute bit
-  if (!bound) {
-    ::close(fd);
-    failure.set(errc::io_error, "cannot listen on " + path.string() + ": " + std::strerror(error));
-    return -1;
-  }
-  return fd;
-}
-
-uid_t peer_uid(int fd) {
-  ucred credentials{};
-  socklen_t size = sizeof credentials;
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
-    return static_cast<uid_t>(-1);
-  }
-  return credentials.uid;
 }
 
 bool wait_ready(int fd, short events, Deadline deadline) {

@@ -29,14 +29,16 @@ struct HolderPaths {
 };
 
 // The paths for identity, creating <runtime>/holders (0700, checked as the runtime folder is:
-// detail::open_private_folder with FolderTrust::own). Errors: as private_runtime_folder.
+// detail::open_private_folder with FolderTrust::own). Errors: as private_runtime_folder (the
+// detail also names --no-holder, which needs no runtime folder).
 HolderPaths holder_paths(std::string_view identity, detail::Failure& failure);
 
-// Connects to the holder at socket. -1 without failure when none is there to answer (no file,
-// or a socket nobody listens on: a holder that ended). -1 with permission_denied when what is
-// there is not this user's holder: not a socket, a symbolic link, owned by another user, open to
-// group or others (mode beyond 0600), or answered by a process of another user (SO_PEERCRED).
-// The detail names the path and says to remove it.
+// Connects to the holder at socket (detail::connect_private_socket). -1 without failure when
+// none is there to answer (no file, or a socket nobody listens on: a holder that ended). -1 with
+// permission_denied when what is there is not this user's holder: not a socket, a symbolic link,
+// owned by another user, open to group or others (mode beyond 0600), or answered by a process of
+// another user (SO_PEERCRED). The detail names the path and says to remove it or use
+// --no-holder.
 int connect_holder(const std::filesystem::path& socket, detail::Failure& failure);
 
 // An exclusive lock on path (created 0600, never through a link), held until the descriptor is
@@ -47,13 +49,6 @@ int lock_file(const std::filesystem::path& path, Deadline deadline, detail::Fail
 // Removes the lock file at path, then lets go of the lock fd holds on it (lock_file takes a lock
 // only on the file still at path, so no one is left holding a lock on a removed file).
 void unlock_and_remove(const std::filesystem::path& path, int fd);
-
-// A listening socket at path, mode 0600 from birth (umask), replacing a socket left there.
-// Errors: io_error naming the path.
-int listen_at(const std::filesystem::path& path, detail::Failure& failure);
-
-// The uid of the process at the other end of a Unix socket; -1 when unknown.
-uid_t peer_uid(int fd);
 
 // Waits until fd is ready for events (POLLIN or POLLOUT); false when deadline passed first.
 bool wait_ready(int fd, short events, Deadline deadline);

@@ -2,7 +2,6 @@
 // connection as an MCP tools/call, listing and closing. Sockets and JSON only, so the lean front
 // serves session verbs without the library (session_open.cpp, in the full program, starts one).
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "adbwire/error.hpp"
+#include "base/private_socket.hpp"
 #include "cli/runtime_folder.hpp"
 #include "cli/session/session.hpp"
 #include "cli/session/session_socket.hpp"
@@ -44,6 +44,10 @@ std::vector<SessionInfo> named_sessions();
 // and shell stop at 120 s, a dump at PageOptions::timeout), so only a stuck daemon reaches it.
 constexpr std::chrono::seconds kReplyTimeout{600};
 
+// The most a reply may hold: replies are text (a snapshot is at most its budget; images and
+// page sources are saved as files and named by path).
+constexpr std::size_t kMaxReply = 64 * 1024 * 1024;
+
 // Bounds each send and receive on fd by kReplyTimeout.
 void limit_waits(int fd) {
   timeval limit{};
@@ -54,21 +58,17 @@ void limit_waits(int fd) {
 
 }  // namespace
 
-// A connected Unix socket, or -1 when nothing listens there.
+// A connected Unix socket, or -1 when nothing listens there. Another user's socket or process
+// is refused before a byte is sent (detail::connect_private_socket).
 int connect_socket(const fs::path& path) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  if (path.native().size() >= sizeof address.sun_path) {
-    throw Error(errc::invalid_argument,
-                "the session socket path " + path.string() + " is too long");
-  }
-  std::memcpy(address.sun_path, path.c_str(), path.native().size() + 1);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw Error(errc::io_error, "cannot create a Unix socket");
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return -1;
-  }
+  detail::Failure failure;
+  const bool named = std::getenv("ADBWIRE_SESSION") != nullptr;
+  const int fd = detail::connect_private_socket(
+      path, "the session socket",
+      named ? "point ADBWIRE_SESSION at a socket of a session you opened, or unset it"
+            : "remove it if you did not put it there, then `adbwire open` again",
+      failure);
+  failure.throw_if_failed();
   return fd;
 }
 
@@ -84,6 +84,13 @@ std::string read_all(int fd, std::string_view peer) {
                                      " s; it may be stuck: `adbwire close`, then open it again");
     }
     if (n <= 0) break;
+    if (static_cast<std::size_t>(n) > kMaxReply - text.size()) {
+      throw Error(errc::limit_exceeded,
+                  std::string(peer) + " answered more than " +
+                      std::to_string(kMaxReply / (1024 * 1024)) +
+                      " MiB; a verb's reply is text (files it saves are named by path), so "
+                      "this is not a session of adbwire's: `adbwire close`, then open it again");
+    }
     text.append(buffer, static_cast<std::size_t>(n));
   }
   return text;
@@ -171,7 +178,7 @@ int run_verb(std::string_view name, std::string_view verb, json arguments, bool 
     const std::string body = block.value("text", std::string());
     // What the session says once (a reconnect, a fallback) goes to stderr, as warnings do.
     if (body.starts_with("Note: ")) {
-      std::fprintf(stderr, "adbwire: %s\n", shown(body.substr(6)).c_str());
+      print_error("adbwire: " + body.substr(6));
       continue;
     }
     text += body;
@@ -182,11 +189,12 @@ int run_verb(std::string_view name, std::string_view verb, json arguments, bool 
     const std::string meaning =
         code > 0 ? ": " + make_error_code(static_cast<errc>(code)).message() : std::string();
     while (text.ends_with('\n')) text.pop_back();
-    std::fprintf(stderr, "adbwire: error: %s%s\n", shown(text).c_str(), meaning.c_str());
+    print_error("adbwire: error: " + text + meaning);
     return 1;
   }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  // The reply holds the device's words (an app's name, a setting, the screen's text): it reaches
+  // the terminal escaped, as everything the CLI prints.
+  return cli::print(text) ? 0 : 1;
 }
 
 void close_session(std::string_view name) {

@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +15,8 @@
 #include "adbwire/error.hpp"
 #include "base/base64.hpp"
 #include "base/private_files.hpp"
+#include "base/private_socket.hpp"
+#include "base/signal_cleanup.hpp"
 #include "mcp/device_tools.hpp"
 #include "mcp/json_rpc.hpp"
 #include "mcp/server.hpp"
@@ -145,10 +146,7 @@ void serve_client(int client, SessionTools& tools, const Json& info, const fs::p
           ::unlink(socket.c_str());
         }
         const Json result = method == "adbwire/info" ? info : Json{{"closed", true}};
-        send_line(client,
-                  Json{{"jsonrpc", "2.0"}, {"id", message.value("id", Json())}, {"result", result}}
-                          .dump() +
-                      "\n");
+        send_line(client, mcp::to_line(mcp::make_result(message.value("id", Json()), result)));
       } else {
         server.handle_line(line);
       }
@@ -170,30 +168,19 @@ int serve_session(const std::string& name, const std::string& target, std::chron
   tools_options.verbs.max_image_bytes = 0;
   tools_options.verbs.max_image_side = 0;
   SessionTools tools(std::move(tools_options), name);
+  detail::remove_on_signals();  // a recording being pulled leaves no temporary file
   try {
     tools.page("");  // connect now: open reports a target that does not answer
   } catch (const Error& e) {
     report(ready_fd, "error " + std::to_string(e.code().value()) + " " + e.detail());
     return 1;
   }
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, socket.c_str(),
-              std::min(socket.native().size() + 1, sizeof address.sun_path - 1));
-  ::unlink(socket.c_str());
-  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const mode_t old_mask = ::umask(077);  // the socket is born 0600
-  const bool bound =
-      listener >= 0 &&
-      ::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
-      ::listen(listener, 16) == 0;
-  ::umask(old_mask);
-  if (!bound) {
-    report(ready_fd, "error " + std::to_string(static_cast<int>(errc::io_error)) +
-                         " cannot listen on " + socket.string() + ": " + std::strerror(errno));
+  detail::Failure failure;
+  const int listener = detail::listen_private_socket(socket, 16, failure);
+  if (listener < 0) {
+    report(ready_fd, "error " + std::to_string(failure.code.value()) + " " + failure.detail);
     return 1;
   }
-  ::chmod(socket.c_str(), 0600);
   report(ready_fd, "ok");
 
   const Json info = {{"name", name}, {"target", target}, {"pid", static_cast<long>(::getpid())}};
@@ -205,6 +192,10 @@ int serve_session(const std::string& name, const std::string& target, std::chron
     if (ready <= 0) break;  // idle: nobody asked for anything for `idle`
     const int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) continue;
+    if (!detail::peer_is_this_user(client)) {  // a socket moved or opened up: not for others
+      ::close(client);
+      continue;
+    }
     serve_client(client, tools, info, socket, done);
     ::close(client);
   }

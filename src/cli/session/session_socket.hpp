@@ -12,7 +12,7 @@ namespace adbwire::cli {
 // A connected Unix socket, or -1 when nothing listens there.
 int connect_socket(const std::filesystem::path& path);
 // Everything the peer (named for messages) sends until it closes; timeout when a socket's
-// receive timeout passes first.
+// receive timeout passes first, limit_exceeded past 64 MiB (no reply of a session is that long).
 std::string read_all(int fd, std::string_view peer);
 // "the default session" or "session 'NAME'", for messages.
 std::string session_name(std::string_view name);

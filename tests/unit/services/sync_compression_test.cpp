@@ -330,5 +330,26 @@ TEST(SyncCompressionReferenceTools, WeDecompressTheToolsStreams) {
   }
 }
 
+// A bomb made by a real encoder: 64 MiB of zeros at brotli's highest quality is 54 bytes, over a
+// million bytes out per byte in. The decoder stops once its output passes kMaxExpansion bytes per
+// input byte, having made a few MB, where before it made all 64 MiB (and a 4 GiB one, 4 GiB).
+TEST(SyncCompressionReferenceTools, ABombIsRefusedPastTheExpansionBound) {
+  if (!require_tool(SyncCodec::brotli)) return;
+  test::TempDir dir;
+  const fs::path bomb = dir.path() / "bomb.br";
+  const std::string command =
+      "head -c 67108864 /dev/zero | brotli -q 11 -w 24 -c > '" + bomb.string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const Bytes stream = read_bytes(bomb);
+  ASSERT_LT(stream.size(), 1024u);
+  for (const std::size_t piece : {std::size_t{1}, stream.size()}) {
+    const Decoded d = decompress(SyncCodec::brotli, stream, piece);
+    EXPECT_FALSE(d.ok);
+    EXPECT_NE(d.error.find("a decompression bomb"), std::string::npos) << d.error;
+    EXPECT_LE(d.output.size(),
+              stream.size() * SyncDecompressor::kMaxExpansion + SyncDecompressor::kOutputSize);
+  }
+}
+
 }  // namespace
 }  // namespace adbwire::detail

@@ -47,6 +47,22 @@ TEST(ShellTokenizer, DoubleQuotesEscapeOnlyShellSpecials) {
             (std::vector<std::string>{R"(a "b" \ $ ` \n 'c')"}));
 }
 
+// No variable is set on the virtual device: parameters expand to nothing, as unset ones do in sh,
+// so a host that forgot to quote ".Outer$Inner" sends ".Outer"; substitutions are refused.
+TEST(ShellTokenizer, ParametersExpandToNothingOutsideSingleQuotes) {
+  EXPECT_EQ(
+      words_of(R"(am start -n p/.Outer$Inner "a${b}c$1$?" '$x' \$y $ x$)"),
+      (std::vector<std::string>{"am", "start", "-n", "p/.Outer", "ac", "$x", "$y", "$", "x$"}));
+  EXPECT_EQ(words_of("echo $UNSET done"), (std::vector<std::string>{"echo", "done"}));
+  EXPECT_EQ(words_of(R"(echo "$UNSET")"), (std::vector<std::string>{"echo", ""}));
+  for (const std::string_view text : {"echo `id`", "echo $(id)", "echo \"`id`\"", "echo ${x"}) {
+    std::vector<ShellToken> tokens;
+    std::string error;
+    EXPECT_FALSE(tokenize_shell(text, tokens, error)) << text;
+    EXPECT_NE(error.find("substitution"), std::string::npos) << error;
+  }
+}
+
 TEST(ShellTokenizer, BackslashEscapesOneCharacter) {
   EXPECT_EQ(words_of(R"(a\ b c\;d \&\&)"), (std::vector<std::string>{"a b", "c;d", "&&"}));
   EXPECT_EQ(words_of("one\\\ntwo"), (std::vector<std::string>{"onetwo"}));

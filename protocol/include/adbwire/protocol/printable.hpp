@@ -22,4 +22,12 @@ std::string printable(std::string_view text, std::size_t max_bytes = 0);
 // True when printable(text) == text: nothing in text needs escaping.
 bool is_printable(std::string_view text) noexcept;
 
+// JSON text (as a serializer wrote it: control characters below U+0020 already escaped) with
+// what JSON leaves raw but a terminal acts on — DEL, C1 controls (U+0080..U+009F), the
+// bidirectional overrides and isolates, the line and paragraph separators — written as \uXXXX,
+// so a reader gets the same strings and a terminal showing the JSON sees no control. Those
+// code points can only stand inside strings, where \uXXXX means them; other bytes pass
+// unchanged. Idempotent.
+std::string printable_json(std::string_view json);
+
 }  // namespace adbwire::protocol
