@@ -6,7 +6,7 @@
 #include "connection/stream_opener.hpp"
 
 namespace adbwire {
-Device::Device(std::shared_ptr<detail::StreamOpener> opener,
+Device::Device(std::shared_ptr<StreamOpener> opener,
                std::chrono::milliseconds command_timeout) noexcept
     : opener_(std::move(opener)), command_timeout_(command_timeout) {}
 

@@ -42,7 +42,7 @@ std::optional<ServerAddress> parse_server_socket(std::string_view text) {
 
 }  // namespace
 
-ServerAddress server::resolve_address(const ServerAddress& given, detail::Failure& failure) {
+ServerAddress connection::resolve_address(const ServerAddress& given, detail::Failure& failure) {
   ServerAddress address = given;
   if (address.host.empty() && address.port == 0) {
     if (const std::string_view socket = environment("ADB_SERVER_SOCKET"); !socket.empty()) {
@@ -75,14 +75,14 @@ ServerAddress server::resolve_address(const ServerAddress& given, detail::Failur
 
 ServerAddress resolve_server_address(const ServerAddress& given) {
   detail::Failure failure;
-  ServerAddress address = server::resolve_address(given, failure);
+  ServerAddress address = connection::resolve_address(given, failure);
   failure.throw_if_failed();
   return address;
 }
 
 ServerAddress resolve_server_address(const ServerAddress& given, std::error_code& error) {
   detail::Failure failure;
-  ServerAddress address = server::resolve_address(given, failure);
+  ServerAddress address = connection::resolve_address(given, failure);
   detail::report(std::move(failure), error);
   return address;
 }

@@ -6,9 +6,9 @@
 #include "adbwire/server_address.hpp"
 #include "base/failure.hpp"
 
-namespace adbwire::server {
+namespace adbwire::connection {
 
 // resolve_server_address with the error as a Failure.
 ServerAddress resolve_address(const ServerAddress& given, detail::Failure& failure);
 
-}  // namespace adbwire::server
+}  // namespace adbwire::connection

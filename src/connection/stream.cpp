@@ -8,7 +8,7 @@ namespace adbwire {
 
 Stream::Stream() noexcept = default;
 
-Stream::Stream(std::unique_ptr<detail::StreamBackend> backend,
+Stream::Stream(std::unique_ptr<StreamBackend> backend,
                std::chrono::milliseconds default_timeout) noexcept
     : backend_(std::move(backend)), default_timeout_(default_timeout) {}
 
@@ -37,8 +37,7 @@ detail::Failure closed_stream() {
   return failure;
 }
 
-std::string read_to_end(detail::StreamBackend* backend, Deadline deadline,
-                        detail::Failure& failure) {
+std::string read_to_end(StreamBackend* backend, Deadline deadline, detail::Failure& failure) {
   std::string out;
   if (!backend) {
     failure = closed_stream();

@@ -8,14 +8,13 @@
 
 #include "adbwire/error.hpp"
 #include "base/port.hpp"
-#include "server/server_detail.hpp"
-#include "server/server_socket.hpp"
+#include "connection/server_socket.hpp"
 
 namespace adbwire {
 namespace {
 
+using connection::ServerSocket;
 using detail::Failure;
-using server::ServerSocket;
 
 // A connection with `request` sent and its first OKAY read.
 std::unique_ptr<ServerSocket> ask(const ServerAddress& address, const std::string& request,

@@ -9,7 +9,6 @@
 #include "adbwire/screencap.hpp"
 #include "adbwire/stream.hpp"
 #include "base/failure.hpp"
-#include "connection/device_access.hpp"
 
 namespace adbwire {
 namespace {
@@ -52,7 +51,7 @@ bool format_of(const FramebufferHeader& h, PixelFormat& format, detail::Failure&
 }
 
 RawImage framebuffer_into(Device& device, Deadline deadline, detail::Failure& failure) {
-  deadline = detail::DeviceAccess::resolve(device, deadline);
+  deadline = device.resolve(deadline);
   std::error_code error;
   Stream stream = device.open("framebuffer:", deadline, error);
   if (error) {

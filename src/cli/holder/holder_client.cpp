@@ -81,7 +81,7 @@ bool send_request(int fd, std::string_view request, Deadline deadline, detail::F
 
 // One stream the holder relays: our writes go to the device as they are, its bytes come back as
 // DATA frames ending in DONE (or FAIL when the connection failed under it).
-class HolderStream final : public detail::StreamBackend {
+class HolderStream final : public StreamBackend {
  public:
   HolderStream(int fd, Reader reader, NoteHandler on_note)
       : fd_(fd), reader_(std::move(reader)), on_note_(std::move(on_note)) {}
@@ -190,7 +190,7 @@ class HolderStream final : public detail::StreamBackend {
   NoteHandler on_note_;
 };
 
-class HolderOpener final : public detail::StreamOpener {
+class HolderOpener final : public StreamOpener {
  public:
   HolderOpener(fs::path socket, std::string target, BannerRecord record, int spare,
                NoteHandler on_note)
@@ -202,8 +202,8 @@ class HolderOpener final : public detail::StreamOpener {
         on_note_(std::move(on_note)) {}
   ~HolderOpener() override { close(); }
 
-  std::unique_ptr<detail::StreamBackend> open(std::string_view service, Deadline deadline,
-                                              detail::Failure& failure) override {
+  std::unique_ptr<StreamBackend> open(std::string_view service, Deadline deadline,
+                                      detail::Failure& failure) override {
     if (closed_) {
       failure.set(errc::closed, "the connection to " + target_ + " was closed");
       return nullptr;

@@ -23,7 +23,7 @@
 #include "base/mutex.hpp"
 #include "cli/holder/holder_protocol.hpp"
 #include "cli/holder/holder_socket.hpp"
-#include "connection/device_access.hpp"
+#include "connection/stream_opener.hpp"
 #include "connection/target_detail.hpp"
 
 namespace adbwire::cli::holder {
@@ -90,7 +90,7 @@ class HeldDevice {
 
   BannerRecord record() { return record_of(*current()); }
 
-  bool connected() { return detail::DeviceAccess::opener(*current())->connected(); }
+  bool connected() { return current()->opener() && current()->opener()->connected(); }
 
   // Opens service; after a drop, connects again first and adds a note saying so.
   Stream open(std::string_view service, std::vector<std::string>& notes, detail::Failure& failure) {

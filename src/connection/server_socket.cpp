@@ -1,4 +1,4 @@
-#include "server/server_socket.hpp"
+#include "connection/server_socket.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "transport/tcp_connect.hpp"
 
-namespace adbwire::server {
+namespace adbwire::connection {
 
 using Result = protocol::SmartReplyReader::Result;
 
@@ -261,4 +261,4 @@ bool ServerSocket::write(std::span<const std::uint8_t> data, Deadline deadline,
   return true;
 }
 
-}  // namespace adbwire::server
+}  // namespace adbwire::connection

@@ -6,15 +6,14 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/protocol/shell_v2.hpp"
+#include "connection/shell_channel.hpp"
 #include "connection/stream_opener.hpp"
-#include "services/shell_channel.hpp"
 
 namespace adbwire {
 namespace {
 
-int run_shell(detail::StreamOpener* opener, std::string_view command,
-              const OutputHandler& on_stdout, const OutputHandler& on_stderr, Deadline deadline,
-              detail::Failure& failure) {
+int run_shell(StreamOpener* opener, std::string_view command, const OutputHandler& on_stdout,
+              const OutputHandler& on_stderr, Deadline deadline, detail::Failure& failure) {
   if (!opener) {
     failure = detail::moved_from_device();
     return -1;
@@ -34,7 +33,7 @@ int run_shell(detail::StreamOpener* opener, std::string_view command,
   return detail::read_shell_output(channel, on_stdout, on_stderr, deadline, failure);
 }
 
-ShellResult collect_shell(detail::StreamOpener* opener, std::string_view command, Deadline deadline,
+ShellResult collect_shell(StreamOpener* opener, std::string_view command, Deadline deadline,
                           detail::Failure& failure) {
   ShellResult result;
   auto append_to = [](std::string& out) {

@@ -1,6 +1,8 @@
 // Device through a running adb server: one TCP connection to the server per stream, switched
 // to the device (host:transport-id:N) and then to the service; afterwards the socket is the
 // stream's raw bytes.
+#include "connection/server_opener.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -9,13 +11,12 @@
 
 #include "adbwire/protocol/banner.hpp"
 #include "base/mutex.hpp"
-#include "server/server_detail.hpp"
-#include "server/server_socket.hpp"
+#include "connection/server_socket.hpp"
 
-namespace adbwire::server {
+namespace adbwire::connection {
 namespace {
 
-class ServerStream final : public detail::StreamBackend {
+class ServerStream final : public StreamBackend {
  public:
   explicit ServerStream(std::shared_ptr<ServerSocket> socket) : socket_(std::move(socket)) {}
   ~ServerStream() override { close(); }
@@ -44,7 +45,7 @@ class ServerStream final : public detail::StreamBackend {
   std::atomic<bool> ended_{false};
 };
 
-class ServerOpener final : public detail::StreamOpener {
+class ServerOpener final : public StreamOpener {
  public:
   ServerOpener(ServerAddress address, std::string serial, std::uint64_t transport_id,
                protocol::Banner banner, std::string target)
@@ -57,8 +58,8 @@ class ServerOpener final : public detail::StreamOpener {
 
   ~ServerOpener() override { close(); }
 
-  std::unique_ptr<detail::StreamBackend> open(std::string_view service, Deadline deadline,
-                                              detail::Failure& failure) override {
+  std::unique_ptr<StreamBackend> open(std::string_view service, Deadline deadline,
+                                      detail::Failure& failure) override {
     if (service.empty()) {
       failure.set(errc::invalid_argument, "no service given to open");
       return nullptr;
@@ -152,9 +153,9 @@ std::vector<std::string> split_features(std::string_view text) {
 
 }  // namespace
 
-std::shared_ptr<detail::StreamOpener> connect_through_server(const Target& target,
-                                                             const ConnectOptions& options,
-                                                             detail::Failure& failure) {
+std::shared_ptr<StreamOpener> connect_through_server(const Target& target,
+                                                     const ConnectOptions& options,
+                                                     detail::Failure& failure) {
   ServerAddress given = options.server;
   if (!target.host().empty()) given = ServerAddress{target.host(), target.port()};
   const ServerAddress address = resolve_address(given, failure);
@@ -209,4 +210,4 @@ std::shared_ptr<detail::StreamOpener> connect_through_server(const Target& targe
                                         canonical);
 }
 
-}  // namespace adbwire::server
+}  // namespace adbwire::connection

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "adbwire/device.hpp"
-#include "adbwire/shell_stream.hpp"
+#include "adbwire/shell_options.hpp"
 #include "connection/stream_opener.hpp"
 
 namespace adbwire::detail {

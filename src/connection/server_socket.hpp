@@ -1,5 +1,5 @@
 // One TCP connection to an adb server, driven by the calling thread: connect, smart-socket
-// requests and replies, then raw bytes. Internal to src/server/.
+// requests and replies, then raw bytes. Internal to the connection and server layers.
 #pragma once
 
 #include <array>
@@ -18,7 +18,7 @@
 #include "adbwire/server_address.hpp"
 #include "base/failure.hpp"
 
-namespace adbwire::server {
+namespace adbwire::connection {
 
 // Each direction has its own io_context, run by whichever thread calls into that direction,
 // so one thread may read while another writes (as Stream allows). A read or write that
@@ -70,4 +70,4 @@ class ServerSocket {
   std::atomic<bool> shut_down_{false};
 };
 
-}  // namespace adbwire::server
+}  // namespace adbwire::connection

@@ -6,8 +6,8 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/protocol/shell_v2.hpp"
+#include "connection/shell_channel.hpp"
 #include "connection/stream_opener.hpp"
-#include "services/shell_channel.hpp"
 
 namespace adbwire {
 namespace {
@@ -46,7 +46,7 @@ class PtyNewlines {
 // A device that refuses exec: predates it (it came with Android 5.0). Shell protocol v2
 // (Android 7.0+) runs the command raw; before that "shell:" gives every command a PTY, whose
 // newline translation is undone here, so binary output (screencap) arrives intact.
-void exec_through_shell(detail::StreamOpener& opener, std::string_view command,
+void exec_through_shell(StreamOpener& opener, std::string_view command,
                         const OutputHandler& on_chunk, Deadline deadline,
                         detail::Failure& failure) {
   ShellOptions options;
@@ -69,7 +69,7 @@ void exec_through_shell(detail::StreamOpener& opener, std::string_view command,
   if (!failure) newlines.finish();
 }
 
-void run_exec(detail::StreamOpener* opener, std::string_view command, const OutputHandler& on_chunk,
+void run_exec(StreamOpener* opener, std::string_view command, const OutputHandler& on_chunk,
               Deadline deadline, detail::Failure& failure) {
   if (!opener) {
     failure = detail::moved_from_device();
@@ -89,7 +89,7 @@ void run_exec(detail::StreamOpener* opener, std::string_view command, const Outp
   }
 }
 
-std::string collect_exec(detail::StreamOpener* opener, std::string_view command, Deadline deadline,
+std::string collect_exec(StreamOpener* opener, std::string_view command, Deadline deadline,
                          detail::Failure& failure) {
   std::string out;
   run_exec(

@@ -1,24 +1,22 @@
 // Device::connect: a target (tcp:, usb:, server:, a serial, $ANDROID_SERIAL) turned into a
-// connected Device. It sits above the connection runtime and the adb server client because it
-// picks between them; the Device class itself lives in connection/.
+// connected Device: the connection runtime over TCP or USB, or an adb server's sockets.
 #include <utility>
 
 #include "adbwire/device.hpp"
 #include "adbwire/target.hpp"
 #include "connection/connection.hpp"
 #include "connection/recorded_link.hpp"
+#include "connection/server_opener.hpp"
 #include "connection/stream_opener.hpp"
 #include "connection/target_detail.hpp"
-#include "server/server_detail.hpp"
 #include "transport/tcp_transport.hpp"
 #include "transport/usb_transport.hpp"
 
 namespace adbwire {
 namespace {
 
-std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text,
-                                                     const ConnectOptions& options,
-                                                     detail::Failure& failure) {
+std::shared_ptr<StreamOpener> connect_opener(std::string_view text, const ConnectOptions& options,
+                                             detail::Failure& failure) {
   std::error_code error;
   const Target target = Target::parse(text, error);
   if (error) {
@@ -35,7 +33,7 @@ std::shared_ptr<detail::StreamOpener> connect_opener(std::string_view text,
       }
       return nullptr;
     case Target::Kind::server:
-      return server::connect_through_server(target, options, failure);
+      return connection::connect_through_server(target, options, failure);
     case Target::Kind::tcp:
       break;
   }
