@@ -1,17 +1,17 @@
 // One-shot CLI calls as a user makes them, each a process from spawn to exit: `adbwire -s tcp:…
-// shell true` (the lean front through its connection holder) against the real AOSP
+// shell true` (the lean front through the daemon) against the real AOSP
 // `adb -s SERIAL shell true` through a private adb server that already holds the device, both
 // against the same virtual device (a process of its own) in the same run; and the front's start
 // (`adbwire version`) against /bin/true. Then an agent's step in a CLI session: `adbwire tap 3`
-// (the front, straight to the session daemon, whose Page re-reads the screen to check the ref
+// (the front, straight to the daemon's session, whose Page re-reads the screen to check the ref
 // before it taps) against the same verb through the full program, and against what an agent
 // driving adb runs for a tap, `adb shell input tap X Y` (no check of what is under the point).
 //
 // Usage: oneshot_bench [N]   (N calls per steady-state variant, default 200; first calls: 15)
 // Steady-state variants alternate call by call, so machine noise falls on each alike. A first
-// call runs with a fresh runtime folder (no holder yet): it starts the holder, whose connect is
-// part of the time. `--no-holder` (the full program connecting directly, the path before the
-// holder) is shown for reference.
+// call runs with a fresh runtime folder (no daemon yet): it starts the daemon, whose connect is
+// part of the time. `--no-daemon` (the full program connecting directly, the path before the
+// daemon) is shown for reference.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -68,8 +68,8 @@ double timed_run(std::vector<std::string> argv, std::vector<std::string> env) {
   return ms;
 }
 
-// A scratch folder; as a runtime folder, one no holder has used yet (a first call meets none),
-// whose holders end with it.
+// A scratch folder; as a runtime folder, one no daemon has used yet (a first call meets none),
+// whose daemon ends with it.
 class ScratchFolder {
  public:
   ScratchFolder() {
@@ -80,8 +80,8 @@ class ScratchFolder {
   }
   ~ScratchFolder() {
     std::error_code error;
-    for (const auto& entry : fs::directory_iterator(path_ / "adbwire" / "holders", error)) {
-      if (entry.path().extension() == ".sock") stop_holder(entry.path());
+    for (const auto& entry : fs::directory_iterator(path_ / "adbwire", error)) {
+      if (entry.path().extension() == ".sock") stop_daemon(entry.path());
     }
     fs::remove_all(path_, error);
   }
@@ -90,8 +90,8 @@ class ScratchFolder {
   const fs::path& path() const { return path_; }
 
  private:
-  // The holder is the process listening at its socket (SO_PEERCRED).
-  static void stop_holder(const fs::path& socket) {
+  // The daemon is the process listening at its socket (SO_PEERCRED).
+  static void stop_daemon(const fs::path& socket) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
@@ -123,9 +123,9 @@ int run(int n) {
   };
   const std::vector<std::string> adbwire_call = {cli.string(), "-s", target, "shell", "true"};
 
-  // Steady state: one holder, warmed; adbwire and adb alternate call by call. Spread over the
-  // same run: first calls (each with a fresh runtime folder, so it starts a holder) and direct
-  // calls (--no-holder), so a busy moment of the machine falls on every variant alike.
+  // Steady state: one daemon, warmed; adbwire and adb alternate call by call. Spread over the
+  // same run: first calls (each with a fresh runtime folder, so it starts a daemon) and direct
+  // calls (--no-daemon), so a busy moment of the machine falls on every variant alike.
   const ScratchFolder runtime;
   const std::vector<std::string> env = adbwire_env(runtime.path());
   for (int i = 0; i < 10; ++i) {
@@ -136,7 +136,7 @@ int run(int n) {
   const int every = std::max(1, n / kFirstCalls);
   std::vector<double> held, adb_shell, first, direct, version, full_version, bin_true;
   std::vector<std::string> direct_call = adbwire_call;
-  direct_call.insert(direct_call.begin() + 1, "--no-holder");
+  direct_call.insert(direct_call.begin() + 1, "--no-daemon");
   for (int i = 0; i < n; ++i) {
     held.push_back(timed_run(adbwire_call, env));
     adb_shell.push_back(timed_run(adb_call, adb.environment()));
@@ -186,11 +186,11 @@ int run(int n) {
     std::printf("  %-44s %8.3f ms%s\n", label.c_str(), ms, note.c_str());
   };
   std::printf("one-shot calls, spawn to exit, median (virtual device on loopback; N = %d)\n", n);
-  row("adbwire shell true, holder running", held_ms, "");
+  row("adbwire shell true, daemon running", held_ms, "");
   row(adb_label, adb_ms, "");
   row("adbwire shell true, first call", first_ms,
-      "   (" + std::to_string(first.size()) + " calls, each starting the holder)");
-  row("adbwire --no-holder shell true", median_ms(direct),
+      "   (" + std::to_string(first.size()) + " calls, each starting the daemon)");
+  row("adbwire --no-daemon shell true", median_ms(direct),
       "   (" + std::to_string(direct.size()) + " calls, direct connect)");
   row("adbwire version (the front's start)", version_ms, "");
   row("adbwire-full version", median_ms(full_version),

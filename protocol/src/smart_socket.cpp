@@ -150,6 +150,17 @@ std::error_code parse_long_line(std::string_view line, DeviceEntry& entry, std::
 
 }  // namespace
 
+std::optional<std::size_t> parse_hex4(std::span<const std::uint8_t> bytes) noexcept {
+  if (bytes.size() < kSmartLengthSize) return std::nullopt;
+  std::size_t value = 0;
+  for (const std::uint8_t c : bytes.first(kSmartLengthSize)) {
+    const int digit = hex_value(c);
+    if (digit < 0) return std::nullopt;
+    value = value * 16 + static_cast<std::size_t>(digit);
+  }
+  return value;
+}
+
 std::error_code append_smart_request(std::vector<std::uint8_t>& out, std::string_view service) {
   if (service.empty() || service.size() > kMaxSmartString)
     return make_error_code(errc::invalid_argument);
@@ -205,15 +216,12 @@ SmartRequestReader::Result SmartRequestReader::next(std::string& request) {
   if (failed_) return Result::failed;
   const auto bytes = unread();
   if (bytes.size() < kSmartLengthSize) return Result::need_more;
-  std::size_t length = 0;
-  for (const std::uint8_t c : bytes.first(kSmartLengthSize)) {
-    const int digit = hex_value(c);
-    if (digit < 0) {
-      return fail("a request began with '" + shown(bytes.first(kSmartLengthSize)) +
-                  "' where its 4 hex digits of length belong");
-    }
-    length = length * 16 + static_cast<std::size_t>(digit);
+  const auto value = parse_hex4(bytes);
+  if (!value) {
+    return fail("a request began with '" + shown(bytes.first(kSmartLengthSize)) +
+                "' where its 4 hex digits of length belong");
   }
+  const std::size_t length = *value;
   if (length == 0) return fail("an empty request (length 0000)");
   if (bytes.size() < kSmartLengthSize + length) return Result::need_more;
   const auto text = bytes.subspan(kSmartLengthSize, length);
@@ -249,15 +257,12 @@ SmartReplyReader::Result SmartReplyReader::read_length(std::size_t offset, std::
   const auto bytes = unread();
   if (bytes.size() < offset + kSmartLengthSize) return Result::need_more;
   const auto digits = bytes.subspan(offset, kSmartLengthSize);
-  length = 0;
-  for (const std::uint8_t c : digits) {
-    const int digit = hex_value(c);
-    if (digit < 0) {
-      return fail("the adb server sent '" + shown(digits) + "' where the 4 hex digits of a " +
-                  std::string(what) + " length belong");
-    }
-    length = length * 16 + static_cast<std::size_t>(digit);
+  const auto value = parse_hex4(digits);
+  if (!value) {
+    return fail("the adb server sent '" + shown(digits) + "' where the 4 hex digits of a " +
+                std::string(what) + " length belong");
   }
+  length = *value;
   return Result::ready;
 }
 

@@ -25,9 +25,13 @@ ConnectOptions connect_options(const GlobalOptions& globals);
 // (globals.connector). Throws adbwire::Error as Device::connect does.
 Device connect_device(const GlobalOptions& globals);
 
-// The full program's connector: Device::connect with adb's key locations; server: targets and
-// bare serials go through the server of -H/-P. Defined in connect_direct.cpp, which only the full
-// program links (it brings the whole connection runtime).
+// The full program's connector: through the daemon when daemon_serves() says so, else
+// Device::connect with adb's key locations (server: targets and bare serials through the server
+// of -H/-P). Defined in connect_direct.cpp, which only the full program links (it brings the
+// whole connection runtime).
+Device connect_from_full_program(const GlobalOptions& globals);
+
+// Device::connect on -s with the global flags: a connection of this process's own.
 Device connect_directly(const GlobalOptions& globals);
 
 // COMMAND… words joined by single spaces, as adb joins `adb shell` arguments.

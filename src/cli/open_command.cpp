@@ -47,11 +47,11 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.web = !args->no_web;
       parse_ref_check(args->ref_check, options.ref_check);
       const std::string target =
-          open_session(name, args->target.empty() ? globals.serial : args->target,
-                       std::chrono::seconds(args->idle), options, connect_options(globals));
+          open_session(globals, name, args->target.empty() ? globals.serial : args->target,
+                       std::chrono::seconds(args->idle), options);
       std::printf("session %s open on %s (%s)\n",
                   name.empty() ? "default" : ("'" + name + "'").c_str(), target.c_str(),
-                  session_socket_path(name).c_str());
+                  session_socket_path(globals).c_str());
       return std::fflush(stdout) == 0 ? 0 : 1;
     };
   });

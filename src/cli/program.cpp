@@ -36,9 +36,10 @@ void add_global_options(CLI::App& app, GlobalOptions& globals) {
   app.add_option("--session", globals.session,
                  "the session (adbwire open) that verbs such as tap and snapshot run in "
                  "(default: the only one, or the unnamed one)");
-  app.add_flag(std::string(kNoHolderFlag), globals.no_holder,
-               "connect directly: no connection holder for one-shot shell/exec-out on tcp: "
-               "targets (also ADBWIRE_NO_HOLDER=1)");
+  app.add_flag(std::string(kNoDaemonFlags[0]) + "," + std::string(kNoDaemonFlags[1]),
+               globals.no_daemon,
+               "connect directly, not through this user's adbwire daemon (also "
+               "ADBWIRE_NO_DAEMON=1; --no-holder is its old name)");
 }
 
 int parse_and_run(CLI::App& app, const Run& run, int argc, char** argv) {

@@ -15,14 +15,15 @@ inline constexpr const char* kProgramDescription =
 // dispatch (front/dispatch.hpp) skips their values to find the command word.
 inline constexpr std::string_view kValuedGlobalOptions[] = {
     "-s", "-H", "-P", "--record", "--auth-timeout", "--session"};
-inline constexpr std::string_view kNoHolderFlag = "--no-holder";
+// --no-daemon and its old name, flags.
+inline constexpr std::string_view kNoDaemonFlags[] = {"--no-daemon", "--no-holder"};
 
 // A closed stdin/stdout/stderr would be handed to the next file or socket opened, and `shell`
 // would then read its own device socket as stdin: keeps 0, 1 and 2 taken (/dev/null).
 void keep_standard_descriptors();
 
 // Registers adb's global flags (-s, -H, -P), --record, --auth-timeout, --session and
-// --no-holder on app.
+// --no-daemon on app.
 void add_global_options(CLI::App& app, GlobalOptions& globals);
 
 // Parses argv into app (whose subcommand callbacks store the work into run) and runs it: the

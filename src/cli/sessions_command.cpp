@@ -6,11 +6,11 @@
 
 namespace adbwire::cli {
 
-void add_sessions_command(CLI::App& app, const GlobalOptions&, Run& run) {
+void add_sessions_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   app.add_subcommand("sessions", "list the open sessions: NAME TARGET PID SOCKET")
-      ->callback([&run] {
-        run = [] {
-          const std::vector<SessionInfo> sessions = list_sessions();
+      ->callback([&globals, &run] {
+        run = [&globals] {
+          const std::vector<SessionInfo> sessions = list_sessions(globals);
           if (sessions.empty()) std::puts("no session is open (start one with `adbwire open`)");
           for (const SessionInfo& s : sessions) {
             std::printf("%s %s %ld %s\n", s.name.empty() ? "default" : s.name.c_str(),

@@ -108,7 +108,7 @@ void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const Catal
       }
     }
     run = [arguments, &verb, &globals, print = args->print] {
-      return run_verb(globals.session, verb.name, arguments, print);
+      return run_verb(globals, verb.name, arguments, print);
     };
   });
 }

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <iterator>
-#include <system_error>
 
-#include "adbwire/target.hpp"
 #include "cli/commands.hpp"
+#include "cli/daemon_connect.hpp"
 #include "cli/program.hpp"
 
 namespace adbwire::cli::front {
@@ -16,6 +15,8 @@ constexpr FrontCommand kFrontCommands[] = {
     {"version", add_version_command, false},
     {"shell", add_shell_command, true},
     {"exec-out", add_exec_out_command, true},
+    {"start-server", add_start_server_command, false},
+    {"kill-server", add_kill_server_command, false},
 };
 
 // `adbwire snapshot` in the session, with only the snapshot verb's options (and --print): the
@@ -78,8 +79,9 @@ CommandLine scan_command_line(std::span<const char* const> args) {
       take(word, args[++i]);
     } else if (const std::string_view name = joined_option(word, value); !name.empty()) {
       take(name, value);
-    } else if (word == kNoHolderFlag) {
-      line.no_holder = true;
+    } else if (std::find(std::begin(kNoDaemonFlags), std::end(kNoDaemonFlags), word) !=
+               std::end(kNoDaemonFlags)) {
+      line.no_daemon = true;
     } else if (word.starts_with("-")) {
       line.plain = false;
     } else {
@@ -101,14 +103,11 @@ const FrontCommand* front_command(const CommandLine& line, const Environment& en
                                      [&](const FrontCommand& c) { return c.name == line.command; });
   if (command == std::end(kFrontCommands)) return nullptr;
   if (!command->reaches_device) return command;
-  if (line.no_holder || line.record) return nullptr;
-  if (!environment.no_holder.empty() && environment.no_holder != "0") return nullptr;
-  const std::string_view text = line.serial.empty() ? environment.android_serial : line.serial;
-  if (text.empty()) return nullptr;
-  std::error_code error;
-  const Target target = Target::parse(text, error);
-  if (error || target.kind() != Target::Kind::tcp) return nullptr;
-  return command;
+  const std::string_view target = line.serial.empty() ? environment.android_serial : line.serial;
+  return daemon_serves(target, line.no_daemon, line.record, environment.no_daemon,
+                       environment.no_holder)
+             ? command
+             : nullptr;
 }
 
 }  // namespace adbwire::cli::front

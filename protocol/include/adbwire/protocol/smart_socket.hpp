@@ -22,6 +22,10 @@ inline constexpr std::size_t kMaxSmartString = 0xffff;
 // host:tport:… answers OKAY then the transport id, 8 bytes little-endian.
 inline constexpr std::size_t kTransportIdSize = 8;
 
+// The value of the kSmartLengthSize hex digits (either case) at the start of bytes; nullopt when
+// there are fewer or one is not a hex digit.
+std::optional<std::size_t> parse_hex4(std::span<const std::uint8_t> bytes) noexcept;
+
 // Appends "%04x" + service. invalid_argument when service is empty or longer than
 // kMaxSmartString (nothing is appended then).
 std::error_code append_smart_request(std::vector<std::uint8_t>& out, std::string_view service);

@@ -1,4 +1,4 @@
-#include "cli/holder/holder_socket.hpp"
+#include "daemon/unix_socket.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 
 #include "base/private_files.hpp"
 
-namespace adbwire::cli::holder {
+namespace adbwire::daemon {
 namespace {
 
 namespace fs = std::filesystem;
@@ -53,7 +53,7 @@ bool fill_address(const fs::path& path, sockaddr_un& address, detail::Failure& f
   address.sun_family = AF_UNIX;
   if (path.native().size() >= sizeof address.sun_path) {
     failure.set(errc::invalid_argument,
-                "the connection holder's socket path " + path.string() +
+                "the adbwire daemon's socket path " + path.string() +
                     " is too long for a Unix socket; set XDG_RUNTIME_DIR to a shorter folder");
     return false;
   }
@@ -63,35 +63,43 @@ bool fill_address(const fs::path& path, sockaddr_un& address, detail::Failure& f
 
 void refuse(const fs::path& path, std::string_view why, detail::Failure& failure) {
   failure.set(errc::permission_denied,
-              "refusing the connection holder socket " + path.string() + ": " + std::string(why) +
+              "refusing the adbwire daemon's socket " + path.string() + ": " + std::string(why) +
                   "; remove it if you did not put it there (adbwire makes its own, 0600 in a "
-                  "0700 folder), or run with --no-holder");
+                  "0700 folder), or run with --no-daemon");
 }
 
 }  // namespace
 
-std::string holder_identity(const Target& target, const fs::path& program) {
+std::string daemon_identity(const fs::path& program) {
   struct stat st {};
   std::string build = "adbwire " ADBWIRE_VERSION;
   if (::stat(program.c_str(), &st) == 0) {
     build += " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
              std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
   }
-  return build + "\ntarget=" + target.to_string() + "\nhome=" + env_or_empty("HOME") +
+  return build + "\nhome=" + env_or_empty("HOME") +
          "\nvendor_keys=" + env_or_empty("ADB_VENDOR_KEYS");
 }
 
-HolderPaths holder_paths(std::string_view identity, detail::Failure& failure) {
+DaemonPaths daemon_paths(std::string_view identity, detail::Failure& failure) {
+  if (const std::string chosen = env_or_empty("ADBWIRE_SESSION"); !chosen.empty())
+    return {chosen, chosen + ".lock"};
   const fs::path runtime = detail::private_runtime_folder(failure);
-  if (failure) return {};
-  const fs::path folder = runtime / "holders";
-  if (!detail::open_private_folder(folder, detail::FolderTrust::own, failure)) return {};
-  char name[17];
-  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(identity)));
-  return {folder / (std::string(name) + ".sock"), folder / (std::string(name) + ".lock")};
+  if (failure) {
+    if (failure.code == errc::permission_denied) {
+      failure.detail +=
+          "; or set XDG_RUNTIME_DIR to a folder only you can use, or run with "
+          "--no-daemon (each command then connects by itself)";
+    }
+    return {};
+  }
+  char name[24];
+  std::snprintf(name, sizeof name, "server-%016llx",
+                static_cast<unsigned long long>(fnv1a(identity)));
+  return {runtime / (std::string(name) + ".sock"), runtime / (std::string(name) + ".lock")};
 }
 
-int connect_holder(const fs::path& socket, detail::Failure& failure) {
+int connect_daemon(const fs::path& socket, detail::Failure& failure) {
   struct stat st {};
   if (::lstat(socket.c_str(), &st) != 0) return -1;
   if (S_ISLNK(st.st_mode)) {
@@ -135,9 +143,9 @@ int lock_file(const fs::path& path, Deadline deadline, detail::Failure& failure)
   for (;;) {
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
-      failure.set(errno == ELOOP ? errc::permission_denied : errc::io_error,
-                  "cannot open the connection holder's lock " + path.string() + ": " +
-                      std::strerror(errno));
+      failure.set(
+          errno == ELOOP ? errc::permission_denied : errc::io_error,
+          "cannot open the adbwire daemon's lock " + path.string() + ": " + std::strerror(errno));
       return -1;
     }
     while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -148,7 +156,7 @@ int lock_file(const fs::path& path, Deadline deadline, detail::Failure& failure)
       }
       if (Clock::now() >= deadline) {
         failure.set(errc::timeout, "another adbwire kept " + path.string() +
-                                       " locked while starting a connection holder");
+                                       " locked while starting the adbwire daemon");
         ::close(fd);
         return -1;
       }
@@ -225,12 +233,12 @@ bool send_all(int fd, std::span<const std::uint8_t> data, Deadline deadline,
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       if (!wait_ready(fd, POLLOUT, deadline)) {
-        failure.set(errc::timeout, "the connection holder did not take our bytes in time");
+        failure.set(errc::timeout, "the other end did not take our bytes in time");
         return false;
       }
       continue;
     }
-    failure.set(errc::closed, "the connection holder closed the stream");
+    failure.set(errc::closed, "the other end closed the connection");
     return false;
   }
   return true;
@@ -240,7 +248,7 @@ long receive_some(int fd, std::span<std::uint8_t> buffer, Deadline deadline,
                   detail::Failure& failure) {
   bool socket = true;
   for (;;) {
-    // A socket is read without blocking, then waited on; the holder's ready pipe is waited on
+    // A socket is read without blocking, then waited on; the daemon's ready pipe is waited on
     // first, then read.
     const ssize_t n = socket ? ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT)
                              : ::read(fd, buffer.data(), buffer.size());
@@ -249,15 +257,15 @@ long receive_some(int fd, std::span<std::uint8_t> buffer, Deadline deadline,
     if (errno == ENOTSOCK) socket = false;
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTSOCK) {
       if (!wait_ready(fd, POLLIN, deadline)) {
-        failure.set(errc::timeout, "the connection holder did not answer in time");
+        failure.set(errc::timeout, "the adbwire daemon did not answer in time");
         return -1;
       }
       continue;
     }
-    failure.set(errc::closed, std::string("the connection to the connection holder broke: ") +
-                                  std::strerror(errno));
+    failure.set(errc::closed,
+                std::string("the connection to the adbwire daemon broke: ") + std::strerror(errno));
     return -1;
   }
 }
 
-}  // namespace adbwire::cli::holder
+}  // namespace adbwire::daemon

@@ -1,13 +1,13 @@
-#include "cli/holder/holder_protocol.hpp"
+#include "daemon/daemon_protocol.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
-#include "adbwire/protocol/smart_socket.hpp"
 
-namespace adbwire::cli::holder {
+namespace adbwire::daemon {
 namespace {
 
 constexpr std::size_t kTagSize = 4;
@@ -33,18 +33,6 @@ void append_text(std::vector<std::uint8_t>& out, std::string_view text) {
   out.insert(out.end(), text.begin(), text.end());
 }
 
-void append_hex4(std::vector<std::uint8_t>& out, std::size_t value) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kDigits[(value >> shift) & 15]);
-}
-
-int hex_value(std::uint8_t c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string_view as_text(std::span<const std::uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
@@ -58,10 +46,6 @@ const std::error_category* category_named(std::string_view name) {
 
 }  // namespace
 
-std::error_code append_request(std::vector<std::uint8_t>& out, std::string_view request) {
-  return protocol::append_smart_request(out, request);
-}
-
 void append_frame(std::vector<std::uint8_t>& out, FrameKind kind,
                   std::span<const std::uint8_t> payload) {
   const Tag& tag = tag_of(kind);
@@ -72,8 +56,7 @@ void append_frame(std::vector<std::uint8_t>& out, FrameKind kind,
   do {
     const std::size_t size = std::min(payload.size(), kMaxPayload);
     append_text(out, tag.word);
-    append_hex4(out, size);
-    out.insert(out.end(), payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(size));
+    protocol::append_smart_string(out, as_text(payload.first(size)));
     payload = payload.subspan(size);
   } while (kind == FrameKind::data && !payload.empty());
 }
@@ -81,6 +64,12 @@ void append_frame(std::vector<std::uint8_t>& out, FrameKind kind,
 void append_frame(std::vector<std::uint8_t>& out, FrameKind kind, std::string_view payload) {
   append_frame(out, kind,
                std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()));
+}
+
+void append_reply(std::vector<std::uint8_t>& out, std::string_view text) {
+  append_frame(out, FrameKind::okay);
+  if (!text.empty()) append_frame(out, FrameKind::data, text);
+  append_frame(out, FrameKind::done);
 }
 
 std::string failure_payload(const std::error_code& code, std::string_view detail) {
@@ -107,7 +96,7 @@ void parse_failure(std::string_view payload, std::error_code& code, std::string&
   if (category == nullptr || error != std::errc() || value <= 0 || !adbwire_in_range ||
       (after != end && *after != ' ')) {
     code = make_error_code(errc::protocol_error);
-    detail = "the connection holder sent a malformed failure: " +
+    detail = "the adbwire daemon sent a malformed failure: " +
              protocol::printable(payload.substr(0, 80));
     return;
   }
@@ -140,7 +129,32 @@ std::error_code parse_banner_record(std::string_view text, BannerRecord& out) {
   return {};
 }
 
-void Reader::feed(std::span<const std::uint8_t> bytes) {
+std::string device_request(std::string_view target, std::chrono::milliseconds auth_timeout) {
+  return std::string(kDeviceRequest) + std::to_string(auth_timeout.count()) + ":" +
+         std::string(target);
+}
+
+bool parse_device_request(std::string_view request, std::string& target,
+                          std::chrono::milliseconds& auth_timeout) {
+  if (!request.starts_with(kDeviceRequest)) return false;
+  request.remove_prefix(kDeviceRequest.size());
+  const std::size_t colon = request.find(':');
+  if (colon == std::string_view::npos) return false;
+  std::int64_t ms = 0;
+  const auto [end, error] = std::from_chars(request.data(), request.data() + colon, ms);
+  if (error != std::errc() || end != request.data() + colon || ms < 0) return false;
+  auth_timeout = std::chrono::milliseconds(ms);
+  target = std::string(request.substr(colon + 1));
+  return true;
+}
+
+bool valid_session_name(std::string_view name) noexcept {
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+void FrameReader::feed(std::span<const std::uint8_t> bytes) {
   if (consumed_ > 0 && consumed_ == buffer_.size()) {
     buffer_.clear();
     consumed_ = 0;
@@ -151,58 +165,31 @@ void Reader::feed(std::span<const std::uint8_t> bytes) {
   buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
 }
 
-std::span<const std::uint8_t> Reader::unread() const noexcept {
-  return std::span(buffer_).subspan(consumed_);
-}
-
-void Reader::clear_unread() noexcept { consumed_ = buffer_.size(); }
-
-Reader::Result Reader::fail(std::string detail) {
+FrameReader::Result FrameReader::fail(std::string detail) {
   failed_ = true;
   error_detail_ = std::move(detail);
   return Result::failed;
 }
 
-Reader::Result Reader::read_length(std::size_t offset, std::size_t& length) {
-  const std::span<const std::uint8_t> bytes = unread();
-  if (bytes.size() < offset + kLengthSize) return Result::need_more;
-  length = 0;
-  for (std::size_t i = 0; i < kLengthSize; ++i) {
-    const int digit = hex_value(bytes[offset + i]);
-    if (digit < 0) {
-      return fail("the connection holder's protocol: bad length '" +
-                  protocol::printable(as_text(bytes.subspan(offset, kLengthSize))) + "'");
-    }
-    length = length * 16 + static_cast<std::size_t>(digit);
-  }
-  return Result::ready;
-}
-
-Reader::Result Reader::next_request(std::string& request) {
+FrameReader::Result FrameReader::next(Frame& frame) {
   if (failed_) return Result::failed;
-  std::size_t length = 0;
-  if (const Result result = read_length(0, length); result != Result::ready) return result;
-  if (length == 0) return fail("the connection holder's protocol: an empty request");
-  if (unread().size() < kLengthSize + length) return Result::need_more;
-  request = std::string(as_text(unread().subspan(kLengthSize, length)));
-  consumed_ += kLengthSize + length;
-  return Result::ready;
-}
-
-Reader::Result Reader::next_frame(Frame& frame) {
-  if (failed_) return Result::failed;
-  const std::span<const std::uint8_t> bytes = unread();
+  const std::span<const std::uint8_t> bytes = std::span(buffer_).subspan(consumed_);
   if (bytes.size() < kTagSize) return Result::need_more;
   const std::string_view word = as_text(bytes.first(kTagSize));
   const Tag* tag = std::find_if(std::begin(kTags), std::end(kTags),
                                 [word](const Tag& candidate) { return candidate.word == word; });
   if (tag == std::end(kTags)) {
-    return fail("the connection holder's protocol: unknown frame '" + protocol::printable(word) +
-                "'");
+    return fail("the adbwire daemon's protocol: unknown frame '" + protocol::printable(word) + "'");
   }
   std::size_t length = 0;
   if (tag->has_payload) {
-    if (const Result result = read_length(kTagSize, length); result != Result::ready) return result;
+    if (bytes.size() < kTagSize + kLengthSize) return Result::need_more;
+    const auto value = protocol::parse_hex4(bytes.subspan(kTagSize));
+    if (!value) {
+      return fail("the adbwire daemon's protocol: bad length '" +
+                  protocol::printable(as_text(bytes.subspan(kTagSize, kLengthSize))) + "'");
+    }
+    length = *value;
     if (bytes.size() < kTagSize + kLengthSize + length) return Result::need_more;
   }
   const std::size_t header = kTagSize + (tag->has_payload ? kLengthSize : 0);
@@ -212,4 +199,4 @@ Reader::Result Reader::next_frame(Frame& frame) {
   return Result::ready;
 }
 
-}  // namespace adbwire::cli::holder
+}  // namespace adbwire::daemon
