@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "cli/connect.hpp"
 #include "cli/terminal_text.hpp"
@@ -22,24 +24,21 @@ void keep_standard_descriptors() {
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& globals) {
-  app.add_option(
-      "-s", globals.serial,
-      "target: tcp:HOST[:PORT], usb:[SERIAL], server:[HOST:PORT/]SERIAL (default $ANDROID_SERIAL)");
-  app.add_option("-H", globals.host, "adb server host (like adb -H)");
-  app.add_option("-P", globals.port, "adb server port (like adb -P)");
-  app.add_option(
-      "--record", globals.record,
-      "record every byte of the connection (or, for vdevice, of every host connection) as pcapng");
-  app.add_option("--auth-timeout", globals.auth_timeout,
-                 "seconds a person has to accept this computer's key on the device (default 60)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--session", globals.session,
-                 "the session (adbwire open) that verbs such as tap and snapshot run in "
-                 "(default: the only one, or the unnamed one)");
-  app.add_flag(std::string(kNoDaemonFlags[0]) + "," + std::string(kNoDaemonFlags[1]),
-               globals.no_daemon,
-               "connect directly, not through this user's adbwire daemon (also "
-               "ADBWIRE_NO_DAEMON=1; --no-holder is its old name)");
+  for (const GlobalOption& global : kGlobalOptions) {
+    const std::string names(global.names);
+    const std::string help(global.help);
+    std::visit(
+        [&](auto member) {
+          auto& value = globals.*member;
+          if constexpr (std::is_same_v<std::decay_t<decltype(value)>, bool>) {
+            app.add_flag(names, value, help);
+          } else {
+            CLI::Option* option = app.add_option(names, value, help);
+            if (global.non_negative) option->check(CLI::NonNegativeNumber);
+          }
+        },
+        global.member);
+  }
 }
 
 int parse_and_run(CLI::App& app, const Run& run, int argc, char** argv) {

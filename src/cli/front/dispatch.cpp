@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <variant>
 
 #include "cli/commands.hpp"
 #include "cli/daemon_connect.hpp"
@@ -27,41 +28,50 @@ bool is_session_snapshot(const CommandLine& line, const Environment& environment
          takes_only_verb_options("snapshot", line.after);
 }
 
-bool is_valued_option(std::string_view word) {
-  return std::find(std::begin(kValuedGlobalOptions), std::end(kValuedGlobalOptions), word) !=
-         std::end(kValuedGlobalOptions);
+// Whether word is one of the names of global ("-s", "--no-daemon,--no-holder" has two).
+bool names_it(const GlobalOption& global, std::string_view word) {
+  std::string_view names = global.names;
+  while (!names.empty()) {
+    const std::size_t comma = std::min(names.find(','), names.size());
+    if (names.substr(0, comma) == word) return true;
+    names.remove_prefix(std::min(comma + 1, names.size()));
+  }
+  return false;
 }
 
-// "-sVALUE" or "--record=VALUE": the option's name, and the value through value.
-std::string_view joined_option(std::string_view word, std::string_view& value) {
-  for (const std::string_view name : kValuedGlobalOptions) {
-    if (name.starts_with("--")) {
-      if (word.size() > name.size() && word.starts_with(name) && word[name.size()] == '=') {
-        value = word.substr(name.size() + 1);
-        return name;
-      }
-    } else if (word.size() > name.size() && word.starts_with(name)) {
-      value = word.substr(name.size());
-      return name;
+// The global option word names, alone ("-s") or joined to its value ("-sVALUE",
+// "--record=VALUE", which sets value); nullptr for none.
+const GlobalOption* global_option(std::string_view word, std::string_view& value, bool& joined) {
+  joined = false;
+  for (const GlobalOption& global : kGlobalOptions) {
+    if (names_it(global, word)) return &global;
+    if (!global.takes_value()) continue;
+    const std::string_view name = global.names;
+    const bool long_name = name.starts_with("--");
+    if (word.size() > name.size() && word.starts_with(name) &&
+        (!long_name || word[name.size()] == '=')) {
+      value = word.substr(name.size() + (long_name ? 1 : 0));
+      joined = true;
+      return &global;
     }
   }
-  return {};
+  return nullptr;
 }
 
 }  // namespace
 
 CommandLine scan_command_line(std::span<const char* const> args) {
   CommandLine line;
-  std::string_view seen[std::size(kValuedGlobalOptions)];
-  std::size_t seen_count = 0;
-  auto take = [&](std::string_view name, std::string_view value) {
-    if (std::find(seen, seen + seen_count, name) != seen + seen_count) {
-      line.plain = false;  // CLI11 refuses a repeated option: the full program says so
-    } else {
-      seen[seen_count++] = name;  // at most once each, so never more than the array holds
+  bool seen[std::size(kGlobalOptions)] = {};
+  auto take = [&](const GlobalOption& global, std::string_view value) {
+    bool& taken = seen[&global - std::begin(kGlobalOptions)];
+    if (taken) line.plain = false;  // CLI11 refuses a repeated option: the full program says so
+    taken = true;
+    if (std::holds_alternative<std::string GlobalOptions::*>(global.member)) {
+      const auto member = std::get<std::string GlobalOptions::*>(global.member);
+      if (member == &GlobalOptions::serial) line.serial = value;
+      if (member == &GlobalOptions::record) line.record = true;
     }
-    if (name == "-s") line.serial = value;
-    if (name == "--record") line.record = true;
   };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view word = args[i];
@@ -71,17 +81,18 @@ CommandLine scan_command_line(std::span<const char* const> args) {
     }
     if (!line.command.empty()) continue;
     std::string_view value;
-    if (is_valued_option(word)) {
-      if (i + 1 == args.size()) {
+    bool joined = false;
+    if (const GlobalOption* global = global_option(word, value, joined)) {
+      if (!global->takes_value()) {
+        if (std::get<bool GlobalOptions::*>(global->member) == &GlobalOptions::no_daemon)
+          line.no_daemon = true;
+      } else if (joined) {
+        take(*global, value);
+      } else if (i + 1 == args.size()) {
         line.plain = false;
-        continue;
+      } else {
+        take(*global, args[++i]);
       }
-      take(word, args[++i]);
-    } else if (const std::string_view name = joined_option(word, value); !name.empty()) {
-      take(name, value);
-    } else if (std::find(std::begin(kNoDaemonFlags), std::end(kNoDaemonFlags), word) !=
-               std::end(kNoDaemonFlags)) {
-      line.no_daemon = true;
     } else if (word.starts_with("-")) {
       line.plain = false;
     } else {

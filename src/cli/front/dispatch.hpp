@@ -23,8 +23,9 @@ struct CommandLine {
   bool plain = true;
 };
 
-// args: argv without argv[0]. Follows add_global_options (program.hpp): the options of
-// kValuedGlobalOptions take a value ("-s X", "-sX", "--record=X"), kNoDaemonFlags are flags.
+// args: argv without argv[0]. Reads the options of kGlobalOptions (program.hpp), the list
+// add_global_options registers: those that take a value take the next word ("-s X") or a joined
+// one ("-sX", "--record=X"); the others are flags.
 CommandLine scan_command_line(std::span<const char* const> args);
 
 // A subcommand the front serves. The session verbs (tap, type, press, … from the verb table)

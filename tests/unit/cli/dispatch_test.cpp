@@ -8,7 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/program.hpp"
-#include "cli/verb_catalog.hpp"
+#include "verbs/verb.hpp"
 
 namespace adbwire::cli::front {
 namespace {
@@ -86,7 +86,7 @@ TEST(FrontDispatch, OptOutsAndRecordingConnectDirectly) {
 // adb commands too (install, shell, …) have CLI-only options and stay in the full program.
 TEST(FrontDispatch, ServesEverySessionVerb) {
   std::size_t served_verbs = 0;
-  for (const CatalogVerb& verb : verb_catalog()) {
+  for (const verbs::Verb& verb : verbs::all()) {
     const std::string name(verb.name);
     if (!is_session_verb(verb.name)) continue;
     ++served_verbs;
@@ -120,21 +120,29 @@ TEST(FrontDispatch, ServesTheSessionSnapshotOnly) {
   EXPECT_EQ(served({"screenshot"}), "full program");
 }
 
-// The scan skips exactly the values CLI11 takes: each valued option of the list takes one, and
-// --no-daemon (and its old name) is a flag, in the parser add_global_options builds.
+// The scan skips exactly the values CLI11 takes: add_global_options registers the one list the scan
+// reads, each option taking a value there takes one in the parser, and each flag none.
 TEST(FrontDispatch, ValuedOptionsAreThoseTheParserGivesAValue) {
   CLI::App app;
   GlobalOptions globals;
   add_global_options(app, globals);
-  for (const std::string_view name : kValuedGlobalOptions) {
-    const CLI::Option* option = app.get_option(std::string(name));
-    ASSERT_NE(option, nullptr) << name;
-    EXPECT_EQ(option->get_items_expected_min(), 1) << name;
-  }
-  for (const std::string_view name : kNoDaemonFlags) {
-    const CLI::Option* flag = app.get_option(std::string(name));
-    ASSERT_NE(flag, nullptr) << name;
-    EXPECT_EQ(flag->get_items_expected_min(), 0) << name;
+  for (const GlobalOption& global : kGlobalOptions) {
+    std::string_view names = global.names;
+    while (!names.empty()) {
+      const std::string name(names.substr(0, names.find(',')));
+      names.remove_prefix(std::min(name.size() + 1, names.size()));
+      const CLI::Option* option = app.get_option(name);
+      ASSERT_NE(option, nullptr) << name;
+      EXPECT_EQ(option->get_items_expected_min(), global.takes_value() ? 1 : 0) << name;
+      // A word the scan reads as this option ends up in the parser as it.
+      const std::vector<std::string> words = global.takes_value()
+                                                 ? std::vector<std::string>{name, "v"}
+                                                 : std::vector<std::string>{name};
+      std::vector<const char*> args;
+      for (const std::string& word : words) args.push_back(word.c_str());
+      args.push_back("version");
+      EXPECT_EQ(scan(args).command, "version") << name;
+    }
   }
 }
 
