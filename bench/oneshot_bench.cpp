@@ -1,17 +1,20 @@
 // One-shot CLI calls as a user makes them, each a process from spawn to exit: `adbwire -s tcp:…
-// shell true` (the lean front through its connection holder) against the real AOSP
+// shell true` (the lean front through the daemon) against the real AOSP
 // `adb -s SERIAL shell true` through a private adb server that already holds the device, both
 // against the same virtual device (a process of its own) in the same run; and the front's start
 // (`adbwire version`) against /bin/true. Then an agent's step in a CLI session: `adbwire tap 3`
-// (the front, straight to the session daemon, whose Page re-reads the screen to check the ref
+// (the front, straight to the daemon's session, whose Page re-reads the screen to check the ref
 // before it taps) against the same verb through the full program, and against what an agent
 // driving adb runs for a tap, `adb shell input tap X Y` (no check of what is under the point).
 //
+// Last, what holding devices costs: the daemon's resident memory with 1 and with 16 devices
+// connected (each served one `shell true`), against the adb server holding the same 16.
+//
 // Usage: oneshot_bench [N]   (N calls per steady-state variant, default 200; first calls: 15)
 // Steady-state variants alternate call by call, so machine noise falls on each alike. A first
-// call runs with a fresh runtime folder (no holder yet): it starts the holder, whose connect is
-// part of the time. `--no-holder` (the full program connecting directly, the path before the
-// holder) is shown for reference.
+// call runs with a fresh runtime folder (no daemon yet): it starts the daemon, whose connect is
+// part of the time. `--no-daemon` (the full program connecting directly, the path before the
+// daemon) is shown for reference.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -26,6 +29,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -68,8 +73,8 @@ double timed_run(std::vector<std::string> argv, std::vector<std::string> env) {
   return ms;
 }
 
-// A scratch folder; as a runtime folder, one no holder has used yet (a first call meets none),
-// whose holders end with it.
+// A scratch folder; as a runtime folder, one no daemon has used yet (a first call meets none),
+// whose daemon ends with it.
 class ScratchFolder {
  public:
   ScratchFolder() {
@@ -80,38 +85,63 @@ class ScratchFolder {
   }
   ~ScratchFolder() {
     std::error_code error;
-    for (const auto& entry : fs::directory_iterator(path_ / "adbwire" / "holders", error)) {
-      if (entry.path().extension() == ".sock") stop_holder(entry.path());
-    }
+    const pid_t pid = daemon_pid();
+    if (pid > 0) ::kill(pid, SIGTERM);
     fs::remove_all(path_, error);
   }
   ScratchFolder(const ScratchFolder&) = delete;
   ScratchFolder& operator=(const ScratchFolder&) = delete;
   const fs::path& path() const { return path_; }
 
+  // As a runtime folder: the daemon listening at its socket there (SO_PEERCRED), or -1.
+  pid_t daemon_pid() const {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(path_ / "adbwire", error)) {
+      if (entry.path().extension() == ".sock") return listener(entry.path());
+    }
+    return -1;
+  }
+
  private:
-  // The holder is the process listening at its socket (SO_PEERCRED).
-  static void stop_holder(const fs::path& socket) {
+  static pid_t listener(const fs::path& socket) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ucred peer{};
     socklen_t size = sizeof peer;
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
-        ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.pid > 0) {
-      ::kill(peer.pid, SIGTERM);
-    }
+    const bool known =
+        ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+        ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.pid > 0;
     ::close(fd);
+    return known ? peer.pid : -1;
   }
   fs::path path_;
 };
+
+// A process's resident memory (VmRSS), in MiB; throws when it cannot be read.
+double rss_mib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("VmRSS:")) return std::stod(line.substr(6)) / 1024.0;
+  }
+  throw adbwire::Error(adbwire::errc::not_found, "no VmRSS for process " + std::to_string(pid));
+}
+
+constexpr int kHeldDevices = 16;
 
 int run(int n) {
   const fs::path cli = fs::path(ADBWIRE_CLI_PATH);
   const ScratchFolder device_files;
   fs::create_directories(device_files.path() / "root");
   const adbwire::bench::ForkedVirtualDevice vd(device_files.path() / "root");
+  // The other devices of the memory measure, forked now, before anything starts a thread.
+  std::vector<std::unique_ptr<adbwire::bench::ForkedVirtualDevice>> more;
+  for (int i = 1; i < kHeldDevices; ++i) {
+    const fs::path root = device_files.path() / ("root-" + std::to_string(i));
+    fs::create_directories(root);
+    more.push_back(std::make_unique<adbwire::bench::ForkedVirtualDevice>(root));
+  }
   const std::string target = vd.target();
   const std::string serial = "127.0.0.1:" + std::to_string(vd.port());
   const adbwire::bench::PrivateAdb adb;
@@ -123,9 +153,9 @@ int run(int n) {
   };
   const std::vector<std::string> adbwire_call = {cli.string(), "-s", target, "shell", "true"};
 
-  // Steady state: one holder, warmed; adbwire and adb alternate call by call. Spread over the
-  // same run: first calls (each with a fresh runtime folder, so it starts a holder) and direct
-  // calls (--no-holder), so a busy moment of the machine falls on every variant alike.
+  // Steady state: one daemon, warmed; adbwire and adb alternate call by call. Spread over the
+  // same run: first calls (each with a fresh runtime folder, so it starts a daemon) and direct
+  // calls (--no-daemon), so a busy moment of the machine falls on every variant alike.
   const ScratchFolder runtime;
   const std::vector<std::string> env = adbwire_env(runtime.path());
   for (int i = 0; i < 10; ++i) {
@@ -136,7 +166,7 @@ int run(int n) {
   const int every = std::max(1, n / kFirstCalls);
   std::vector<double> held, adb_shell, first, direct, version, full_version, bin_true;
   std::vector<std::string> direct_call = adbwire_call;
-  direct_call.insert(direct_call.begin() + 1, "--no-holder");
+  direct_call.insert(direct_call.begin() + 1, "--no-daemon");
   for (int i = 0; i < n; ++i) {
     held.push_back(timed_run(adbwire_call, env));
     adb_shell.push_back(timed_run(adb_call, adb.environment()));
@@ -170,6 +200,17 @@ int run(int n) {
     if (i % 4 == 0) full_taps.push_back(timed_run(full_tap, env));
   }
   timed_run({cli.string(), "close", "--session", "bench"}, env);
+
+  // Holding devices: the daemon (one device so far) and the adb server, then both with 16.
+  const pid_t daemon = runtime.daemon_pid();
+  const double daemon_one = rss_mib(daemon);
+  const double adb_one = rss_mib(adb.server_pid());
+  for (const auto& device : more) {
+    timed_run({cli.string(), "-s", device->target(), "shell", "true"}, env);
+    adb.connect_device(device->port());
+  }
+  const double daemon_all = rss_mib(daemon);
+  const double adb_all = rss_mib(adb.server_pid());
   for (int i = 0; i < n; ++i) {
     version.push_back(timed_run({cli.string(), "version"}, env));
     bin_true.push_back(timed_run({"/bin/true"}, env));
@@ -186,11 +227,11 @@ int run(int n) {
     std::printf("  %-44s %8.3f ms%s\n", label.c_str(), ms, note.c_str());
   };
   std::printf("one-shot calls, spawn to exit, median (virtual device on loopback; N = %d)\n", n);
-  row("adbwire shell true, holder running", held_ms, "");
+  row("adbwire shell true, daemon running", held_ms, "");
   row(adb_label, adb_ms, "");
   row("adbwire shell true, first call", first_ms,
-      "   (" + std::to_string(first.size()) + " calls, each starting the holder)");
-  row("adbwire --no-holder shell true", median_ms(direct),
+      "   (" + std::to_string(first.size()) + " calls, each starting the daemon)");
+  row("adbwire --no-daemon shell true", median_ms(direct),
       "   (" + std::to_string(direct.size()) + " calls, direct connect)");
   row("adbwire version (the front's start)", version_ms, "");
   row("adbwire-full version", median_ms(full_version),
@@ -206,6 +247,11 @@ int run(int n) {
       "ratio adbwire/adb: %.2f (steady state), %.2f (first call); "
       "adbwire version / bin/true: %.2f; session tap / adb input tap: %.2f\n",
       held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms, tap_ms / adb_tap_ms);
+  std::printf(
+      "resident memory holding devices (VmRSS, MiB): adbwire daemon %.1f with 1, %.1f with "
+      "%d; adb server %.1f with 1, %.1f with %d (daemon/adb %.2f at %d)\n",
+      daemon_one, daemon_all, kHeldDevices, adb_one, adb_all, kHeldDevices, daemon_all / adb_all,
+      kHeldDevices);
   return 0;
 }
 

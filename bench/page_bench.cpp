@@ -127,7 +127,8 @@ int run(int n) {
   fs::create_directories(work);
   const std::vector<std::string> adb_env = {
       "HOME=" + work.string(), "ANDROID_ADB_SERVER_PORT=" + std::to_string(free_port())};
-  const std::vector<std::string> cli_env = {"ADBWIRE_SESSION=" + (work / "session.sock").string()};
+  const std::vector<std::string> cli_env = {"ADBWIRE_SESSION=" + (work / "session.sock").string(),
+                                            "XDG_RUNTIME_DIR=" + (work / "run").string()};
   const std::string xml_out = (work / "dump.xml").string();
 
   // 1. snapshot
@@ -162,7 +163,7 @@ int run(int n) {
     require(spawn(cli, {"snapshot"}, cli_env, (work / "path.txt").string()) == 0,
             "adbwire snapshot failed");
   });
-  spawn(cli, {"close"}, cli_env);
+  spawn(cli, {"kill-server"}, cli_env);
   const auto adb_press = time_each(n, [&] {
     require(spawn(kAdb, {"-s", serial, "shell", "input", "keyevent", "4"}, adb_env) == 0,
             "adb shell input failed");

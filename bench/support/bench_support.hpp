@@ -67,6 +67,8 @@ class PrivateAdb {
   void connect_device(std::uint16_t device_port) const;
   // The environment adb runs with, for benches that spawn it themselves.
   const std::vector<std::string>& environment() const noexcept { return environment_; }
+  // The server's process, for what it costs (its memory).
+  pid_t server_pid() const noexcept { return server_pid_; }
 
  private:
   std::uint16_t port_ = 0;

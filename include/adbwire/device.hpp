@@ -20,9 +20,11 @@
 
 namespace adbwire {
 
-namespace detail {
+// What a Device opens its streams with: the connection runtime, an adb server, the CLI daemon.
+// Internal (src/connection/stream_opener.hpp): outside the library it is only a handle.
 class StreamOpener;
-struct DeviceAccess;
+
+namespace detail {
 struct Failure;
 }  // namespace detail
 
@@ -61,8 +63,10 @@ class Device {
   static Device connect(std::string_view target, const ConnectOptions& options,
                         std::error_code& error);
 
-  // Wraps an established stream opener (the connection runtime or a future backend).
-  Device(std::shared_ptr<detail::StreamOpener> opener, std::chrono::milliseconds command_timeout,
+  // Wraps a stream opener the library made (connect, Replay, the CLI daemon's client); calls
+  // made with kDefaultDeadline get command_timeout, output gathered whole is bounded by limits.
+  // A null opener makes an empty Device, whose calls fail with closed.
+  Device(std::shared_ptr<StreamOpener> opener, std::chrono::milliseconds command_timeout,
          const OutputLimits& limits = {}) noexcept;
   Device(Device&&) noexcept;
   Device& operator=(Device&&) noexcept;
@@ -128,12 +132,20 @@ class Device {
   // it. Idempotent and thread safe; blocks only to join the connection's I/O thread.
   void close() noexcept;
 
- private:
-  friend struct detail::DeviceAccess;  // forward/reverse reach the opener (src/connection)
+  // The budget of a call made with kDefaultDeadline (ConnectOptions::command_timeout).
+  std::chrono::milliseconds command_timeout() const noexcept { return command_timeout_; }
+  // deadline, or now + command_timeout() for kDefaultDeadline: what a call of several steps
+  // resolves once, so its steps share one deadline.
   Deadline resolve(Deadline deadline) const noexcept;
+  // The connection under this Device, shared: what the layers built on Device hold (ShellStream,
+  // Forwarder, the CLI daemon) so their calls fail cleanly once it is closed, even after the
+  // Device is gone. A handle outside the library; null for an empty or moved-from Device.
+  const std::shared_ptr<StreamOpener>& opener() const noexcept { return opener_; }
+
+ private:
   Stream open_stream(std::string_view service, Deadline deadline, detail::Failure& failure);
 
-  std::shared_ptr<detail::StreamOpener> opener_;
+  std::shared_ptr<StreamOpener> opener_;
   std::chrono::milliseconds command_timeout_{0};
   OutputLimits limits_;
 };

@@ -12,27 +12,12 @@
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
 #include "adbwire/protocol/shell_v2.hpp"
+#include "adbwire/shell_options.hpp"
 
 namespace adbwire {
 
 // A terminal's size as TIOCGWINSZ gives it; the device's PTY gets it with TIOCSWINSZ.
 using WindowSize = protocol::WindowSize;
-
-struct ShellOptions {
-  // sh -c COMMAND on the device; empty: an interactive shell (sh reading stdin, with a prompt
-  // when it has a PTY).
-  std::string command;
-  // Ask for a PTY on the device (line editing, job control, Ctrl-C as a byte the PTY turns into
-  // SIGINT; stdout and stderr merged). Only shell protocol v2 can ask: without it the device
-  // decides (a PTY for an empty command; Android before 7.0 gives every command a PTY).
-  bool pty = false;
-  // TERM for the device's PTY (adb passes its own $TERM); empty: the device's default ("dumb").
-  // Sent only with shell protocol v2.
-  std::string term;
-  // Use shell protocol v2 when both sides offer shell_v2 (stderr apart, the exit status,
-  // end of stdin, window sizes). false forces protocol v1 ("shell:"), as `adb shell -x`.
-  bool shell_protocol = true;
-};
 
 // Move-only handle; the destructor closes the shell (the device hangs up its process).
 // Thread safety: one thread runs wait() while others call write_stdin(), close_stdin(),

@@ -15,8 +15,11 @@
 
 namespace adbwire {
 
-namespace detail {
+// One stream of some backend (the connection runtime, an adb server's socket, the CLI daemon).
+// Internal (src/connection/stream_backend.hpp): outside the library it is only a handle.
 class StreamBackend;
+
+namespace detail {
 struct Failure;
 }  // namespace detail
 
@@ -31,9 +34,10 @@ class Stream {
  public:
   // An empty stream: every call fails with errc::closed.
   Stream() noexcept;
-  // Made by Device::open; default_timeout resolves kDefaultDeadline; read_all_limit bounds
-  // read_all (Device::output_limits().command).
-  Stream(std::unique_ptr<detail::StreamBackend> backend, std::chrono::milliseconds default_timeout,
+  // Made by Device::open (and the layers built on it) from a backend the library opened;
+  // default_timeout resolves kDefaultDeadline; read_all_limit bounds read_all
+  // (Device::output_limits().command).
+  Stream(std::unique_ptr<StreamBackend> backend, std::chrono::milliseconds default_timeout,
          std::size_t read_all_limit = OutputLimits{}.command) noexcept;
   Stream(Stream&&) noexcept;
   Stream& operator=(Stream&&) noexcept;
@@ -73,7 +77,7 @@ class Stream {
                              detail::Failure& failure);
   void write_from(std::span<const std::uint8_t> data, Deadline deadline, detail::Failure& failure);
 
-  std::unique_ptr<detail::StreamBackend> backend_;
+  std::unique_ptr<StreamBackend> backend_;
   std::chrono::milliseconds default_timeout_{0};
   std::size_t read_all_limit_ = OutputLimits{}.command;
 };

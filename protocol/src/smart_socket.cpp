@@ -151,17 +151,84 @@ std::error_code parse_long_line(std::string_view line, DeviceEntry& entry, std::
 
 }  // namespace
 
+std::optional<std::size_t> parse_hex4(std::span<const std::uint8_t> bytes) noexcept {
+  if (bytes.size() < kSmartLengthSize) return std::nullopt;
+  std::size_t value = 0;
+  for (const std::uint8_t c : bytes.first(kSmartLengthSize)) {
+    const int digit = hex_value(c);
+    if (digit < 0) return std::nullopt;
+    value = value * 16 + static_cast<std::size_t>(digit);
+  }
+  return value;
+}
+
 std::error_code append_smart_request(std::vector<std::uint8_t>& out, std::string_view service) {
   if (service.empty() || service.size() > kMaxSmartString)
     return make_error_code(errc::invalid_argument);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  const std::size_t length = service.size();
-  out.push_back(static_cast<std::uint8_t>(kDigits[(length >> 12) & 15]));
-  out.push_back(static_cast<std::uint8_t>(kDigits[(length >> 8) & 15]));
-  out.push_back(static_cast<std::uint8_t>(kDigits[(length >> 4) & 15]));
-  out.push_back(static_cast<std::uint8_t>(kDigits[length & 15]));
-  out.insert(out.end(), service.begin(), service.end());
+  append_smart_string(out, service);
   return {};
+}
+
+void append_smart_okay(std::vector<std::uint8_t>& out) {
+  out.insert(out.end(), kOkay.begin(), kOkay.end());
+}
+
+void append_smart_fail(std::vector<std::uint8_t>& out, std::string_view message) {
+  out.insert(out.end(), kFail.begin(), kFail.end());
+  append_smart_string(out, message);
+}
+
+void append_smart_string(std::vector<std::uint8_t>& out, std::string_view text) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  text = text.substr(0, kMaxSmartString);
+  const std::size_t length = text.size();
+  for (int shift = 12; shift >= 0; shift -= 4) {
+    out.push_back(static_cast<std::uint8_t>(kDigits[(length >> shift) & 15]));
+  }
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+void append_transport_id(std::vector<std::uint8_t>& out, std::uint64_t id) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(id >> (8 * i)));
+}
+
+void SmartRequestReader::feed(std::span<const std::uint8_t> bytes) {
+  if (failed_) return;
+  if (consumed_ > 0 && consumed_ * 2 >= buffer_.size()) {
+    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(consumed_));
+    consumed_ = 0;
+  }
+  buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+}
+
+std::span<const std::uint8_t> SmartRequestReader::unread() const noexcept {
+  return std::span<const std::uint8_t>(buffer_).subspan(consumed_);
+}
+
+void SmartRequestReader::clear_unread() noexcept { consumed_ = buffer_.size(); }
+
+SmartRequestReader::Result SmartRequestReader::fail(std::string detail) {
+  failed_ = true;
+  error_detail_ = std::move(detail);
+  return Result::failed;
+}
+
+SmartRequestReader::Result SmartRequestReader::next(std::string& request) {
+  if (failed_) return Result::failed;
+  const auto bytes = unread();
+  if (bytes.size() < kSmartLengthSize) return Result::need_more;
+  const auto value = parse_hex4(bytes);
+  if (!value) {
+    return fail("a request began with '" + shown(bytes.first(kSmartLengthSize)) +
+                "' where its 4 hex digits of length belong");
+  }
+  const std::size_t length = *value;
+  if (length == 0) return fail("an empty request (length 0000)");
+  if (bytes.size() < kSmartLengthSize + length) return Result::need_more;
+  const auto text = bytes.subspan(kSmartLengthSize, length);
+  request.assign(text.begin(), text.end());
+  consumed_ += kSmartLengthSize + length;
+  return Result::ready;
 }
 
 void SmartReplyReader::feed(std::span<const std::uint8_t> bytes) {
@@ -191,15 +258,12 @@ SmartReplyReader::Result SmartReplyReader::read_length(std::size_t offset, std::
   const auto bytes = unread();
   if (bytes.size() < offset + kSmartLengthSize) return Result::need_more;
   const auto digits = bytes.subspan(offset, kSmartLengthSize);
-  length = 0;
-  for (const std::uint8_t c : digits) {
-    const int digit = hex_value(c);
-    if (digit < 0) {
-      return fail("the adb server sent '" + shown(digits) + "' where the 4 hex digits of a " +
-                  std::string(what) + " length belong");
-    }
-    length = length * 16 + static_cast<std::size_t>(digit);
+  const auto value = parse_hex4(digits);
+  if (!value) {
+    return fail("the adb server sent '" + shown(digits) + "' where the 4 hex digits of a " +
+                std::string(what) + " length belong");
   }
+  length = *value;
   return Result::ready;
 }
 

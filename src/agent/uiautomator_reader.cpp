@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "agent/dump.hpp"
-#include "services/collected_output.hpp"
+#include "connection/collected_output.hpp"
 
 namespace adbwire::agent {
 

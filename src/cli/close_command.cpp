@@ -14,7 +14,7 @@ void add_close_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_option("--session", *name, "the session to end (default: --session, else the default)");
   cmd->callback([name, &globals, &run] {
     run = [name, &globals] {
-      close_session(name->empty() ? globals.session : *name);
+      close_session(globals, name->empty() ? globals.session : *name);
       return print("session closed\n") ? 0 : 1;
     };
   });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,9 +15,9 @@ namespace adbwire::cli {
 
 struct GlobalOptions;
 
-// How a program reaches the device of -s: the full program connects directly
-// (connect_directly, connect.hpp); the lean front through the connection holder
-// (front/front_connect.hpp). Each program's main() sets GlobalOptions::connector.
+// How a program reaches the device of -s: both through the daemon (daemon_connect.hpp), the full
+// program directly when the call opts out or the target is an adb server's
+// (connect_from_full_program, connect.hpp). Each program's main() sets GlobalOptions::connector.
 using DeviceConnector = Device (*)(const GlobalOptions& globals);
 
 // adb-style global flags, shared by every subcommand (program.hpp registers them).
@@ -27,9 +28,13 @@ struct GlobalOptions {
   std::string record;        // --record FILE.pcapng: record the connection's every byte
   double auth_timeout = -1;  // --auth-timeout SECONDS for a person to accept the key (<0: default)
   std::string session;       // --session NAME: the session verbs run in ("" = the default one)
-  bool no_holder = false;    // --no-holder: connect directly, never through a connection holder
+  bool no_daemon = false;    // --no-daemon (alias --no-holder): connect directly, not through
+                             // the daemon
   std::vector<std::string> max_output;  // --max-output KIND=BYTES: raise an OutputLimits bound
   DeviceConnector connector = nullptr;
+  // The full program (adbwire-full), whose file names this user's daemon (daemon_identity) and
+  // which starts it; set by each main().
+  std::filesystem::path full_program;
 };
 
 // What a subcommand's parse hands back: the work to run, returning the process exit code.

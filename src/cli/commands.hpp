@@ -47,26 +47,29 @@ void add_logcat_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_get_state_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_getprop_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_root_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_unroot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_remount_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+// root, unroot, remount and usb (adbd_restart_commands.cpp).
+void add_adbd_restart_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_usb_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run);
-void add_holder_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_server_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_start_server_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_kill_server_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
-    add_version_command,  add_vdevice_command,    add_snapshot_command, add_shell_command,
-    add_exec_out_command, add_pull_command,       add_push_command,     add_keygen_command,
-    add_pair_command,     add_mdns_command,       add_capture_command,  add_doctor_command,
-    add_open_command,     add_screenshot_command, add_close_command,    add_sessions_command,
-    add_guide_command,    add_devices_command,    add_install_command,  add_uninstall_command,
-    add_forward_command,  add_reverse_command,    add_logcat_command,   add_get_state_command,
-    add_getprop_command,  add_reboot_command,     add_root_command,     add_unroot_command,
-    add_remount_command,  add_tcpip_command,      add_usb_command,      add_mcp_command,
-    add_webviews_command, add_holder_command,     add_verb_commands,
+    add_version_command,  add_vdevice_command,      add_snapshot_command,
+    add_shell_command,    add_exec_out_command,     add_pull_command,
+    add_push_command,     add_keygen_command,       add_pair_command,
+    add_mdns_command,     add_capture_command,      add_doctor_command,
+    add_open_command,     add_screenshot_command,   add_close_command,
+    add_sessions_command, add_guide_command,        add_devices_command,
+    add_install_command,  add_uninstall_command,    add_forward_command,
+    add_reverse_command,  add_logcat_command,       add_get_state_command,
+    add_getprop_command,  add_reboot_command,       add_adbd_restart_commands,
+    add_tcpip_command,    add_mcp_command,          add_webviews_command,
+    add_server_command,   add_start_server_command, add_kill_server_command,
+    add_verb_commands,
 };
 
 }  // namespace adbwire::cli

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "adbwire/error.hpp"
 
@@ -72,6 +73,16 @@ Deadline deadline_in_seconds(double seconds) {
   if (seconds <= 0) return kNoDeadline;
   return deadline_after(std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(seconds)));
+}
+
+void add_timeout_option(CLI::App& cmd, TimeoutOption& timeout, const std::string& names,
+                        std::string help) {
+  if (help.empty()) {
+    help = timeout.fallback == kNoDeadline
+               ? "give up after this many seconds (default: wait)"
+               : "give up after this many seconds (default: the command timeout)";
+  }
+  cmd.add_option(names, timeout.seconds, std::move(help));
 }
 
 OutputHandler write_to(std::FILE* file) {

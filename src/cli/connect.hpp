@@ -29,9 +29,13 @@ ConnectOptions connect_options(const GlobalOptions& globals);
 // (globals.connector). Throws adbwire::Error as Device::connect does.
 Device connect_device(const GlobalOptions& globals);
 
-// The full program's connector: Device::connect with adb's key locations; server: targets and
-// bare serials go through the server of -H/-P. Defined in connect_direct.cpp, which only the full
-// program links (it brings the whole connection runtime).
+// The full program's connector: through the daemon when daemon_serves() says so, else
+// Device::connect with adb's key locations (server: targets and bare serials through the server
+// of -H/-P). Defined in connect_direct.cpp, which only the full program links (it brings the
+// whole connection runtime).
+Device connect_from_full_program(const GlobalOptions& globals);
+
+// Device::connect on -s with the global flags: a connection of this process's own.
 Device connect_directly(const GlobalOptions& globals);
 
 // COMMAND… words joined by single spaces, as adb joins `adb shell` arguments.
@@ -39,6 +43,19 @@ std::string join_command(const std::vector<std::string>& words);
 
 // A deadline `seconds` from now; 0 or less means none (a CLI command runs until it ends).
 Deadline deadline_in_seconds(double seconds);
+
+// The -t/--timeout option of a command that reaches a device, read by deadline(): the deadline
+// `seconds` from now, or, without the option (0 or less), fallback: kDefaultDeadline (the command
+// timeout) or kNoDeadline (wait until the command ends, as adb shell does).
+struct TimeoutOption {
+  double seconds = 0;
+  Deadline fallback = kDefaultDeadline;
+  Deadline deadline() const { return seconds > 0 ? deadline_in_seconds(seconds) : fallback; }
+};
+// Registers timeout on cmd as names ("--timeout" alone where -t means something else); help: the
+// option's help when not the one its fallback implies.
+void add_timeout_option(CLI::App& cmd, TimeoutOption& timeout,
+                        const std::string& names = "-t,--timeout", std::string help = {});
 
 // Thrown by write_to when the reader of our output went away (EPIPE: `| head` has what it
 // wanted). main() ends quietly with status 0 then, as adb does; SIGPIPE is ignored for it.

@@ -1,10 +1,31 @@
-// The full program's way to a device: Device::connect, the whole connection runtime.
+// The full program's way to a device: through the daemon, or Device::connect (the whole
+// connection runtime) for what the daemon does not carry.
+#include <cstdlib>
+
 #include "cli/connect.hpp"
+#include "cli/daemon_connect.hpp"
 
 namespace adbwire::cli {
+namespace {
+
+std::string_view env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string_view() : std::string_view(value);
+}
+
+}  // namespace
 
 Device connect_directly(const GlobalOptions& globals) {
   return Device::connect(globals.serial, connect_options(globals));
+}
+
+Device connect_from_full_program(const GlobalOptions& globals) {
+  const std::string_view target = globals.serial.empty() ? env("ANDROID_SERIAL") : globals.serial;
+  if (daemon_serves(target, globals.no_daemon, !globals.record.empty(), env("ADBWIRE_NO_DAEMON"),
+                    env("ADBWIRE_NO_HOLDER"))) {
+    return connect_through_daemon(globals);
+  }
+  return connect_directly(globals);
 }
 
 }  // namespace adbwire::cli

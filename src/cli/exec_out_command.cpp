@@ -9,7 +9,7 @@ namespace adbwire::cli {
 namespace {
 
 struct ExecOutArgs {
-  double timeout = 0;
+  TimeoutOption timeout{.fallback = kNoDeadline};
 };
 
 }  // namespace
@@ -20,14 +20,14 @@ void add_exec_out_command(CLI::App& app, const GlobalOptions& globals, Run& run)
                                  "run COMMAND… with no PTY and copy its raw output to stdout "
                                  "(binary safe: exec-out screencap -p > screen.png)");
   cmd->prefix_command();
-  cmd->add_option("-t,--timeout", args->timeout, "give up after this many seconds (default: wait)");
+  add_timeout_option(*cmd, args->timeout);
   cmd->callback([cmd, args, &globals, &run] {
     const std::string command = join_command(cmd->remaining());
     run = [command, args, &globals] {
       if (command.empty())
         throw Error(errc::invalid_argument, "exec-out needs a command: adbwire exec-out COMMAND…");
       Device device = connect_device(globals);
-      device.exec(command, write_to(stdout), deadline_in_seconds(args->timeout));
+      device.exec(command, write_to(stdout), args->timeout.deadline());
       return 0;
     };
   });

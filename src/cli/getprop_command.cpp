@@ -12,7 +12,7 @@ namespace {
 
 struct GetpropArgs {
   std::string name;
-  double timeout = 0;
+  TimeoutOption timeout;
 };
 
 }  // namespace
@@ -21,13 +21,11 @@ void add_getprop_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
   auto args = std::make_shared<GetpropArgs>();
   auto* cmd = app.add_subcommand("getprop", "print one system property, or all as [key]: [value]");
   cmd->add_option("name", args->name, "the property (ro.build.version.sdk …); none: all");
-  cmd->add_option("-t,--timeout", args->timeout,
-                  "give up after this many seconds (default: the command timeout)");
+  add_timeout_option(*cmd, args->timeout);
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       Device device = connect_device(globals);
-      const Deadline deadline =
-          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline = args->timeout.deadline();
       if (!args->name.empty()) {
         print(getprop(device, args->name, deadline) + "\n");
         return 0;

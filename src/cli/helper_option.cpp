@@ -32,12 +32,15 @@ void check_helper(const GlobalOptions& globals) {
   }
   PageOptions options;
   options.helper = PageOptions::Helper::on;
-  std::error_code error;
-  Page page = Page::connect(globals.serial, options, connect_options(globals), error);
-  if (error) {
-    print(format("  cannot connect to %s: %s\n", globals.serial.c_str(), error.message().c_str()));
+  Page page(Device(nullptr, {}), options);
+  try {
+    page = Page(connect_device(globals), options);
+  } catch (const Error& e) {
+    print(
+        format("  cannot connect to %s: %s\n", globals.serial.c_str(), e.code().message().c_str()));
     return;
   }
+  std::error_code error;
   const auto started = std::chrono::steady_clock::now();
   page.snapshot(kDefaultDeadline, error);
   const auto first = std::chrono::steady_clock::now();

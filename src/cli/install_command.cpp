@@ -23,7 +23,7 @@ struct InstallArgs {
   bool test = false;
   bool streaming = false;
   bool no_streaming = false;
-  double timeout = 0;
+  TimeoutOption timeout;
 };
 
 }  // namespace
@@ -43,8 +43,9 @@ void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
                 "stream the APK into the package manager (needs `cmd`)");
   cmd->add_flag("--no-streaming", args->no_streaming,
                 "push to /data/local/tmp first, then pm install");
-  cmd->add_option("--timeout", args->timeout,
-                  "give up after this many seconds in all (default: only when the device stalls)");
+  add_timeout_option(*cmd, args->timeout, "--timeout",
+                     "give up after this many seconds in all (default: only when the device "
+                     "stalls)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       InstallOptions options;
@@ -67,8 +68,7 @@ void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         };
       }
       Device device = connect_device(globals);
-      const Deadline deadline =
-          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline = args->timeout.deadline();
       print(install(device, apks, options, on_progress, deadline));
       return 0;
     };

@@ -48,10 +48,10 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.web = !args->no_web;
       parse_ref_check(args->ref_check, options.ref_check);
       const std::string target =
-          open_session(name, args->target.empty() ? globals.serial : args->target,
-                       std::chrono::seconds(args->idle), options, connect_options(globals));
+          open_session(globals, name, args->target.empty() ? globals.serial : args->target,
+                       std::chrono::seconds(args->idle), options);
       return print("session " + (name.empty() ? std::string("default") : "'" + name + "'") +
-                   " open on " + target + " (" + session_socket_path(name).string() + ")\n")
+                   " open on " + target + " (" + session_socket_path(globals).string() + ")\n")
                  ? 0
                  : 1;
     };

@@ -8,8 +8,9 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <type_traits>
+#include <variant>
 
-#include "adbwire/output_limits.hpp"
 #include "cli/connect.hpp"
 #include "cli/terminal_text.hpp"
 
@@ -23,30 +24,24 @@ void keep_standard_descriptors() {
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& globals) {
-  app.add_option(
-      "-s", globals.serial,
-      "target: tcp:HOST[:PORT], usb:[SERIAL], server:[HOST:PORT/]SERIAL (default $ANDROID_SERIAL)");
-  app.add_option("-H", globals.host, "adb server host (like adb -H)");
-  app.add_option("-P", globals.port, "adb server port (like adb -P)");
-  app.add_option(
-      "--record", globals.record,
-      "record every byte of the connection (or, for vdevice, of every host connection) as pcapng");
-  app.add_option("--auth-timeout", globals.auth_timeout,
-                 "seconds a person has to accept this computer's key on the device (default 60)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--session", globals.session,
-                 "the session (adbwire open) that verbs such as tap and snapshot run in "
-                 "(default: the only one, or the unnamed one)");
-  app.add_option("--max-output", globals.max_output,
-                 "KIND=BYTES (K, M, G suffixes): how much of a device's output a command may "
-                 "hold, per kind: " +
-                     std::string(output_limit_names()) +
-                     " (defaults: 16M, 32M, 4M, 8M, 32M, 64M, 128M); repeat for several")
-      ->expected(1)
-      ->allow_extra_args(false);
-  app.add_flag(std::string(kNoHolderFlag), globals.no_holder,
-               "connect directly: no connection holder for one-shot shell/exec-out on tcp: "
-               "targets (also ADBWIRE_NO_HOLDER=1)");
+  for (const GlobalOption& global : kGlobalOptions) {
+    const std::string names(global.names);
+    const std::string help(global.help);
+    std::visit(
+        [&](auto member) {
+          auto& value = globals.*member;
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, bool>) {
+            app.add_flag(names, value, help);
+          } else if constexpr (std::is_same_v<Value, std::vector<std::string>>) {
+            app.add_option(names, value, help)->expected(1)->allow_extra_args(false);
+          } else {
+            CLI::Option* option = app.add_option(names, value, help);
+            if (global.non_negative) option->check(CLI::NonNegativeNumber);
+          }
+        },
+        global.member);
+  }
 }
 
 int parse_and_run(CLI::App& app, const Run& run, int argc, char** argv) {

@@ -16,7 +16,7 @@ struct PullArgs {
   std::vector<std::string> paths;  // REMOTE… LOCAL
   bool keep_attributes = false;
   bool quiet = false;
-  double timeout = 0;
+  TimeoutOption timeout;
   std::string compression = "any";  // -z
   bool no_compression = false;      // -Z
   SyncLimits limits;
@@ -50,9 +50,9 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                   "bytes a file may have beyond the size the device announced (a file growing "
                   "meanwhile); more fails the pull, so a compression bomb cannot fill the disk")
       ->capture_default_str();
-  cmd->add_option("-t,--timeout", args->timeout,
-                  "give up after this many seconds in all, checked while data flows (default: "
-                  "only when the device stalls)");
+  add_timeout_option(*cmd, args->timeout, "-t,--timeout",
+                     "give up after this many seconds in all, checked while data flows (default: "
+                     "only when the device stalls)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       std::vector<std::string> remotes = args->paths;
@@ -68,7 +68,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.keep_attributes = args->keep_attributes;
       options.limits = args->limits;
       options.progress = progress_bar(args->quiet);
-      if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);
+      options.deadline = args->timeout.deadline();
       SyncClient sync(device, options.deadline);
       const TransferStats stats = sync.pull(remotes, local, options);
       print_summary(remotes.size() == 1 ? remotes.front() : local, "pulled", stats, args->quiet);

@@ -15,7 +15,7 @@ namespace {
 struct PushArgs {
   std::vector<std::string> paths;  // LOCAL… REMOTE
   bool quiet = false;
-  double timeout = 0;
+  TimeoutOption timeout;
   std::string compression = "any";  // -z
   bool no_compression = false;      // -Z
 };
@@ -30,8 +30,9 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_option("paths", args->paths, "LOCAL… then REMOTE")->required()->expected(2, -1);
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
   add_compression_options(*cmd, args->compression, args->no_compression);
-  cmd->add_option("-t,--timeout", args->timeout,
-                  "give up after this many seconds in all (default: only when the device stalls)");
+  add_timeout_option(*cmd, args->timeout, "-t,--timeout",
+                     "give up after this many seconds in all (default: only when the device "
+                     "stalls)");
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const std::string remote = args->paths.back();
@@ -40,7 +41,7 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       PushOptions options;
       options.compression = compression_choice(args->compression, args->no_compression);
       options.progress = progress_bar(args->quiet);
-      if (args->timeout > 0) options.deadline = deadline_in_seconds(args->timeout);
+      options.deadline = args->timeout.deadline();
       SyncClient sync(device, options.deadline);
       const TransferStats stats = sync.push(locals, remote, options);
       print_summary(locals.size() == 1 ? locals.front().string() : remote, "pushed", stats,

@@ -14,7 +14,7 @@ namespace {
 
 struct RebootArgs {
   std::string target;
-  double timeout = 0;
+  TimeoutOption timeout;
 };
 
 const std::map<std::string, RebootTarget> kTargets = {
@@ -34,8 +34,7 @@ void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                                  "reboot the device, or into bootloader, recovery, sideload, "
                                  "sideload-auto-reboot or fastboot");
   cmd->add_option("target", args->target, "where to reboot into (default: the system)");
-  cmd->add_option("-t,--timeout", args->timeout,
-                  "give up after this many seconds (default: the command timeout)");
+  add_timeout_option(*cmd, args->timeout);
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const auto target = kTargets.find(args->target);
@@ -45,8 +44,7 @@ void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                         "': use bootloader, recovery, sideload, sideload-auto-reboot or fastboot");
       }
       Device device = connect_device(globals);
-      const Deadline deadline =
-          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline = args->timeout.deadline();
       print(reboot(device, target->second, deadline));
       return 0;
     };

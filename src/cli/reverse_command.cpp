@@ -39,7 +39,9 @@ void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       block_stop_signals();
-      Device device = connect_device(globals);
+      // Device-initiated streams come back over the connection that asked for them: a reverse
+      // rule needs a connection of this process's own, not the daemon's.
+      Device device = connect_directly(globals);
       Forwarder forwarder(device);
       if (args->list) {
         for (const ForwardRule& rule : forwarder.reverse_list()) {

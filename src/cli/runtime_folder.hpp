@@ -1,4 +1,4 @@
-// The per-user folder where the CLI keeps what outlives one command (the session socket,
+// The per-user folder where the CLI keeps what outlives one command (the daemon's socket,
 // the forward rules of running `adbwire forward` processes).
 #pragma once
 

@@ -43,7 +43,7 @@ void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& ru
     if (flags->max_side != 0) args["max_side"] = flags->max_side;
     if (flags->device_png) args["device_png"] = true;
     if (display->count() > 0) args["display"] = flags->display;
-    run = [args, &globals] { return run_verb(globals.session, "screenshot", args); };
+    run = [args, &globals] { return run_verb(globals, "screenshot", args); };
   });
 }
 

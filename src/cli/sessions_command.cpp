@@ -6,11 +6,11 @@
 
 namespace adbwire::cli {
 
-void add_sessions_command(CLI::App& app, const GlobalOptions&, Run& run) {
+void add_sessions_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   app.add_subcommand("sessions", "list the open sessions: NAME TARGET PID SOCKET")
-      ->callback([&run] {
-        run = [] {
-          const std::vector<SessionInfo> sessions = list_sessions();
+      ->callback([&globals, &run] {
+        run = [&globals] {
+          const std::vector<SessionInfo> sessions = list_sessions(globals);
           std::string text;
           if (sessions.empty()) text = "no session is open (start one with `adbwire open`)\n";
           for (const SessionInfo& s : sessions) {

@@ -21,7 +21,7 @@ namespace adbwire::cli {
 namespace {
 
 struct ShellArgs {
-  double timeout = 0;
+  TimeoutOption timeout{.fallback = kNoDeadline};
   bool no_stdin = false;
   int force_pty = 0;  // how many -t
   bool no_pty = false;
@@ -78,7 +78,7 @@ int run_shell(const ShellArgs& args, const std::string& command, const GlobalOpt
   // Without the shell protocol the device decides; it gives an interactive shell a PTY.
   const bool remote_pty = v2 ? use_pty : interactive;
 
-  const Deadline deadline = deadline_in_seconds(args.timeout);
+  const Deadline deadline = args.timeout.deadline();
   ShellStream shell = ShellStream::open(device, options, deadline);
   RawTerminal raw(remote_pty && stdin_tty ? STDIN_FILENO : -1);
   ShellInputOptions input;
@@ -119,7 +119,7 @@ void add_shell_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_option("-e", args->escape,
                   "escape character for an interactive shell, or 'none' (default '~': ~. at the "
                   "start of a line disconnects)");
-  cmd->add_option("--timeout", args->timeout, "give up after this many seconds (default: wait)");
+  add_timeout_option(*cmd, args->timeout, "--timeout");
   cmd->callback([cmd, args, &globals, &run] {
     const std::string command = join_command(cmd->remaining());
     run = [command, args, &globals] { return run_shell(*args, command, globals); };

@@ -58,7 +58,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
                                 {"max_depth", args.options.max_depth},
                                 {"ids", args.options.show_ids},
                                 {"activity", args.activity}};
-    return run_verb(globals.session, "snapshot", std::move(arguments), args.print);
+    return run_verb(globals, "snapshot", std::move(arguments), args.print);
   }
   std::string xml;
   if (args.xml.empty()) {
@@ -68,7 +68,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
     options.on_warning = [](std::string_view message) {
       print_error("adbwire: " + std::string(message));
     };
-    Page page = Page::connect(globals.serial, options, connect_options(globals));
+    Page page(connect_device(globals), options);
     page.snapshot();
     xml = page.last_dump();
   } else {

@@ -12,7 +12,7 @@ namespace {
 
 struct TcpipArgs {
   int port = 0;
-  double timeout = 0;
+  TimeoutOption timeout;
 };
 
 }  // namespace
@@ -22,13 +22,11 @@ void add_tcpip_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto* cmd = app.add_subcommand(
       "tcpip", "restart adbd listening on TCP PORT (adb tcpip 5555); prints the answer");
   cmd->add_option("port", args->port, "the TCP port")->required()->check(CLI::Range(1, 65535));
-  cmd->add_option("-t,--timeout", args->timeout,
-                  "give up after this many seconds (default: the command timeout)");
+  add_timeout_option(*cmd, args->timeout);
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       Device device = connect_device(globals);
-      const Deadline deadline =
-          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline = args->timeout.deadline();
       print(tcpip(device, static_cast<std::uint16_t>(args->port), deadline));
       return 0;
     };

@@ -13,7 +13,7 @@ namespace {
 struct UninstallArgs {
   std::string package;
   bool keep_data = false;
-  double timeout = 0;
+  TimeoutOption timeout;
 };
 
 }  // namespace
@@ -23,13 +23,11 @@ void add_uninstall_command(CLI::App& app, const GlobalOptions& globals, Run& run
   auto* cmd = app.add_subcommand("uninstall", "remove an app: uninstall [-k] PACKAGE");
   cmd->add_option("package", args->package, "the package name")->required();
   cmd->add_flag("-k", args->keep_data, "keep the app's data and cache folders");
-  cmd->add_option("-t,--timeout", args->timeout,
-                  "give up after this many seconds (default: the command timeout)");
+  add_timeout_option(*cmd, args->timeout);
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       Device device = connect_device(globals);
-      const Deadline deadline =
-          args->timeout > 0 ? deadline_in_seconds(args->timeout) : kDefaultDeadline;
+      const Deadline deadline = args->timeout.deadline();
       print(uninstall(device, args->package, args->keep_data, deadline));
       return 0;
     };

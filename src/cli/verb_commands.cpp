@@ -1,8 +1,11 @@
-// The agent verbs as CLI subcommands, registered from the verb table (through the generated
-// catalog, verb_catalog.hpp, so the lean front registers them too): each parameter becomes
-// --name (booleans are flags), the verb's positional ones also plain arguments, and the call
-// goes to the session (`adbwire open`, --session NAME).
+// The agent verbs as CLI subcommands, registered from the verb table's data (verbs/verb.hpp; the
+// lean front links it alone, adbwire_verb_table): each parameter becomes --name (booleans are
+// flags), the verb's positional ones also plain arguments, with the table's constraints (required,
+// integer ranges, string choices) checked by the parser as the session would check them, and the
+// call goes to the session (`adbwire open`, --session NAME).
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,7 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/session/session.hpp"
-#include "cli/verb_catalog.hpp"
+#include "verbs/verb.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -38,32 +41,46 @@ struct VerbArgs {
   std::map<std::string, std::int64_t> integers;
   std::map<std::string, bool> flags;
   std::vector<CLI::Option*> options;       // as order
-  std::vector<const CatalogParam*> order;  // the parameters, positional ones first
+  std::vector<const verbs::Param*> order;  // the parameters, positional ones first
   bool print = false;
 };
 
-void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const CatalogVerb& verb) {
+// The table's constraints on option, as CLI11 checks.
+void constrain(CLI::Option& option, const verbs::Param& param) {
+  if (param.required) option.required();
+  if (param.type == verbs::ParamType::integer &&
+      (param.minimum != std::numeric_limits<std::int64_t>::min() ||
+       param.maximum != std::numeric_limits<std::int64_t>::max())) {
+    option.check(CLI::Range(param.minimum, param.maximum));
+  }
+  if (!param.choices.empty()) {
+    std::vector<std::string> choices(param.choices.begin(), param.choices.end());
+    option.check(CLI::IsMember(std::move(choices)));
+  }
+}
+
+void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const verbs::Verb& verb) {
   auto args = std::make_shared<VerbArgs>();
   auto* cmd = app.add_subcommand(std::string(verb.name),
                                  std::string(verb.title) + " (in the session; see --help)");
   cmd->footer(std::string(verb.description));
   // Positional arguments are taken in the order they are added: the verb's positional ones
   // first, in its order, then the rest (options only).
-  std::vector<const CatalogParam*> order;
+  std::vector<const verbs::Param*> order;
   for (const std::string_view name : verb.positional) {
-    for (const CatalogParam& param : verb.params) {
+    for (const verbs::Param& param : verb.params) {
       if (param.name == name) order.push_back(&param);
     }
   }
-  for (const CatalogParam& param : verb.params) {
+  for (const verbs::Param& param : verb.params) {
     if (std::find(order.begin(), order.end(), &param) == order.end()) order.push_back(&param);
   }
   args->order = order;
   // A verb whose reply is saved as a file prints its path; --print prints its text too.
   if (!verb.cli_file.empty())
     cmd->add_flag("-p,--print", args->print, "print the text after the path of its file");
-  for (const CatalogParam* p : order) {
-    const CatalogParam& param = *p;
+  for (const verbs::Param* p : order) {
+    const verbs::Param& param = *p;
     const std::string name(param.name);
     const bool positional = std::find(verb.positional.begin(), verb.positional.end(), param.name) !=
                             verb.positional.end();
@@ -85,6 +102,7 @@ void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const Catal
             cmd->add_flag(flag_name(param.name), args->flags[name], std::string(param.description));
         break;
     }
+    constrain(*option, param);
     args->options.push_back(option);
   }
   cmd->callback([args, &verb, &globals, &run] {
@@ -108,7 +126,7 @@ void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const Catal
       }
     }
     run = [arguments, &verb, &globals, print = args->print] {
-      return run_verb(globals.session, verb.name, arguments, print);
+      return run_verb(globals, verb.name, arguments, print);
     };
   });
 }
@@ -116,29 +134,24 @@ void add_verb(CLI::App& app, const GlobalOptions& globals, Run& run, const Catal
 }  // namespace
 
 void add_verb_commands(CLI::App& app, const GlobalOptions& globals, Run& run) {
-  for (const CatalogVerb& verb : verb_catalog()) {
+  for (const verbs::Verb& verb : verbs::all()) {
     if (!registered_elsewhere(verb.name)) add_verb(app, globals, run, verb);
   }
 }
 
 void add_verb_command(CLI::App& app, const GlobalOptions& globals, Run& run,
                       std::string_view name) {
-  for (const CatalogVerb& verb : verb_catalog()) {
-    if (verb.name == name) add_verb(app, globals, run, verb);
-  }
+  if (const verbs::Verb* verb = verbs::find(name)) add_verb(app, globals, run, *verb);
 }
 
 bool takes_only_verb_options(std::string_view name, std::span<const char* const> words) {
-  const CatalogVerb* verb = nullptr;
-  for (const CatalogVerb& candidate : verb_catalog()) {
-    if (candidate.name == name) verb = &candidate;
-  }
+  const verbs::Verb* verb = verbs::find(name);
   if (verb == nullptr) return false;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string_view word = words[i];
     if (!verb->cli_file.empty() && (word == "-p" || word == "--print")) continue;
     const auto param =
-        std::find_if(verb->params.begin(), verb->params.end(), [&](const CatalogParam& p) {
+        std::find_if(verb->params.begin(), verb->params.end(), [&](const verbs::Param& p) {
           const std::string flag = flag_name(p.name);
           return word == flag ||
                  (word.starts_with(flag + "=") && p.type != verbs::ParamType::boolean);
@@ -152,10 +165,7 @@ bool takes_only_verb_options(std::string_view name, std::span<const char* const>
 }
 
 bool is_session_verb(std::string_view name) {
-  for (const CatalogVerb& verb : verb_catalog()) {
-    if (verb.name == name) return !registered_elsewhere(name);
-  }
-  return false;
+  return verbs::find(name) != nullptr && !registered_elsewhere(name);
 }
 
 }  // namespace adbwire::cli

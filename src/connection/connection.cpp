@@ -80,7 +80,7 @@ struct Connection::StreamState {
   std::uint64_t write_waiting = 0;  // ticket to complete on stream_writable
 };
 
-class Connection::SessionStream final : public detail::StreamBackend {
+class Connection::SessionStream final : public StreamBackend {
  public:
   SessionStream(std::shared_ptr<Connection> connection, std::shared_ptr<StreamState> state)
       : connection_(std::move(connection)), state_(std::move(state)) {}
@@ -272,8 +272,8 @@ ConnectionInfo Connection::info() const {
   return info_;
 }
 
-std::unique_ptr<detail::StreamBackend> Connection::open(std::string_view service, Deadline deadline,
-                                                        detail::Failure& failure) {
+std::unique_ptr<StreamBackend> Connection::open(std::string_view service, Deadline deadline,
+                                                detail::Failure& failure) {
   auto state = std::make_shared<StreamState>(std::string(service), StreamState::Phase::opening);
   {
     detail::MutexLock lock(mutex_);

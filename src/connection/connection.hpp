@@ -33,8 +33,7 @@ namespace adbwire::connection {
 using TransportFactory = std::function<std::unique_ptr<transport::Transport>(
     asio::io_context& io, Deadline deadline, detail::Failure& failure)>;
 
-class Connection final : public detail::StreamOpener,
-                         public std::enable_shared_from_this<Connection> {
+class Connection final : public StreamOpener, public std::enable_shared_from_this<Connection> {
  public:
   // Builds the transport, starts the I/O thread and runs the handshake (CNXN, AUTH with
   // each host key, then the public key). Returns nullptr with failure set on error; the
@@ -48,8 +47,8 @@ class Connection final : public detail::StreamOpener,
   // Closes; must not run on the I/O thread (handlers never own the Connection).
   ~Connection() override;
 
-  std::unique_ptr<detail::StreamBackend> open(std::string_view service, Deadline deadline,
-                                              detail::Failure& failure) override;
+  std::unique_ptr<StreamBackend> open(std::string_view service, Deadline deadline,
+                                      detail::Failure& failure) override;
   const protocol::Banner& banner() const noexcept override { return peer_banner_; }
   bool can_use_feature(std::string_view feature) const noexcept override;
   std::string serial() const override { return serial_; }

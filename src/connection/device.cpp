@@ -6,8 +6,8 @@
 #include "connection/stream_opener.hpp"
 
 namespace adbwire {
-Device::Device(std::shared_ptr<detail::StreamOpener> opener,
-               std::chrono::milliseconds command_timeout, const OutputLimits& limits) noexcept
+Device::Device(std::shared_ptr<StreamOpener> opener, std::chrono::milliseconds command_timeout,
+               const OutputLimits& limits) noexcept
     : opener_(std::move(opener)), command_timeout_(command_timeout), limits_(limits) {}
 
 Device::Device(Device&&) noexcept = default;

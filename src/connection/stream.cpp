@@ -9,8 +9,8 @@ namespace adbwire {
 
 Stream::Stream() noexcept = default;
 
-Stream::Stream(std::unique_ptr<detail::StreamBackend> backend,
-               std::chrono::milliseconds default_timeout, std::size_t read_all_limit) noexcept
+Stream::Stream(std::unique_ptr<StreamBackend> backend, std::chrono::milliseconds default_timeout,
+               std::size_t read_all_limit) noexcept
     : backend_(std::move(backend)),
       default_timeout_(default_timeout),
       read_all_limit_(read_all_limit) {}
@@ -41,7 +41,7 @@ detail::Failure closed_stream() {
   return failure;
 }
 
-std::string read_to_end(detail::StreamBackend* backend, std::size_t limit, Deadline deadline,
+std::string read_to_end(StreamBackend* backend, std::size_t limit, Deadline deadline,
                         detail::Failure& failure) {
   std::string out;
   if (!backend) {

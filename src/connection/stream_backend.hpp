@@ -1,5 +1,5 @@
-// What a Stream talks to: one ADB stream of some backend (a multiplexed session stream
-// today; one adb-server socket per stream later). Internal.
+// What a Stream talks to: one ADB stream of some backend (a stream of the multiplexed session,
+// an adb server's socket, the CLI daemon's). Internal.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include "adbwire/deadline.hpp"
 #include "base/failure.hpp"
 
-namespace adbwire::detail {
+namespace adbwire {
 
 // Deadlines arrive resolved (never kDefaultDeadline). Thread safety as for Stream: one
 // reader and one writer at a time, close() from anywhere.
@@ -19,11 +19,12 @@ class StreamBackend {
 
   // Bytes copied (> 0), or 0 at end of stream, or 0 with failure set.
   virtual std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline,
-                                Failure& failure) = 0;
+                                detail::Failure& failure) = 0;
   // Returns once all of data is queued for sending, or with failure set.
-  virtual void write(std::span<const std::uint8_t> data, Deadline deadline, Failure& failure) = 0;
+  virtual void write(std::span<const std::uint8_t> data, Deadline deadline,
+                     detail::Failure& failure) = 0;
   virtual void close() noexcept = 0;
   virtual bool is_open() const noexcept = 0;
 };
 
-}  // namespace adbwire::detail
+}  // namespace adbwire

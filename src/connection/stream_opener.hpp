@@ -27,6 +27,10 @@ class IncomingStreams {
   virtual void adopt(std::string service, std::unique_ptr<StreamBackend> stream) = 0;
 };
 
+}  // namespace adbwire::detail
+
+namespace adbwire {
+
 // Thread safe: every member may be called from any thread at once.
 class StreamOpener {
  public:
@@ -35,7 +39,7 @@ class StreamOpener {
   // Opens `service`; nullptr with failure set: not_supported (refused by the device),
   // timeout, device_offline, closed. deadline is resolved (never kDefaultDeadline).
   virtual std::unique_ptr<StreamBackend> open(std::string_view service, Deadline deadline,
-                                              Failure& failure) = 0;
+                                              detail::Failure& failure) = 0;
 
   // Fixed once connected; the reference lives as long as the opener.
   virtual const protocol::Banner& banner() const noexcept = 0;
@@ -47,18 +51,22 @@ class StreamOpener {
   // Fails waiting and later calls with errc::closed. Idempotent.
   virtual void close() noexcept = 0;
 
-  // False once the connection has failed or was closed, so every later open fails (the CLI's
-  // connection holder watches this to let go of a device that went away). A backend without a
-  // connection of its own (one adb-server socket per stream) is always true.
+  // False once the connection has failed or was closed, so every later open fails (the CLI
+  // daemon watches this to connect again, and to let go of a device that went away). A backend
+  // without a connection of its own (one adb-server socket per stream) is always true.
   virtual bool connected() const noexcept { return true; }
 
   // Routes device-initiated OPENs to handler (nullptr: refuse them all, the default).
   // False when this backend cannot receive them (an adb server carries reverse itself).
-  virtual bool set_incoming(std::shared_ptr<IncomingStreams> handler) {
+  virtual bool set_incoming(std::shared_ptr<detail::IncomingStreams> handler) {
     (void)handler;
     return false;
   }
 };
+
+}  // namespace adbwire
+
+namespace adbwire::detail {
 
 // What calls on a moved-from Device report.
 inline Failure moved_from_device() {

@@ -110,15 +110,25 @@ Page& DeviceTools::page(const std::string& device) {
     page_options.on_warning = [this](std::string_view message) { notes_.emplace_back(message); };
   }
   std::error_code error;
-  Page connected = Page::connect(target, page_options, options_.connect, error);
+  Device connected =
+      options_.device_source
+          ? options_.device_source(
+                target, [this](std::string_view note) { notes_.emplace_back(note); }, error)
+          : Device::connect(target, options_.connect, error);
   if (error) throw Error(error, "cannot connect to " + name + ": " + last_error_detail());
   log("connected to " + name);
   if (const auto it = std::find(lost_.begin(), lost_.end(), target); it != lost_.end()) {
     lost_.erase(it);
-    notes_.push_back("the connection to " + name +
-                     " had dropped; it was connected again for this call.");
+    // A device source says itself when it connected again.
+    if (!options_.device_source) {
+      notes_.push_back("the connection to " + name +
+                       " had dropped; it was connected again for this call.");
+    }
   }
-  return *pages_.emplace(target, std::make_unique<Page>(std::move(connected))).first->second;
+  return *pages_
+              .emplace(target,
+                       std::make_unique<Page>(std::move(connected), std::move(page_options)))
+              .first->second;
 }
 
 void DeviceTools::forget(const std::string& device) {

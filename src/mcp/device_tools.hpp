@@ -35,6 +35,12 @@ struct DeviceToolsOptions {
   std::filesystem::path snapshot_dir;
   // Where progress notes go (connections made and lost); empty: nowhere.
   std::function<void(std::string_view)> log;
+  // How a Page's Device is reached: empty, Device::connect(target, connect); the CLI daemon hands
+  // out the devices it holds. on_note takes what the source has to say with the next reply (it
+  // reconnected); a failure sets error, its sentence in last_error_detail().
+  std::function<Device(const std::string& target, std::function<void(std::string_view)> on_note,
+                       std::error_code& error)>
+      device_source;
 };
 
 // An MCP CallToolResult from a verb's reply: text as text, images as base64 image content.

@@ -8,7 +8,6 @@
 
 #include "adbwire/error.hpp"
 #include "base/port.hpp"
-#include "server/server_detail.hpp"
 #include "server/server_socket.hpp"
 
 namespace adbwire {

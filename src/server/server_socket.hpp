@@ -1,5 +1,5 @@
 // One TCP connection to an adb server, driven by the calling thread: connect, smart-socket
-// requests and replies, then raw bytes. Internal to src/server/.
+// requests and replies, then raw bytes. Internal to the connection and server layers.
 #pragma once
 
 #include <array>

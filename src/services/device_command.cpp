@@ -1,7 +1,7 @@
 #include "services/device_command.hpp"
 
 #include "adbwire/protocol/printable.hpp"
-#include "services/collected_output.hpp"
+#include "connection/collected_output.hpp"
 
 namespace adbwire::detail {
 

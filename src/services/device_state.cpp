@@ -4,8 +4,7 @@
 
 #include "adbwire/error.hpp"
 #include "base/failure.hpp"
-#include "connection/device_access.hpp"
-#include "services/collected_output.hpp"
+#include "connection/collected_output.hpp"
 #include "services/device_command.hpp"
 #include "services/device_values.hpp"
 #include "services/property_list.hpp"
@@ -29,7 +28,7 @@ std::string shell_out(Device& device, const std::string& command, detail::Output
 // answer: adbd restarts (or the device reboots) right after answering.
 std::string ask(Device& device, const std::string& service, Deadline deadline,
                 detail::Failure& failure) {
-  deadline = detail::DeviceAccess::resolve(device, deadline);
+  deadline = device.resolve(deadline);
   std::error_code error;
   Stream stream = device.open(service, deadline, error);
   if (error) {

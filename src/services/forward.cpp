@@ -23,7 +23,7 @@
 #include "base/failure.hpp"
 #include "base/mutex.hpp"
 #include "base/port.hpp"
-#include "connection/device_access.hpp"
+#include "connection/stream_opener.hpp"
 #include "transport/close_on_exec.hpp"
 
 namespace adbwire {
@@ -74,7 +74,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
     std::shared_ptr<asio::ip::tcp::acceptor> acceptor;  // touched on the io thread only
   };
 
-  std::shared_ptr<detail::StreamOpener> opener;
+  std::shared_ptr<StreamOpener> opener;
   std::chrono::milliseconds timeout{0};
   std::string serial;
   asio::io_context io;
@@ -306,7 +306,7 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
       return known;
     }
 
-    void adopt(std::string service, std::unique_ptr<detail::StreamBackend> backend) override {
+    void adopt(std::string service, std::unique_ptr<StreamBackend> backend) override {
       auto impl = impl_.lock();
       Stream stream(std::move(backend), impl ? impl->timeout : std::chrono::milliseconds(0));
       if (!impl) return;
@@ -340,8 +340,8 @@ struct Forwarder::Impl : std::enable_shared_from_this<Impl> {
 
 Forwarder::Forwarder(Device& device) : impl_(std::make_shared<Impl>()) {
   Impl& d = *impl_;
-  d.opener = detail::DeviceAccess::opener(device);
-  d.timeout = detail::DeviceAccess::command_timeout(device);
+  d.opener = device.opener();
+  d.timeout = device.command_timeout();
   d.serial = d.opener ? d.opener->serial() : std::string("a moved-from Device");
   d.incoming_supported =
       d.opener && d.opener->set_incoming(std::make_shared<Impl::Incoming>(impl_));

@@ -9,7 +9,6 @@
 #include "adbwire/sync.hpp"
 #include "base/failure.hpp"
 #include "base/shell_quote.hpp"
-#include "connection/device_access.hpp"
 
 namespace adbwire {
 namespace {
@@ -24,7 +23,7 @@ constexpr std::string_view kTempFolder = "/data/local/tmp/";
 class Waits {
  public:
   Waits(const Device& device, Deadline deadline)
-      : fixed_(deadline), step_(detail::DeviceAccess::command_timeout(device)) {}
+      : fixed_(deadline), step_(device.command_timeout()) {}
   Deadline next() const { return fixed_ == kDefaultDeadline ? deadline_after(step_) : fixed_; }
   // What the caller passed, for calls (sync push) that apply the same rule themselves.
   Deadline as_given() const { return fixed_; }

@@ -12,7 +12,6 @@
 #include "base/mutex.hpp"
 #include "base/shell_quote.hpp"
 #include "connection/bounded_output.hpp"
-#include "connection/device_access.hpp"
 
 namespace adbwire {
 namespace {
@@ -278,7 +277,7 @@ Logcat::~Logcat() { stop(); }
 std::shared_ptr<Logcat::State> Logcat::start_state(Device& device, const LogcatOptions& options,
                                                    LogRecordHandler on_record, Deadline deadline,
                                                    detail::Failure& failure) {
-  deadline = detail::DeviceAccess::resolve(device, deadline);
+  deadline = device.resolve(deadline);
   std::string command = "logcat -B";
   if (options.dump) command += " -d";
   if (options.tail) command += " -T " + std::to_string(*options.tail);

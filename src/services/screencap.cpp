@@ -16,7 +16,7 @@
 #include "adbwire/protocol/bytes.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "base/failure.hpp"
-#include "services/collected_output.hpp"
+#include "connection/collected_output.hpp"
 
 namespace adbwire {
 namespace {

@@ -10,7 +10,6 @@
 #include "adbwire/stream.hpp"
 #include "base/failure.hpp"
 #include "connection/bounded_output.hpp"
-#include "connection/device_access.hpp"
 
 namespace adbwire {
 namespace {
@@ -53,7 +52,7 @@ bool format_of(const FramebufferHeader& h, PixelFormat& format, detail::Failure&
 }
 
 RawImage framebuffer_into(Device& device, Deadline deadline, detail::Failure& failure) {
-  deadline = detail::DeviceAccess::resolve(device, deadline);
+  deadline = device.resolve(deadline);
   std::error_code error;
   Stream stream = device.open("framebuffer:", deadline, error);
   if (error) {

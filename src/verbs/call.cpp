@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "adbwire/error.hpp"
+#include "verbs/handlers.hpp"
 #include "verbs/reply_text.hpp"
 
 namespace adbwire::verbs {
@@ -193,7 +194,7 @@ Reply run(Host& host, std::string_view name, const Json& arguments,
     Call call(*verb, host, arguments, cancel);
     device = call.device();
     cancel.check();
-    Reply reply = verb->run(call);
+    Reply reply = handler_of(verb->name)(call);
     device = call.device();
     return reply;
   } catch (const Error& e) {

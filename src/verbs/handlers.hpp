@@ -3,7 +3,21 @@
 // and the device (verbs_device.cpp). Internal.
 #pragma once
 
+#include <span>
+#include <string_view>
+
 #include "verbs/call.hpp"
+
+namespace adbwire::verbs {
+
+// What runs a verb of the table (verb.hpp) on a Call.
+using Handler = Reply (*)(Call& call);
+// The handler of the verb named name; nullptr when the table has no such verb.
+Handler handler_of(std::string_view name) noexcept;
+// Every handler's verb name, in the table's order (a test checks the two lists are one).
+std::span<const std::string_view> handled_verbs() noexcept;
+
+}  // namespace adbwire::verbs
 
 namespace adbwire::verbs::handlers {
 

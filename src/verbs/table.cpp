@@ -1,7 +1,6 @@
-// The verb table: every agent verb once, with its parameters and handler (verbs/verb.hpp).
-#include <algorithm>
-
-#include "verbs/handlers.hpp"
+// The verb table: every agent verb once, its names, descriptions, parameters and their
+// constraints (verbs/verb.hpp). Data only: the lean CLI front links it (adbwire_verb_table) to
+// parse verb command lines without the handlers (handlers.cpp) and the library behind them.
 #include "verbs/verb.hpp"
 
 namespace adbwire::verbs {
@@ -59,7 +58,6 @@ const Param kNamespace = choice_param("namespace", "The settings namespace (defa
                                       {"system", "secure", "global"});
 
 std::vector<Verb> make_table() {
-  using namespace handlers;
   std::vector<Verb> v;
   v.push_back(
       {"snapshot",
@@ -81,8 +79,7 @@ std::vector<Verb> make_table() {
        {},
        true,
        false,
-       "yml",
-       snapshot});
+       "yml"});
   v.push_back({"tap",
                "Tap",
                "Tap an element by ref, by selector (one call instead of find then tap), or a "
@@ -94,8 +91,7 @@ std::vector<Verb> make_table() {
                {"ref"},
                true,
                false,
-               "",
-               tap});
+               ""});
   v.push_back({"long_press",
                "Long-press",
                "Press and hold (1 s) an element by ref or selector, or a point: opens context "
@@ -105,8 +101,7 @@ std::vector<Verb> make_table() {
                {"ref"},
                true,
                false,
-               "",
-               long_press});
+               ""});
   v.push_back(
       {"type",
        "Type text",
@@ -126,8 +121,7 @@ std::vector<Verb> make_table() {
        {"ref", "text"},
        true,
        false,
-       "",
-       type});
+       ""});
   v.push_back({"scroll",
                "Scroll",
                "Scroll a scrollable element (ref or selector) or, without one, the screen, so "
@@ -138,8 +132,7 @@ std::vector<Verb> make_table() {
                {"ref", "direction"},
                true,
                false,
-               "",
-               scroll});
+               ""});
   v.push_back(
       {"swipe",
        "Swipe",
@@ -152,8 +145,7 @@ std::vector<Verb> make_table() {
        {"from_x", "from_y", "to_x", "to_y"},
        true,
        false,
-       "",
-       swipe});
+       ""});
   v.push_back({"drag",
                "Drag",
                "Long-press an element (from_ref) or point (from_x, from_y), move it to another "
@@ -166,8 +158,7 @@ std::vector<Verb> make_table() {
                {"from_ref", "to_ref"},
                true,
                false,
-               "",
-               drag});
+               ""});
   v.push_back(
       {"pinch",
        "Pinch",
@@ -181,8 +172,7 @@ std::vector<Verb> make_table() {
        {"scale"},
        true,
        false,
-       "",
-       pinch});
+       ""});
   v.back().needs = Capability::multi_touch;
   v.push_back(
       {"gesture",
@@ -200,8 +190,7 @@ std::vector<Verb> make_table() {
        {"fingers"},
        true,
        false,
-       "",
-       gesture});
+       ""});
   v.push_back({"press",
                "Press a key",
                "Press a key: back, home, enter, delete, tab, escape, up, down, left, right, "
@@ -211,8 +200,7 @@ std::vector<Verb> make_table() {
                {"key"},
                true,
                false,
-               "",
-               press});
+               ""});
   v.push_back({"back",
                "Go back",
                "Press Back: leaves the current screen or closes a dialog or the keyboard.",
@@ -221,18 +209,9 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               back});
-  v.push_back({"home",
-               "Go home",
-               "Press Home: shows the launcher.",
-               {},
-               kNavigation,
-               {},
-               true,
-               false,
-               "",
-               home});
+               ""});
+  v.push_back(
+      {"home", "Go home", "Press Home: shows the launcher.", {}, kNavigation, {}, true, false, ""});
   v.push_back({"recent",
                "Recent apps",
                "Open the recent apps (overview) screen.",
@@ -241,8 +220,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               recent});
+               ""});
   v.push_back(
       {"find",
        "Find elements",
@@ -260,8 +238,7 @@ std::vector<Verb> make_table() {
        {"text"},
        true,
        false,
-       "",
-       find});
+       ""});
   v.push_back(
       {"wait",
        "Wait for an element",
@@ -274,8 +251,7 @@ std::vector<Verb> make_table() {
        {"selector"},
        true,
        false,
-       "",
-       wait});
+       ""});
   v.push_back({"screenshot",
                "Take a screenshot",
                "Capture the screen as an image, scaled to at most 2000 px a side and under 1 MB. "
@@ -294,8 +270,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               screenshot});
+               ""});
   v.push_back({"page_source",
                "Save the raw screen XML",
                "Save the screen's raw uiautomator XML (every attribute of every node) to a file "
@@ -305,8 +280,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               page_source});
+               ""});
   v.push_back({"record_start",
                "Start recording the screen",
                "Start recording the screen to an MP4 (Android's screenrecord, in the background "
@@ -321,8 +295,7 @@ std::vector<Verb> make_table() {
                {"time_limit_s"},
                true,
                false,
-               "",
-               record_start});
+               ""});
   v.push_back({"record_stop",
                "Stop recording and save the video",
                "Stop the screen recording record_start began (or take it if it already reached "
@@ -332,8 +305,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               record_stop});
+               ""});
   v.push_back({"webviews",
                "List web pages",
                "List the debuggable WebViews and browser tabs (debug builds, apps that enable "
@@ -344,8 +316,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               webviews});
+               ""});
   v.push_back({"launch",
                "Launch an app",
                "Start an app by package name through its launcher entry, or a given activity. "
@@ -357,8 +328,7 @@ std::vector<Verb> make_table() {
                {"package", "activity"},
                true,
                false,
-               "",
-               launch});
+               ""});
   v.push_back({"stop",
                "Stop an app",
                "Force-stop an app (its activities and services end).",
@@ -367,8 +337,7 @@ std::vector<Verb> make_table() {
                {"package"},
                true,
                false,
-               "",
-               stop});
+               ""});
   v.push_back({"open_url",
                "Open a URL or intent",
                "Open a URL as tapping a link does (https:, geo:, tel:, market:, an app's deep "
@@ -385,8 +354,7 @@ std::vector<Verb> make_table() {
                {"url"},
                true,
                false,
-               "",
-               open_url});
+               ""});
   v.push_back({"foreground",
                "Foreground app",
                "Which app and activity are in the foreground now.",
@@ -395,8 +363,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               foreground});
+               ""});
   v.push_back({"apps",
                "List apps",
                "List the installed packages with their labels (labels need the on-device "
@@ -406,8 +373,7 @@ std::vector<Verb> make_table() {
                {"filter"},
                true,
                false,
-               "",
-               apps});
+               ""});
   v.push_back({"install",
                "Install an app",
                "Install an APK file from this computer (streamed to the device). Only an APK "
@@ -417,8 +383,7 @@ std::vector<Verb> make_table() {
                {"path"},
                true,
                false,
-               "",
-               install});
+               ""});
   v.push_back({"uninstall",
                "Uninstall an app",
                "Remove an app and its data.",
@@ -427,8 +392,7 @@ std::vector<Verb> make_table() {
                {"package"},
                true,
                false,
-               "",
-               uninstall});
+               ""});
   v.push_back({"notifications",
                "Open notifications",
                "Pull down the notification shade; take a snapshot to read the notifications.",
@@ -437,8 +401,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               notifications});
+               ""});
   v.push_back(
       {"rotate",
        "Rotate the screen",
@@ -449,8 +412,7 @@ std::vector<Verb> make_table() {
        {"orientation"},
        true,
        false,
-       "",
-       rotate});
+       ""});
   v.push_back({"clipboard_get",
                "Read the clipboard",
                "The clipboard's text (needs the on-device dumper, --helper).",
@@ -459,8 +421,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               clipboard_get});
+               ""});
   v.back().needs = Capability::clipboard;
   v.push_back({"clipboard_set",
                "Set the clipboard",
@@ -471,8 +432,7 @@ std::vector<Verb> make_table() {
                {"text"},
                true,
                false,
-               "",
-               clipboard_set});
+               ""});
   v.back().needs = Capability::clipboard;
   v.push_back({"date",
                "Device date",
@@ -482,8 +442,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               date});
+               ""});
   v.push_back({"setting_get",
                "Read a setting",
                "A value of Android's settings provider (settings get).",
@@ -492,8 +451,7 @@ std::vector<Verb> make_table() {
                {"key", "namespace"},
                true,
                false,
-               "",
-               setting_get});
+               ""});
   v.push_back({"setting_put",
                "Change a setting",
                "Set a value of Android's settings provider (settings put).",
@@ -503,8 +461,7 @@ std::vector<Verb> make_table() {
                {"key", "value", "namespace"},
                true,
                false,
-               "",
-               setting_put});
+               ""});
   v.push_back({"logs",
                "Read the log",
                "Recent lines of the device log (logcat), optionally filtered by adb filter specs "
@@ -516,8 +473,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               logs});
+               ""});
   v.push_back({"capabilities",
                "What the device can do",
                "The Android version, screen size, input method and what is supported "
@@ -528,8 +484,7 @@ std::vector<Verb> make_table() {
                {},
                true,
                false,
-               "",
-               capabilities});
+               ""});
   v.push_back({"devices",
                "List devices",
                "List the devices reachable: those a running adb server lists and those this "
@@ -539,8 +494,7 @@ std::vector<Verb> make_table() {
                {},
                false,
                false,
-               "",
-               devices});
+               ""});
   v.push_back({"connect",
                "Connect to a device",
                "Connect to a device and keep the connection for later calls (other verbs "
@@ -554,8 +508,7 @@ std::vector<Verb> make_table() {
                {"target"},
                false,
                false,
-               "",
-               connect});
+               ""});
   v.push_back({"shell",
                "Run a shell command",
                "Run a command in the device's shell and return its exit code and output.",
@@ -565,8 +518,7 @@ std::vector<Verb> make_table() {
                {"command"},
                true,
                true,
-               "",
-               shell});
+               ""});
   v.push_back({"pair",
                "Pair with a phone for Wireless debugging",
                "Pair this computer with an Android 11+ phone, as `adb pair`, so its Wireless "
@@ -581,43 +533,12 @@ std::vector<Verb> make_table() {
                false,
                false,
                "",
-               pair,
                std::nullopt,
                true});
   return v;
 }
 
-Json schema_of(const Param& p) {
-  Json schema;
-  switch (p.type) {
-    case ParamType::string:
-      schema["type"] = "string";
-      if (!p.choices.empty()) {
-        schema["enum"] = Json::array();
-        for (const std::string_view c : p.choices) schema["enum"].push_back(std::string(c));
-      }
-      break;
-    case ParamType::integer:
-      schema["type"] = "integer";
-      if (p.minimum != std::numeric_limits<std::int64_t>::min()) schema["minimum"] = p.minimum;
-      if (p.maximum != std::numeric_limits<std::int64_t>::max()) schema["maximum"] = p.maximum;
-      break;
-    case ParamType::number:
-      schema["type"] = "number";
-      break;
-    case ParamType::boolean:
-      schema["type"] = "boolean";
-      break;
-  }
-  schema["description"] = std::string(p.description);
-  return schema;
-}
-
 }  // namespace
-
-bool offered(const Verb& verb, const Options& options) noexcept {
-  return (!verb.needs_shell || options.allow_shell) && (!verb.needs_pair || options.allow_pair);
-}
 
 std::span<const Verb> all() noexcept {
   static const std::vector<Verb> table = make_table();
@@ -629,63 +550,6 @@ const Verb* find(std::string_view name) noexcept {
     if (verb.name == name) return &verb;
   }
   return nullptr;
-}
-
-std::string unavailable_because(const Verb& verb, bool helper_off, const Capabilities* caps) {
-  if (!verb.needs) return {};
-  const Capability c = *verb.needs;
-  const bool helper_serves =
-      c == Capability::multi_touch || c == Capability::clipboard || c == Capability::app_labels;
-  if (helper_off && helper_serves)
-    return "it needs adbwire's on-device dumper, which is off (--helper auto turns it on)";
-  if (caps != nullptr && !caps->has(c))
-    return "this device lacks " + std::string(to_string(c)) + " (the capabilities verb says why)";
-  return {};
-}
-
-Json tool_definition(const Verb& verb) {
-  Json properties = Json::object();
-  Json required = Json::array();
-  for (const Param& p : verb.params) {
-    properties[std::string(p.name)] = schema_of(p);
-    if (p.required) required.push_back(std::string(p.name));
-  }
-  if (verb.per_device) {
-    properties["device"] = {
-        {"type", "string"},
-        {"description",
-         "Which device: a target such as tcp:HOST:PORT, HOST:PORT or an adb serial (the devices "
-         "verb lists them). Omit it for the default device."}};
-  }
-  Json schema = {
-      {"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
-  if (!required.empty()) schema["required"] = std::move(required);
-  return {{"name", std::string(verb.name)},
-          {"title", std::string(verb.title)},
-          {"description", std::string(verb.description)},
-          {"inputSchema", std::move(schema)},
-          {"annotations",
-           {{"title", std::string(verb.title)},
-            {"readOnlyHint", verb.hints.read_only},
-            {"destructiveHint", verb.hints.destructive},
-            {"idempotentHint", verb.hints.idempotent},
-            {"openWorldHint", verb.hints.open_world}}}};
-}
-
-Json cli_catalog() {
-  Json verbs = Json::array();
-  for (const Verb& verb : all()) {
-    Json entry = tool_definition(verb);
-    entry.erase("annotations");
-    entry["positional"] = Json::array();
-    for (const std::string_view name : verb.positional)
-      entry["positional"].push_back(std::string(name));
-    entry["cli_file"] = std::string(verb.cli_file);
-    entry["needs_shell"] = verb.needs_shell;
-    entry["needs_pair"] = verb.needs_pair;
-    verbs.push_back(std::move(entry));
-  }
-  return verbs;
 }
 
 }  // namespace adbwire::verbs

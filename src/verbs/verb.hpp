@@ -1,5 +1,6 @@
-// The agent verbs, defined once: name, description, parameters (the JSON schema and the CLI's
-// positional arguments are made from them), hints, and the handler that runs the verb on a Page.
+// The agent verbs, defined once: name, description, parameters with their constraints (the JSON
+// schema and the CLI's parsers are made from them), hints; the handler that runs each on a Page is
+// handlers.hpp's, apart, so the table alone is data (adbwire_verb_table) the lean CLI links.
 // The MCP server (src/mcp), the CLI session daemon (src/cli) and the Python package serve this
 // table, so a verb added here appears on every surface with the same validation and errors.
 // Internal (the program layers and the Python binding use it).
@@ -19,9 +20,6 @@
 namespace adbwire::verbs {
 
 using Json = nlohmann::json;
-
-class Call;
-struct Reply;
 
 enum class ParamType { string, integer, number, boolean };
 
@@ -60,7 +58,6 @@ struct Verb {
   // The CLI saves the reply's first text block to a file of this extension under .adbwire/ and
   // prints its path (with --print also the text), as agents reading files expect. "": print.
   std::string_view cli_file = {};
-  Reply (*run)(Call& call) = nullptr;
   // A capability the verb cannot work without (Page::capabilities); tools/list marks the verb
   // when the device lacks it, so an agent does not plan with it.
   std::optional<Capability> needs = std::nullopt;

@@ -1,6 +1,7 @@
-// Fuzzes the smart-socket reply side: the track-devices decoder fed whole versus in chunks
+// Fuzzes both sides of the smart socket: the track-devices decoder fed whole versus in chunks
 // must agree on every update and on the verdict; the reply reader, driven by a script of
-// reads taken from the input, must never read past what it was fed.
+// reads taken from the input, must never read past what it was fed; the server's request
+// reader must read the same requests and the same rest whatever the cuts.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -74,6 +75,39 @@ void check_reader(std::span<const std::uint8_t> stream, std::size_t chunk,
   if (reader.take_remaining().size() > fed) std::abort();
 }
 
+// The requests and the verdict of a request reader fed stream in pieces of chunk bytes, then
+// what it left unread.
+std::vector<std::string> requests_of(std::span<const std::uint8_t> stream, std::size_t chunk,
+                                     adbwire::protocol::SmartRequestReader::Result& last,
+                                     std::vector<std::uint8_t>& rest) {
+  using Result = adbwire::protocol::SmartRequestReader::Result;
+  adbwire::protocol::SmartRequestReader reader;
+  std::vector<std::string> requests;
+  last = Result::need_more;
+  for (std::size_t at = 0; at < stream.size() && last != Result::failed; at += chunk) {
+    reader.feed(stream.subspan(at, std::min(chunk, stream.size() - at)));
+    std::string request;
+    while ((last = reader.next(request)) == Result::ready) {
+      if (request.empty()) std::abort();
+      requests.push_back(request);
+    }
+  }
+  rest.assign(reader.unread().begin(), reader.unread().end());
+  return requests;
+}
+
+void check_requests(std::span<const std::uint8_t> stream, std::size_t chunk) {
+  adbwire::protocol::SmartRequestReader::Result whole_last, pieces_last;
+  std::vector<std::uint8_t> whole_rest, pieces_rest;
+  const auto whole = requests_of(stream, stream.size() + 1, whole_last, whole_rest);
+  const auto pieces = requests_of(stream, chunk, pieces_last, pieces_rest);
+  if (whole != pieces || whole_last != pieces_last) std::abort();
+  if (whole_last != adbwire::protocol::SmartRequestReader::Result::failed &&
+      whole_rest != pieces_rest) {
+    std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -87,6 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   check_track(stream, chunk);
   check_reader(stream, chunk, script);
+  check_requests(stream, chunk);
 
   const std::string_view text(reinterpret_cast<const char*>(stream.data()), stream.size());
   std::vector<adbwire::protocol::DeviceEntry> devices;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -46,8 +47,77 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   return result;
 }
 
+std::vector<std::string> with_test_runtime(std::vector<std::string> env) {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  const bool named = std::any_of(env.begin(), env.end(), [](const std::string& entry) {
+    return entry.starts_with("XDG_RUNTIME_DIR=");
+  });
+  if (runtime != nullptr && !named) env.push_back(std::string("XDG_RUNTIME_DIR=") + runtime);
+  return env;
+}
+
+Background::Background(std::vector<std::string> argv, std::vector<std::string> env) {
+  env = with_test_runtime(std::move(env));
+  int pipe[2];
+  if (::pipe2(pipe, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe: " << std::strerror(errno);
+    return;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, pipe[1], 2);
+  auto args = c_strings(argv);
+  auto envp = c_strings(env);
+  const int spawned =
+      ::posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe[1]);
+  out_ = pipe[0];
+  if (spawned != 0) {
+    ADD_FAILURE() << "cannot run " << argv[0] << ": " << std::strerror(spawned);
+    pid_ = -1;
+  }
+}
+
+Background::~Background() {
+  if (pid_ > 0 && exit_code(std::chrono::milliseconds(0)) == kRunning) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  if (out_ >= 0) ::close(out_);
+}
+
+std::string Background::first_line() {
+  std::string line;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < give_up) {
+    pollfd fd{out_, POLLIN, 0};
+    if (::poll(&fd, 1, 100) <= 0) continue;
+    char buffer[256];
+    const ssize_t n = ::read(out_, buffer, sizeof buffer);
+    if (n <= 0) break;
+    line.append(buffer, static_cast<std::size_t>(n));
+  }
+  return line.substr(0, line.find('\n'));
+}
+
+int Background::exit_code(std::chrono::milliseconds wait) {
+  const auto give_up = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    int status = 0;
+    if (pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    if (std::chrono::steady_clock::now() >= give_up) return kRunning;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 ProcessResult run_process(std::vector<std::string> argv, std::vector<std::string> env,
                           std::string_view input, std::chrono::steady_clock::duration timeout) {
+  env = with_test_runtime(std::move(env));
   ProcessResult result;
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {

@@ -28,6 +28,11 @@ ProcessResult run_process(std::vector<std::string> argv, std::vector<std::string
                           std::string_view input,
                           std::chrono::steady_clock::duration timeout = std::chrono::seconds(30));
 
+// env, with the test's runtime folder (the one ctest gives each test binary) added when env names
+// none: a CLI a test runs never uses the user's own (its sessions, its daemon). run_process and
+// Background add it themselves.
+std::vector<std::string> with_test_runtime(std::vector<std::string> env);
+
 // argv-style pointers into strings (null terminated), for posix_spawn.
 std::vector<char*> c_strings(std::vector<std::string>& strings);
 
@@ -38,6 +43,26 @@ std::uint16_t free_port();
 // A connected socket to 127.0.0.1:port, or -1.
 int connect_loopback(std::uint16_t port);
 std::string read_file(const std::filesystem::path& path);
+
+// A program running beside a test (`adbwire forward`, `adbwire server`), its stdout and stderr on
+// one pipe; killed by PID when it goes, if it still runs.
+class Background {
+ public:
+  Background(std::vector<std::string> argv, std::vector<std::string> env);
+  ~Background();
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+  // The first line it prints, "" if none within 10 s.
+  std::string first_line();
+  static constexpr int kRunning = -100;
+  // Its exit code once it has ended within `wait`, else kRunning (-1: killed by a signal).
+  int exit_code(std::chrono::milliseconds wait);
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+};
 
 // Each instance: a temporary folder (HOME inside), our environment without HOME, ANDROID_*
 // and ADB_* variables, and `adb -P PORT nodaemon server` as our child. Tests check

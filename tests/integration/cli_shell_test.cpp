@@ -196,7 +196,7 @@ class InteractiveShell : public ::testing::Test {
 
   void start(const VirtualDevice& vd, winsize size) {
     std::vector<std::string> argv = cli(vd, {"shell"});
-    std::vector<std::string> env = {"TERM=xterm"};
+    std::vector<std::string> env = test::with_test_runtime({"TERM=xterm"});
     auto args = test::c_strings(argv);
     auto envp = test::c_strings(env);
     pid_ = ::forkpty(&master_, nullptr, nullptr, &size);

@@ -322,75 +322,9 @@ class ForwardCliTest : public ForwardTest {
     env_ = {"HOME=" + temp_.path().string(), "XDG_RUNTIME_DIR=" + (temp_.path() / "run").string()};
   }
 
-  // A running `adbwire -s VD forward LOCAL REMOTE`, its stdout and stderr on one pipe.
-  class Background {
-   public:
-    Background(std::vector<std::string> argv, std::vector<std::string> env) {
-      int pipe[2];
-      if (::pipe2(pipe, O_CLOEXEC) != 0) {
-        ADD_FAILURE() << "pipe: " << std::strerror(errno);
-        return;
-      }
-      posix_spawn_file_actions_t actions;
-      posix_spawn_file_actions_init(&actions);
-      posix_spawn_file_actions_adddup2(&actions, pipe[1], 1);
-      posix_spawn_file_actions_adddup2(&actions, pipe[1], 2);
-      auto args = test::c_strings(argv);
-      auto envp = test::c_strings(env);
-      const int spawned =
-          ::posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
-      posix_spawn_file_actions_destroy(&actions);
-      ::close(pipe[1]);
-      out_ = pipe[0];
-      if (spawned != 0) {
-        ADD_FAILURE() << "cannot run " << argv[0] << ": " << std::strerror(spawned);
-        pid_ = -1;
-      }
-    }
-    ~Background() {
-      if (pid_ > 0 && exit_code(0s) == kRunning) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, nullptr, 0);
-      }
-      if (out_ >= 0) ::close(out_);
-    }
-    // The first line it prints ("tcp:41234 -> tcp:5000 …"), "" if none within 10 s.
-    std::string first_line() {
-      std::string line;
-      const auto give_up = Clock::now() + 10s;
-      while (line.find('\n') == std::string::npos && Clock::now() < give_up) {
-        pollfd fd{out_, POLLIN, 0};
-        if (::poll(&fd, 1, 100) <= 0) continue;
-        char buffer[256];
-        const ssize_t n = ::read(out_, buffer, sizeof buffer);
-        if (n <= 0) break;
-        line.append(buffer, static_cast<std::size_t>(n));
-      }
-      return line.substr(0, line.find('\n'));
-    }
-    static constexpr int kRunning = -100;
-    // Its exit code once it has ended within `wait`, else kRunning (-1: killed by a signal).
-    int exit_code(std::chrono::milliseconds wait) {
-      const auto give_up = Clock::now() + wait;
-      for (;;) {
-        int status = 0;
-        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-          pid_ = -1;
-          return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        }
-        if (Clock::now() >= give_up) return kRunning;
-        std::this_thread::sleep_for(10ms);
-      }
-    }
-    pid_t pid() const { return pid_; }
-
-   private:
-    pid_t pid_ = -1;
-    int out_ = -1;
-  };
-
-  std::unique_ptr<Background> start_forward(const std::string& local, const std::string& remote) {
-    return std::make_unique<Background>(
+  std::unique_ptr<test::Background> start_forward(const std::string& local,
+                                                  const std::string& remote) {
+    return std::make_unique<test::Background>(
         std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", local, remote},
         env_);
   }
@@ -399,7 +333,7 @@ class ForwardCliTest : public ForwardTest {
     return test::run_process(std::move(args), env_, {});
   }
   // The bound local spec a forward process printed first ("tcp:41234 -> …").
-  static std::string bound_local(Background& forward) {
+  static std::string bound_local(test::Background& forward) {
     const std::string line = forward.first_line();
     EXPECT_NE(line.find(" -> "), std::string::npos) << line;
     return line.substr(0, line.find(' '));
@@ -428,7 +362,7 @@ TEST_F(ForwardCliTest, ARuleIsListedElsewhereAndRemovingItEndsItsProcess) {
   const auto unknown = cli({"forward", "--remove", "tcp:1"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("listener 'tcp:1' not found"), std::string::npos) << unknown.err;
-  EXPECT_EQ(forward->exit_code(0ms), Background::kRunning);
+  EXPECT_EQ(forward->exit_code(0ms), test::Background::kRunning);
 
   const auto removed = cli({"forward", "--remove", local});
   EXPECT_EQ(removed.exit_code, 0) << removed.err;
@@ -446,12 +380,12 @@ TEST_F(ForwardCliTest, RebindingAPortReplacesItsProcessAndRemoveAllEndsEveryOne)
   auto other = start_forward("tcp:0", remote);
   const std::string other_local = bound_local(*other);
 
-  auto held = std::make_unique<Background>(
+  auto held = std::make_unique<test::Background>(
       std::vector<std::string>{ADBWIRE_CLI_PATH, "-s", vd_.target(), "forward", "--no-rebind",
                                local, remote},
       env_);
   EXPECT_EQ(held->exit_code(10s), 1) << "--no-rebind took a port another forward holds";
-  EXPECT_EQ(first->exit_code(0ms), Background::kRunning);
+  EXPECT_EQ(first->exit_code(0ms), test::Background::kRunning);
 
   auto second = start_forward(local, remote);
   EXPECT_EQ(bound_local(*second), local);

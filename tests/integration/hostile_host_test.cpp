@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -193,7 +194,7 @@ TEST_F(HostileHost, ASessionClientRefusesAnotherUsersSocketBeforeSendingAByte) {
 
   const test::ProcessResult other_owner = adbwire({"type", "3", "hunter2-secret"}, pointed);
   EXPECT_EQ(other_owner.exit_code, 1);
-  EXPECT_NE(other_owner.err.find("refusing the session socket"), std::string::npos)
+  EXPECT_NE(other_owner.err.find("refusing the adbwire daemon's socket"), std::string::npos)
       << other_owner.err;
   EXPECT_NE(other_owner.err.find("it belongs to user 65534"), std::string::npos) << other_owner.err;
   EXPECT_NE(other_owner.err.find("ADBWIRE_SESSION"), std::string::npos) << other_owner.err;
@@ -208,17 +209,28 @@ TEST_F(HostileHost, ASessionClientRefusesAnotherUsersSocketBeforeSendingAByte) {
   EXPECT_EQ(theirs.heard(), "") << "another user's process received a request";
 }
 
-// The session daemon serves only its own user, even when its socket's mode was opened up.
+// The daemon holding the sessions serves only its own user, even when its socket's mode was
+// opened up.
 TEST_F(HostileHost, TheSessionDaemonRefusesAnotherUsersProcess) {
   ASSERT_EQ(::geteuid(), 0u) << "this test plays another user: run it as root";
   ASSERT_EQ(adbwire({"open", vd_->target()}).exit_code, 0);
-  const fs::path socket = run() / "adbwire/session.sock";
+  fs::path socket;
+  for (const auto& entry : fs::directory_iterator(run() / "adbwire")) {
+    if (entry.path().extension() == ".sock") socket = entry.path();
+  }
+  ASSERT_FALSE(socket.empty()) << "no daemon socket in " << run() / "adbwire";
   EXPECT_EQ(mode_of(socket), 0600u);
   ::chmod(run().c_str(), 0755);
   ::chmod(dir_.path().c_str(), 0755);
   ::chmod((run() / "adbwire").c_str(), 0777);
   ::chmod(socket.c_str(), 0666);
+  // The daemon's session request (a smart-socket request naming the default session), then the
+  // verb's JSON-RPC line, as the CLI sends them.
+  const std::string service = "host:adbwire-session:";
+  char length[5];
+  std::snprintf(length, sizeof length, "%04zx", service.size());
   const std::string request =
+      length + service +
       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"press","arguments":{"key":"home"}}})"
       "\n";
   const std::size_t before = vd_->events().size();

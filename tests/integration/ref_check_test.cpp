@@ -187,11 +187,12 @@ class CliSurface final : public Surface {
  public:
   explicit CliSurface(const std::string& target) {
     env_ = {"ADBWIRE_SESSION=" + (folder_.path() / "session.sock").string(),
+            "XDG_RUNTIME_DIR=" + (folder_.path() / "run").string(),
             "HOME=" + folder_.path().string(), "PATH=/usr/bin:/bin"};
     const test::ProcessResult opened = run({"open", target});
     EXPECT_EQ(opened.exit_code, 0) << opened.err;
   }
-  ~CliSurface() override { run({"close"}); }
+  ~CliSurface() override { run({"kill-server"}); }
   std::string snapshot() override { return run({"snapshot", "--print"}).out; }
   Answer tap(int ref) override {
     const test::ProcessResult result = run({"tap", std::to_string(ref)});

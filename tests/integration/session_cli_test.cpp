@@ -1,5 +1,6 @@
-// The CLI session: `adbwire open` once, then snapshot/tap/type/press/screenshot as separate
-// processes that reuse the daemon's one connection (the virtual device counts them).
+// The CLI session, a service of the daemon: `adbwire open` once, then
+// snapshot/tap/type/press/screenshot as separate processes that reuse the daemon's one connection
+// (the virtual device counts them).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,16 +33,17 @@ struct CliResult {
   std::string out;
 };
 
-// A folder to run the CLI in, with a private session socket; closes the session at the end.
+// A folder to run the CLI in, with its own runtime folder and the daemon's socket at a path of its
+// own ($ADBWIRE_SESSION); ends the daemon at the end.
 class SessionDir {
  public:
   SessionDir() {
     std::random_device random;
     path_ = fs::temp_directory_path() / ("adbwire-session-test-" + std::to_string(random()));
-    fs::create_directories(path_);
+    fs::create_directories(path_ / "run");
   }
   ~SessionDir() {
-    run({"close"});
+    run({"kill-server"});
     std::error_code ignored;
     fs::remove_all(path_, ignored);
   }
@@ -49,8 +51,16 @@ class SessionDir {
   fs::path socket() const { return path_ / "session.sock"; }
 
   // Runs `adbwire args…` in the folder; stdout is returned, stderr appended after it.
-  CliResult run(const std::vector<std::string>& args) const {
-    return run_with_env("ADBWIRE_SESSION=" + shell_quote(socket().string()), args);
+  CliResult run(const std::vector<std::string>& args) const { return run_with_env(env(), args); }
+  // The folder's environment (for env(1)).
+  std::string env() const {
+    return "ADBWIRE_SESSION=" + shell_quote(socket().string()) +
+           " XDG_RUNTIME_DIR=" + shell_quote((path_ / "run").string());
+  }
+
+  // Whether a session is open (`adbwire sessions` lists one).
+  bool session_open() const {
+    return run({"sessions"}).out.find("no session is open") == std::string::npos;
   }
 
   // The same with env ("NAME=value …" for env(1)) instead of the private socket.
@@ -145,7 +155,8 @@ TEST(SessionCli, CommandsReuseOneConnectionAndWriteFilesUnderDotAdbwire) {
 
   EXPECT_EQ(vd.connections_accepted(), 1U);
   EXPECT_EQ(dir.run({"close"}).exit_code, 0);
-  EXPECT_FALSE(fs::exists(dir.socket()));
+  EXPECT_FALSE(dir.session_open());
+  EXPECT_NE(dir.run({"tap", "5"}).out.find("adbwire open"), std::string::npos);
 }
 
 // The ref the printed snapshot gives the first element with this label ("List"), "" if none.
@@ -245,12 +256,12 @@ TEST(SessionCli, EndsItselfAfterTheIdleTime) {
   SessionDir dir;
   const CliResult opened = dir.run({"open", vd.target(), "--idle", "1"});
   ASSERT_EQ(opened.exit_code, 0) << opened.out;
-  ASSERT_TRUE(fs::exists(dir.socket()));
-  // Generous bound: the daemon is only asked to be gone, never how fast.
-  for (int i = 0; i < 300 && fs::exists(dir.socket()); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(dir.session_open());
+  // Generous bound: the session is only asked to be gone, never how fast.
+  for (int i = 0; i < 150 && dir.session_open(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  EXPECT_FALSE(fs::exists(dir.socket()));
+  EXPECT_FALSE(dir.session_open());
   const CliResult after = dir.run({"snapshot"});
   EXPECT_EQ(after.exit_code, 1);
   EXPECT_NE(after.out.find("adbwire open"), std::string::npos) << after.out;
@@ -266,7 +277,11 @@ TEST(SessionCli, DefaultSocketLivesInAFolderOnlyItsUserCanEnter) {
   const std::string env = "-u ADBWIRE_SESSION XDG_RUNTIME_DIR=" + shell_quote(runtime.string());
   const CliResult opened = dir.run_with_env(env, {"open", vd.target()});
   ASSERT_EQ(opened.exit_code, 0) << opened.out;
-  const fs::path socket = runtime / "adbwire" / "session.sock";
+  fs::path socket;
+  for (const auto& entry : fs::directory_iterator(runtime / "adbwire")) {
+    if (entry.path().extension() == ".sock") socket = entry.path();
+  }
+  ASSERT_EQ(socket.extension(), ".sock") << "the daemon's socket";
   EXPECT_NE(opened.out.find(socket.string()), std::string::npos) << opened.out;
   struct stat info {};
   ASSERT_EQ(::stat(socket.parent_path().c_str(), &info), 0);
@@ -275,13 +290,15 @@ TEST(SessionCli, DefaultSocketLivesInAFolderOnlyItsUserCanEnter) {
   EXPECT_EQ(info.st_mode & 0777, 0600U);
   EXPECT_EQ(dir.run_with_env(env, {"press", "back"}).exit_code, 0);
   EXPECT_EQ(dir.run_with_env(env, {"close"}).exit_code, 0);
-  EXPECT_FALSE(fs::exists(socket));
 
   // A folder others can read is refused rather than used.
   ASSERT_EQ(::chmod(socket.parent_path().c_str(), 0755), 0);
   const CliResult refused = dir.run_with_env(env, {"open", vd.target()});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.out.find("mode 0700"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("XDG_RUNTIME_DIR"), std::string::npos) << refused.out;
+  ASSERT_EQ(::chmod(socket.parent_path().c_str(), 0700), 0);
+  EXPECT_EQ(dir.run_with_env(env, {"kill-server"}).exit_code, 0);
   EXPECT_FALSE(fs::exists(socket));
 }
 
@@ -297,7 +314,7 @@ TEST(SessionCli, OpenReportsAnUnreachableDevice) {
   const CliResult result = dir.run({"open", "tcp:127.0.0.1:1"});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.out.find("refused"), std::string::npos) << result.out;
-  EXPECT_FALSE(fs::exists(dir.socket()));
+  EXPECT_FALSE(dir.session_open());
 }
 
 TEST(SessionCli, SnapshotWithATargetPrintsTheScreenDirectly) {
@@ -317,9 +334,7 @@ class NamedSessions {
     fs::create_directories(runtime_);
     fs::permissions(runtime_, fs::perms::owner_all);
   }
-  ~NamedSessions() {
-    for (const std::string& name : opened_) run(name, {"close"});
-  }
+  ~NamedSessions() { plain({"kill-server"}); }
   CliResult open(const std::string& name, const std::vector<std::string>& args) {
     std::vector<std::string> all = {"open", "--session", name};
     all.insert(all.end(), args.begin(), args.end());
@@ -335,9 +350,6 @@ class NamedSessions {
   }
   CliResult plain(const std::vector<std::string>& args) const {
     return dir_.run_with_env(env(), args);
-  }
-  CliResult run_program(const fs::path& program, const std::vector<std::string>& args) const {
-    return dir_.run_program(program, env(), args);
   }
 
  private:
@@ -458,7 +470,7 @@ TEST(SessionCli, ASessionReconnectsAfterItsDeviceRestartsOnTheSamePort) {
 
   const CliResult back = sessions.run("phone", {"snapshot", "--print"});
   EXPECT_EQ(back.exit_code, 0) << back.out;
-  EXPECT_NE(back.out.find("connected again"), std::string::npos) << back.out;
+  EXPECT_NE(back.out.find("adbwire: reconnected to " + target), std::string::npos) << back.out;
   EXPECT_NE(back.out.find("\"Add item\""), std::string::npos) << back.out;
   EXPECT_EQ(sessions.run("phone", {"tap", "5"}).exit_code, 0);
   EXPECT_EQ(count_events(*device, "input tap 540 2227"), 1U);
@@ -466,39 +478,42 @@ TEST(SessionCli, ASessionReconnectsAfterItsDeviceRestartsOnTheSamePort) {
 }
 
 // An agent's step costs a process start: the lean front serves the session verbs itself (a
-// front with no adbwire-full beside it still taps), and hands everything else over.
+// front with no adbwire-full beside it still taps, in the daemon $ADBWIRE_SESSION names: without
+// the full program's file it cannot tell which daemon is its own), and hands everything else over.
 TEST(SessionCli, TheFrontServesSessionVerbsWithoutTheFullProgram) {
   VirtualDevice vd(demo_screens());
   vd.start();
   SessionDir dir;
-  NamedSessions sessions(dir);
-  ASSERT_EQ(sessions.open("front", {vd.target()}).exit_code, 0);
-  ASSERT_EQ(sessions.run("front", {"snapshot"}).exit_code, 0);
+  ASSERT_EQ(dir.run({"open", "--session", "front", vd.target()}).exit_code, 0);
+  ASSERT_EQ(dir.run({"--session", "front", "snapshot"}).exit_code, 0);
   const fs::path lone = dir.path() / "lone" / "adbwire";
   fs::create_directories(lone.parent_path());
   fs::copy_file(ADBWIRE_CLI_PATH, lone);
+  const auto run_lone = [&](const std::vector<std::string>& args) {
+    return dir.run_program(lone, dir.env(), args);
+  };
 
-  const CliResult tapped = sessions.run_program(lone, {"--session", "front", "tap", "5"});
+  const CliResult tapped = run_lone({"--session", "front", "tap", "5"});
   EXPECT_EQ(tapped.exit_code, 0) << tapped.out;
   EXPECT_EQ(count_events(vd, "input tap 540 2227"), 1U);
   const CliResult typed =
-      sessions.run_program(lone, {"--session", "front", "type", "--id", "name", "--text", "pears"});
+      run_lone({"--session", "front", "type", "--id", "name", "--text", "pears"});
   EXPECT_EQ(typed.exit_code, 0) << typed.out;
-  const CliResult bad = sessions.run_program(lone, {"--session", "front", "scroll", "2", "aside"});
+  const CliResult bad = run_lone({"--session", "front", "scroll", "2", "aside"});
   EXPECT_EQ(bad.exit_code, 1) << bad.out;
   EXPECT_NE(bad.out.find("direction"), std::string::npos) << bad.out;
-  const CliResult missing = sessions.run_program(lone, {"--session", "nobody", "tap", "1"});
+  const CliResult missing = run_lone({"--session", "nobody", "tap", "1"});
   EXPECT_EQ(missing.exit_code, 1) << missing.out;
   EXPECT_NE(missing.out.find("adbwire open --session nobody"), std::string::npos) << missing.out;
 
-  const CliResult snapshot = sessions.run_program(lone, {"--session", "front", "snapshot", "-p"});
+  const CliResult snapshot = run_lone({"--session", "front", "snapshot", "-p"});
   EXPECT_EQ(snapshot.exit_code, 0) << snapshot.out;
   EXPECT_NE(snapshot.out.find(".adbwire/session-front/snapshot-"), std::string::npos)
       << snapshot.out;
   EXPECT_NE(snapshot.out.find("TextInput [ref="), std::string::npos) << snapshot.out;
 
   // What the front does not serve needs the full program, which this copy does not have.
-  const CliResult other = sessions.run_program(lone, {"--session", "front", "screenshot"});
+  const CliResult other = run_lone({"--session", "front", "screenshot"});
   EXPECT_NE(other.exit_code, 0);
   EXPECT_NE(other.out.find("cannot find adbwire-full"), std::string::npos) << other.out;
 }

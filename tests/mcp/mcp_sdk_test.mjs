@@ -11,7 +11,7 @@ import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
+import { kStepTimeoutMs, LineWatcher, within } from "../node_support.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 if (!existsSync(join(here, "node_modules", "@modelcontextprotocol", "sdk"))) {
@@ -24,37 +24,6 @@ const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/
 const adbwire = process.env.ADBWIRE_CLI;
 if (!adbwire) throw new Error("ADBWIRE_CLI must name the adbwire binary (ctest sets it)");
 const screens = join(here, "..", "..", "src", "vdevice", "screens", "demo");
-const kStepTimeoutMs = 20000;
-
-// Rejects after ms so that no step can hang the test.
-function within(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-// Lines a child prints on stdout, with a way to wait for one that matches.
-class LineWatcher {
-  constructor(stream) {
-    this.lines = [];
-    this.waiters = [];
-    createInterface({ input: stream }).on("line", (line) => {
-      this.lines.push(line);
-      this.waiters = this.waiters.filter(({ test, resolve }) => {
-        if (!test(line)) return true;
-        resolve(line);
-        return false;
-      });
-    });
-  }
-  wait(test, what) {
-    const seen = this.lines.find(test);
-    if (seen !== undefined) return Promise.resolve(seen);
-    return within(new Promise((resolve) => this.waiters.push({ test, resolve })), kStepTimeoutMs, what);
-  }
-}
 
 let home;
 let device;

@@ -4,7 +4,6 @@
 #include "adbwire/error.hpp"
 #include "agent/web/devtools_client.hpp"
 #include "base/failure.hpp"
-#include "connection/device_access.hpp"
 
 namespace adbwire {
 namespace {
@@ -15,7 +14,7 @@ std::vector<WebViewPage> all_pages(Device& device, Deadline deadline, detail::Fa
       agent::web::find_devtools_sockets(device, deadline, failure);
   for (const agent::web::DevtoolsSocket& socket : sockets) {
     // One budget per socket: a default deadline would restart at every read of its stream.
-    const Deadline socket_deadline = detail::DeviceAccess::resolve(device, deadline);
+    const Deadline socket_deadline = device.resolve(deadline);
     detail::Failure skipped;
     for (WebViewPage& page : agent::web::list_pages(device, socket, socket_deadline, skipped))
       pages.push_back(std::move(page));

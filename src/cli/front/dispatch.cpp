@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <iterator>
-#include <system_error>
+#include <variant>
 
-#include "adbwire/target.hpp"
 #include "cli/commands.hpp"
+#include "cli/daemon_connect.hpp"
 #include "cli/program.hpp"
 
 namespace adbwire::cli::front {
@@ -16,6 +16,8 @@ constexpr FrontCommand kFrontCommands[] = {
     {"version", add_version_command, false},
     {"shell", add_shell_command, true},
     {"exec-out", add_exec_out_command, true},
+    {"start-server", add_start_server_command, false},
+    {"kill-server", add_kill_server_command, false},
 };
 
 // `adbwire snapshot` in the session, with only the snapshot verb's options (and --print): the
@@ -26,41 +28,53 @@ bool is_session_snapshot(const CommandLine& line, const Environment& environment
          takes_only_verb_options("snapshot", line.after);
 }
 
-bool is_valued_option(std::string_view word) {
-  return std::find(std::begin(kValuedGlobalOptions), std::end(kValuedGlobalOptions), word) !=
-         std::end(kValuedGlobalOptions);
+// Whether word is one of the names of global ("-s", "--no-daemon,--no-holder" has two).
+bool names_it(const GlobalOption& global, std::string_view word) {
+  std::string_view names = global.names;
+  while (!names.empty()) {
+    const std::size_t comma = std::min(names.find(','), names.size());
+    if (names.substr(0, comma) == word) return true;
+    names.remove_prefix(std::min(comma + 1, names.size()));
+  }
+  return false;
 }
 
-// "-sVALUE" or "--record=VALUE": the option's name, and the value through value.
-std::string_view joined_option(std::string_view word, std::string_view& value) {
-  for (const std::string_view name : kValuedGlobalOptions) {
-    if (name.starts_with("--")) {
-      if (word.size() > name.size() && word.starts_with(name) && word[name.size()] == '=') {
-        value = word.substr(name.size() + 1);
-        return name;
-      }
-    } else if (word.size() > name.size() && word.starts_with(name)) {
-      value = word.substr(name.size());
-      return name;
+// The global option word names, alone ("-s") or joined to its value ("-sVALUE",
+// "--record=VALUE", which sets value); nullptr for none.
+const GlobalOption* global_option(std::string_view word, std::string_view& value, bool& joined) {
+  joined = false;
+  for (const GlobalOption& global : kGlobalOptions) {
+    if (names_it(global, word)) return &global;
+    if (!global.takes_value()) continue;
+    const std::string_view name = global.names;
+    const bool long_name = name.starts_with("--");
+    if (word.size() > name.size() && word.starts_with(name) &&
+        (!long_name || word[name.size()] == '=')) {
+      value = word.substr(name.size() + (long_name ? 1 : 0));
+      joined = true;
+      return &global;
     }
   }
-  return {};
+  return nullptr;
 }
 
 }  // namespace
 
 CommandLine scan_command_line(std::span<const char* const> args) {
   CommandLine line;
-  std::string_view seen[std::size(kValuedGlobalOptions)];
-  std::size_t seen_count = 0;
-  auto take = [&](std::string_view name, std::string_view value) {
-    if (std::find(seen, seen + seen_count, name) != seen + seen_count) {
-      line.plain = false;  // CLI11 refuses a repeated option: the full program says so
-    } else {
-      seen[seen_count++] = name;  // at most once each, so never more than the array holds
+  bool seen[std::size(kGlobalOptions)] = {};
+  auto take = [&](const GlobalOption& global, std::string_view value) {
+    bool& taken = seen[&global - std::begin(kGlobalOptions)];
+    const bool repeatable =
+        std::holds_alternative<std::vector<std::string> GlobalOptions::*>(global.member);
+    if (taken && !repeatable)
+      line.plain = false;  // CLI11 refuses a repeat: the full program says so
+    taken = true;
+    if (std::holds_alternative<std::string GlobalOptions::*>(global.member)) {
+      const auto member = std::get<std::string GlobalOptions::*>(global.member);
+      if (member == &GlobalOptions::serial) line.serial = value;
+      if (member == &GlobalOptions::record) line.record = true;
     }
-    if (name == "-s") line.serial = value;
-    if (name == "--record") line.record = true;
   };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view word = args[i];
@@ -70,16 +84,18 @@ CommandLine scan_command_line(std::span<const char* const> args) {
     }
     if (!line.command.empty()) continue;
     std::string_view value;
-    if (is_valued_option(word)) {
-      if (i + 1 == args.size()) {
+    bool joined = false;
+    if (const GlobalOption* global = global_option(word, value, joined)) {
+      if (!global->takes_value()) {
+        if (std::get<bool GlobalOptions::*>(global->member) == &GlobalOptions::no_daemon)
+          line.no_daemon = true;
+      } else if (joined) {
+        take(*global, value);
+      } else if (i + 1 == args.size()) {
         line.plain = false;
-        continue;
+      } else {
+        take(*global, args[++i]);
       }
-      take(word, args[++i]);
-    } else if (const std::string_view name = joined_option(word, value); !name.empty()) {
-      take(name, value);
-    } else if (word == kNoHolderFlag) {
-      line.no_holder = true;
     } else if (word.starts_with("-")) {
       line.plain = false;
     } else {
@@ -101,14 +117,11 @@ const FrontCommand* front_command(const CommandLine& line, const Environment& en
                                      [&](const FrontCommand& c) { return c.name == line.command; });
   if (command == std::end(kFrontCommands)) return nullptr;
   if (!command->reaches_device) return command;
-  if (line.no_holder || line.record) return nullptr;
-  if (!environment.no_holder.empty() && environment.no_holder != "0") return nullptr;
-  const std::string_view text = line.serial.empty() ? environment.android_serial : line.serial;
-  if (text.empty()) return nullptr;
-  std::error_code error;
-  const Target target = Target::parse(text, error);
-  if (error || target.kind() != Target::Kind::tcp) return nullptr;
-  return command;
+  const std::string_view target = line.serial.empty() ? environment.android_serial : line.serial;
+  return daemon_serves(target, line.no_daemon, line.record, environment.no_daemon,
+                       environment.no_holder)
+             ? command
+             : nullptr;
 }
 
 }  // namespace adbwire::cli::front

@@ -1,12 +1,13 @@
 // adbwire, the program users run: a lean front that starts in about a millisecond. It finds the
 // subcommand in argv before building any parser; the few it serves (front/dispatch.cpp) get only
-// their own CLI11 parser and reach the device through the connection holder; every other call
-// becomes the full program by exec, argv unchanged. src/cli/README.md tells the design.
+// their own CLI11 parser and reach the device through the daemon; every other call becomes the
+// full program by exec, argv unchanged. src/cli/README.md tells the design.
 #include <cstdlib>
+#include <exception>
 
 #include "cli/commands.hpp"
+#include "cli/daemon_connect.hpp"
 #include "cli/front/dispatch.hpp"
-#include "cli/front/front_connect.hpp"
 #include "cli/front/full_program.hpp"
 #include "cli/program.hpp"
 
@@ -24,13 +25,22 @@ int main(int argc, char** argv) {
   keep_standard_descriptors();
   const front::CommandLine line =
       front::scan_command_line(std::span<const char* const>(argv + 1, argv + argc));
-  const front::FrontCommand* command = front::front_command(
-      line, {.android_serial = env("ANDROID_SERIAL"), .no_holder = env("ADBWIRE_NO_HOLDER")});
+  const front::FrontCommand* command =
+      front::front_command(line, {.android_serial = env("ANDROID_SERIAL"),
+                                  .no_daemon = env("ADBWIRE_NO_DAEMON"),
+                                  .no_holder = env("ADBWIRE_NO_HOLDER")});
   if (command == nullptr) return front::exec_full_program(argv);
   CLI::App app{kProgramDescription};
   app.require_subcommand(1);
   GlobalOptions globals;
-  globals.connector = front::connect_through_holder;
+  globals.connector = connect_through_daemon;
+  // The daemon's identity comes from the full program's file; a front without one can still
+  // reach a daemon the user named ($ADBWIRE_SESSION), and says what is missing when it must
+  // start one (daemon_start).
+  try {
+    globals.full_program = front::full_program_path();
+  } catch (const std::exception&) {
+  }
   add_global_options(app, globals);
   Run run;
   if (command->add != nullptr) {

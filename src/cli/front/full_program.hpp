@@ -1,4 +1,4 @@
-// Where the full program (adbwire-full: every subcommand, the connection runtime, the holder) is
+// Where the full program (adbwire-full: every subcommand, the connection runtime, the daemon) is
 // for the front: beside it in the build tree, in libexec once installed.
 #pragma once
 

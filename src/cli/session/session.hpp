@@ -1,19 +1,9 @@
-// CLI sessions: `adbwire open [--session NAME] [TARGET]` starts a small daemon that holds one
-// Page (one device connection and its ref map) and serves the agent verbs (verbs/verb.hpp) over
-// a Unix socket, so a CLI call costs a local round trip, not an ADB handshake. Several sessions
-// run side by side, one per agent or device, each under its own name.
-//
-// Socket: for the default session $ADBWIRE_SESSION when set, else <runtime>/session.sock; for
-// session NAME <runtime>/session-NAME.sock, where <runtime> is $XDG_RUNTIME_DIR/adbwire, else
-// /tmp/adbwire-UID (base/private_files.hpp: the folder 0700, the socket 0600: only the user who
-// opened the session can drive it). The daemon exits on `adbwire close`, or after --idle seconds
-// without a request. A device that drops is connected again on the next call, and the reply says
-// so.
-//
-// Wire format: MCP's JSON-RPC, one message a line (the daemon is the MCP server of src/mcp on
-// the socket): a tools/call of a verb, whose arguments may hold "_cli": {"dir": "/abs/.adbwire",
-// "print": bool} to have snapshots and images saved as files there (the reply then gives their
-// paths), and the methods adbwire/info (name, target, pid) and adbwire/close.
+// CLI sessions, a service of the daemon (src/daemon/sessions.hpp): `adbwire open [--session NAME]
+// [TARGET]` makes one there, holding one Page (its ref map) over the daemon's connection to the
+// device, and the agent verbs (verbs/verb.hpp) run in it as separate CLI calls, each a local round
+// trip. Several sessions run side by side, one per agent or device, each under its own name; a
+// session ends on `adbwire close`, or after --idle seconds without a call. Files a call asks for
+// (snapshots, screenshots) are written under ./.adbwire of the calling process.
 #pragma once
 
 #include <chrono>
@@ -24,41 +14,40 @@
 #include <vector>
 
 #include "adbwire/page.hpp"
+#include "cli/command.hpp"
 
 namespace adbwire::cli {
 
-// Where session `name` ("" = the default session) listens (see above). Creates the folder 0700
-// when missing. Throws Error(permission_denied) when it is not private; invalid_argument for a
-// name other than letters, digits, '-', '_' and '.'.
-std::filesystem::path session_socket_path(std::string_view name);
+// The daemon's socket, through which sessions are reached (for messages). Throws as
+// daemon::daemon_paths fails.
+std::filesystem::path session_socket_path(const GlobalOptions& globals);
 
-// Starts the daemon of session `name` connected to target with connect and a Page made with
-// options (on_warning is the session's own: a warning goes out with the next reply). An empty
-// target means $ANDROID_SERIAL, else the only device an adb server or the USB bus offers (with
-// several, an error lists them). Returns the target it connected. Throws busy when a session of
-// that name is already open (the message names its target), the daemon's connect error
-// otherwise.
-std::string open_session(std::string_view name, const std::string& target,
-                         std::chrono::seconds idle, const PageOptions& options,
-                         const ConnectOptions& connect);
+// Opens session `name` on target in the daemon (started when none runs), its Page made with
+// options and connected now. An empty target means $ANDROID_SERIAL, else the only device an adb
+// server or the USB bus offers (with several, an error lists them). Returns the target it
+// connected. Throws busy when a session of that name is already open (the message names its
+// target), the connect's error otherwise.
+std::string open_session(const GlobalOptions& globals, std::string_view name,
+                         const std::string& target, std::chrono::seconds idle,
+                         const PageOptions& options);
 
-// Runs verb with arguments in session `name`, with files saved under ./.adbwire (print: also
+// Runs verb with arguments in globals.session, with files saved under ./.adbwire (print: also
 // print their text). Prints the reply (text on stdout; an error on stderr) and returns the exit
-// status: 0, or 1 after an error reply. Throws Error(not_found) when no such session is running
-// (the message says to run `adbwire open`).
-int run_verb(std::string_view name, std::string_view verb, nlohmann::json arguments,
+// status: 0, or 1 after an error reply. Throws Error(not_found) when no such session is open (the
+// message says to run `adbwire open`), invalid_argument when several are and none is named.
+int run_verb(const GlobalOptions& globals, std::string_view verb, nlohmann::json arguments,
              bool print = false);
 
-// Ends session `name`. Throws Error(not_found) when it is not running.
-void close_session(std::string_view name);
+// Ends session `name`. Throws Error(not_found) when it is not open.
+void close_session(const GlobalOptions& globals, std::string_view name);
 
 struct SessionInfo {
   std::string name;  // "" for the default session
   std::string target;
   std::filesystem::path socket;
-  long pid = 0;
+  long pid = 0;  // the daemon's
 };
-// The sessions that answer now, the default one first.
-std::vector<SessionInfo> list_sessions();
+// The open sessions, the default one first.
+std::vector<SessionInfo> list_sessions(const GlobalOptions& globals);
 
 }  // namespace adbwire::cli

@@ -1,21 +1,18 @@
-// The calling side of CLI sessions (session.hpp), in both programs: socket paths, one verb per
-// connection as an MCP tools/call, listing and closing. Sockets and JSON only, so the lean front
-// serves session verbs without the library (session_open.cpp, in the full program, starts one).
+// The calling side of CLI sessions (session.hpp), in both programs: the daemon's requests for
+// them over its socket, as adbwire's frames (src/daemon/daemon_protocol.hpp). Sockets and JSON
+// only, so the lean front serves session verbs without the library (session_open.cpp, in the full
+// program, opens one).
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <thread>
 
 #include "adbwire/error.hpp"
-#include "base/private_socket.hpp"
-#include "cli/runtime_folder.hpp"
+#include "cli/daemon_connect.hpp"
 #include "cli/session/session.hpp"
-#include "cli/session/session_socket.hpp"
 #include "cli/terminal_text.hpp"
+#include "daemon/client.hpp"
+#include "daemon/daemon_protocol.hpp"
 
 namespace adbwire::cli {
 
@@ -25,120 +22,88 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::string_view kPrefix = "session-";
-constexpr std::string_view kSuffix = ".sock";
-
-void write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw Error(errc::io_error, "the session closed the connection while we were writing");
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
-std::vector<SessionInfo> named_sessions();
-
 // The longest a session may take to answer one call: longer than any verb's own deadline (wait
 // and shell stop at 120 s, a dump at PageOptions::timeout), so only a stuck daemon reaches it.
-constexpr std::chrono::seconds kReplyTimeout{600};
-
+constexpr auto kReplyTimeout = 600s;
+constexpr auto kAnswerWait = 30s;
 // The most a reply may hold: replies are text (a snapshot is at most its budget; images and
 // page sources are saved as files and named by path).
 constexpr std::size_t kMaxReply = 64 * 1024 * 1024;
 
-// Bounds each send and receive on fd by kReplyTimeout.
-void limit_waits(int fd) {
-  timeval limit{};
-  limit.tv_sec = static_cast<time_t>(kReplyTimeout.count());
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+void check_name(std::string_view name) {
+  if (!daemon::valid_session_name(name)) {
+    throw Error(
+        errc::invalid_argument,
+        "a session name is letters, digits, '-', '_' and '.', not '" + std::string(name) + "'");
+  }
 }
 
-}  // namespace
+std::string no_session(std::string_view name) {
+  return "no adbwire session" + (name.empty() ? std::string() : " '" + std::string(name) + "'") +
+         " is running; start one with `adbwire open" +
+         (name.empty() ? std::string() : " --session " + std::string(name)) + " [TARGET]`";
+}
 
-// A connected Unix socket, or -1 when nothing listens there. Another user's socket or process
-// is refused before a byte is sent (detail::connect_private_socket).
-int connect_socket(const fs::path& path) {
+// A connection to the running daemon; throws not_found (with no_session's advice) when none runs.
+int running_daemon(const GlobalOptions& globals, std::string_view name) {
   detail::Failure failure;
-  const bool named = std::getenv("ADBWIRE_SESSION") != nullptr;
-  const int fd = detail::connect_private_socket(
-      path, "the session socket",
-      named ? "point ADBWIRE_SESSION at a socket of a session you opened, or unset it"
-            : "remove it if you did not put it there, then `adbwire open` again",
-      failure);
+  const int fd = daemon::reach_daemon(globals.full_program, nullptr, failure);
   failure.throw_if_failed();
+  if (fd < 0) throw Error(errc::not_found, no_session(name));
   return fd;
 }
 
-std::string read_all(int fd, std::string_view peer) {
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      throw Error(errc::timeout, std::string(peer) + " did not answer within " +
-                                     std::to_string(kReplyTimeout.count()) +
-                                     " s; it may be stuck: `adbwire close`, then open it again");
-    }
-    if (n <= 0) break;
-    if (static_cast<std::size_t>(n) > kMaxReply - text.size()) {
-      throw Error(errc::limit_exceeded,
-                  std::string(peer) + " answered more than " +
-                      std::to_string(kMaxReply / (1024 * 1024)) +
-                      " MiB; a verb's reply is text (files it saves are named by path), so "
-                      "this is not a session of adbwire's: `adbwire close`, then open it again");
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  return text;
+// Sends request on fd and reads its framed answer (the reply's text when data is given).
+void ask(int fd, std::string_view request, std::string* data) {
+  detail::Failure failure;
+  daemon::FrameReader reader;
+  const Deadline deadline = deadline_after(kAnswerWait);
+  if (daemon::send_request(fd, request, deadline, failure))
+    daemon::read_answer(fd, reader, deadline, {}, data, failure);
+  ::close(fd);
+  failure.throw_if_failed();
 }
 
-std::string session_name(std::string_view name) {
-  return name.empty() ? std::string("the default session") : "session '" + std::string(name) + "'";
-}
-
-// One request to session `name`: its JSON-RPC reply (the result, or a thrown error). With no
-// name and no default session, the only named session answers; with several, none is guessed.
-json ask(std::string_view name, const json& request, bool or_the_only_named) {
-  const fs::path path = session_socket_path(name);
-  const int fd = connect_socket(path);
-  if (fd < 0 && name.empty() && or_the_only_named && std::getenv("ADBWIRE_SESSION") == nullptr) {
-    const std::vector<SessionInfo> named = named_sessions();
-    if (named.size() == 1) return ask(named.front().name, request);
-    if (named.size() > 1) {
-      std::string open;
-      for (const SessionInfo& session : named)
-        open += (open.empty() ? "" : ", ") + session.name + " (" + session.target + ")";
-      throw Error(errc::invalid_argument, std::to_string(named.size()) + " sessions are open: " +
-                                              open + "; name one with --session NAME");
-    }
-  }
-  if (fd < 0) {
-    throw Error(
-        errc::not_found,
-        "no adbwire session" + (name.empty() ? std::string() : " '" + std::string(name) + "'") +
-            " is running (" + path.string() + "); start one with `adbwire open" +
-            (name.empty() ? std::string() : " --session " + std::string(name)) + " [TARGET]`");
-  }
+// One tools/call in session `name`: its JSON-RPC result (an error reply is thrown as Error).
+json call_tool(const GlobalOptions& globals, std::string_view name, const json& request) {
+  const int fd = running_daemon(globals, name);
+  std::vector<std::uint8_t> out;
+  protocol::append_smart_request(out, std::string(daemon::kSessionRequest) + std::string(name));
+  const std::string line = request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  out.insert(out.end(), line.begin(), line.end());
+  detail::Failure failure;
+  daemon::FrameReader reader;
+  const Deadline deadline = deadline_after(kReplyTimeout);
   std::string reply;
-  try {
-    limit_waits(fd);
-    write_all(fd, request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
-    ::shutdown(fd, SHUT_WR);
-    reply = read_all(fd, session_name(name));
-  } catch (...) {
-    ::close(fd);
-    throw;
+  // The request and its one line go at once; shutting our side tells the session the call is
+  // all there is.
+  if (daemon::send_all(fd, out, deadline, failure) && ::shutdown(fd, SHUT_WR) == 0 &&
+      daemon::read_answer(fd, reader, deadline, {}, nullptr, failure)) {
+    reply.append(reader.unread());
+    std::array<std::uint8_t, 65536> buffer;
+    long n = 0;
+    while ((n = daemon::receive_some(fd, buffer, deadline, failure)) > 0) {
+      if (static_cast<std::size_t>(n) > kMaxReply - reply.size()) {
+        failure.set(errc::limit_exceeded,
+                    "the session answered more than " + std::to_string(kMaxReply / (1024 * 1024)) +
+                        " MiB; a verb's reply is text (files it saves are named by path), so "
+                        "this is not adbwire's session: `adbwire close`, then open it again");
+        break;
+      }
+      reply.append(reinterpret_cast<const char*>(buffer.data()), static_cast<std::size_t>(n));
+    }
   }
   ::close(fd);
+  if (failure.code == errc::timeout) {
+    failure.detail = "the session did not answer within " +
+                     std::to_string(std::chrono::seconds(kReplyTimeout).count()) +
+                     " s; it may be stuck: `adbwire close`, then open it again";
+  }
+  failure.throw_if_failed();
   const json message = json::parse(reply.substr(0, reply.find('\n')), nullptr, false);
   if (message.is_discarded() || !message.is_object()) {
-    throw Error(errc::protocol_error, session_name(name) +
-                                          " answered something that is not JSON-RPC; run "
-                                          "`adbwire open` again");
+    throw Error(errc::protocol_error,
+                "the session answered something that is not JSON-RPC; run `adbwire open` again");
   }
   if (message.contains("error")) {
     throw Error(errc::invalid_argument, message["error"].value("message", std::string("error")));
@@ -146,28 +111,21 @@ json ask(std::string_view name, const json& request, bool or_the_only_named) {
   return message.value("result", json::object());
 }
 
-fs::path session_socket_path(std::string_view name) {
-  if (name.empty()) {
-    if (const char* explicit_path = std::getenv("ADBWIRE_SESSION");
-        explicit_path != nullptr && *explicit_path != 0) {
-      return explicit_path;
-    }
-    return private_runtime_folder() / "session.sock";
-  }
-  for (const char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
-      throw Error(
-          errc::invalid_argument,
-          "a session name is letters, digits, '-', '_' and '.', not '" + std::string(name) + "'");
-    }
-  }
-  return private_runtime_folder() /
-         (std::string(kPrefix) + std::string(name) + std::string(kSuffix));
+}  // namespace
+
+fs::path session_socket_path(const GlobalOptions& globals) {
+  detail::Failure failure;
+  const daemon::DaemonPaths paths =
+      daemon::daemon_paths(daemon::daemon_identity(globals.full_program), failure);
+  failure.throw_if_failed();
+  return paths.socket;
 }
 
-int run_verb(std::string_view name, std::string_view verb, json arguments, bool print) {
+int run_verb(const GlobalOptions& globals, std::string_view verb, json arguments, bool print) {
+  check_name(globals.session);
   arguments["_cli"] = {{"dir", (fs::current_path() / ".adbwire").string()}, {"print", print}};
-  const json result = ask(name, {{"jsonrpc", "2.0"},
+  const json result = call_tool(globals, globals.session,
+                                {{"jsonrpc", "2.0"},
                                  {"id", 1},
                                  {"method", "tools/call"},
                                  {"params", {{"name", verb}, {"arguments", arguments}}}});
@@ -197,42 +155,27 @@ int run_verb(std::string_view name, std::string_view verb, json arguments, bool 
   return cli::print(text) ? 0 : 1;
 }
 
-void close_session(std::string_view name) {
-  ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/close"}});
-  const fs::path path = session_socket_path(name);
-  for (int i = 0; i < 100 && fs::exists(path); ++i) std::this_thread::sleep_for(20ms);
+void close_session(const GlobalOptions& globals, std::string_view name) {
+  check_name(name);
+  ask(running_daemon(globals, name), std::string(daemon::kCloseRequest) + std::string(name),
+      nullptr);
 }
 
-namespace {
-
-// Adds session `name` to sessions when it answers.
-void probe(std::vector<SessionInfo>& sessions, const std::string& name) {
-  try {
-    const json info = ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/info"}}, false);
-    sessions.push_back({name, info.value("target", std::string()), session_socket_path(name),
-                        info.value("pid", 0L)});
-  } catch (const Error&) {
-  }
-}
-
-std::vector<SessionInfo> named_sessions() {
+std::vector<SessionInfo> list_sessions(const GlobalOptions& globals) {
+  detail::Failure failure;
+  const int fd = daemon::reach_daemon(globals.full_program, nullptr, failure);
+  failure.throw_if_failed();
+  if (fd < 0) return {};
+  std::string text;
+  ask(fd, daemon::kSessionsRequest, &text);
+  const fs::path socket = session_socket_path(globals);
   std::vector<SessionInfo> sessions;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(private_runtime_folder(), error)) {
-    const std::string file = entry.path().filename().string();
-    if (file.starts_with(kPrefix) && file.ends_with(kSuffix))
-      probe(sessions, file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size()));
+  const json list = json::parse(text, nullptr, false);
+  for (const json& entry : list.is_array() ? list : json::array()) {
+    if (!entry.is_object()) continue;
+    sessions.push_back({entry.value("name", std::string()), entry.value("target", std::string()),
+                        socket, entry.value("pid", 0L)});
   }
-  return sessions;
-}
-
-}  // namespace
-
-std::vector<SessionInfo> list_sessions() {
-  std::vector<SessionInfo> sessions;
-  probe(sessions, "");
-  const std::vector<SessionInfo> named = named_sessions();
-  sessions.insert(sessions.end(), named.begin(), named.end());
   return sessions;
 }
 

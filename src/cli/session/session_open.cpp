@@ -1,7 +1,5 @@
-// Starting a CLI session (session.hpp): the target an open without one uses, and the daemon,
-// forked from the full program.
-#include <fcntl.h>
-#include <sys/wait.h>
+// Opening a CLI session (session.hpp): the target an open without one uses, and the daemon's
+// open request. In the full program, which may look for devices on an adb server and the USB bus.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,14 +7,15 @@
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/usb.hpp"
+#include "cli/connect.hpp"
+#include "cli/daemon_connect.hpp"
 #include "cli/session/session.hpp"
-#include "cli/session/session_server.hpp"
-#include "cli/session/session_socket.hpp"
+#include "daemon/client.hpp"
+#include "daemon/session_spec.hpp"
 
 namespace adbwire::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 // The target an open without one uses: $ANDROID_SERIAL, else the only device there is.
@@ -48,55 +47,37 @@ std::string pick_target() {
 
 }  // namespace
 
-std::string open_session(std::string_view name, const std::string& given_target,
-                         std::chrono::seconds idle, const PageOptions& options,
-                         const ConnectOptions& connect) {
-  const fs::path path = session_socket_path(name);
-  if (const int fd = connect_socket(path); fd >= 0) {
-    ::close(fd);
-    std::string target = "?";
-    try {
-      target = ask(name, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "adbwire/info"}})
-                   .value("target", std::string("?"));
-    } catch (const Error&) {
-    }
-    throw Error(errc::busy, session_name(name) + " is already open (" + target +
-                                "); close it first (`adbwire" +
-                                (name.empty() ? std::string() : " --session " + std::string(name)) +
-                                " close`), or open another with --session NAME");
+std::string open_session(const GlobalOptions& globals, std::string_view name,
+                         const std::string& given_target, std::chrono::seconds idle,
+                         const PageOptions& options) {
+  daemon::SessionSpec spec;
+  spec.name = std::string(name);
+  spec.target = given_target.empty() ? pick_target() : given_target;
+  spec.idle = idle;
+  const ConnectOptions connect = connect_options(globals);
+  spec.auth_timeout = connect.auth_timeout;
+  spec.limits = connect.limits;
+  spec.page = options;
+  if (!daemon::valid_session_name(spec.name)) {
+    throw Error(errc::invalid_argument,
+                "a session name is letters, digits, '-', '_' and '.', not '" + spec.name + "'");
   }
-  const std::string target = given_target.empty() ? pick_target() : given_target;
-  int ready[2];
-  if (::pipe2(ready, O_CLOEXEC) != 0)
-    throw Error(errc::io_error, "cannot create a pipe for the session daemon");
-  const pid_t child = ::fork();
-  if (child < 0) throw Error(errc::io_error, "cannot start the session daemon (fork failed)");
-  if (child == 0) {
-    // The daemon: its own session, no terminal, parented by init once this child exits.
-    ::close(ready[0]);
-    ::setsid();
-    if (::fork() != 0) ::_exit(0);
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, STDIN_FILENO);
-    ::dup2(null, STDOUT_FILENO);
-    ::dup2(null, STDERR_FILENO);
-    if (null > STDERR_FILENO) ::close(null);
-    ::_exit(serve_session(std::string(name), target, idle, options, connect, path, ready[1]));
-  }
-  ::close(ready[1]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  std::string line = read_all(ready[0], "the session daemon");
-  ::close(ready[0]);
-  if (const std::size_t end = line.find('\n'); end != std::string::npos) line.resize(end);
-  if (line == "ok") return target;
-  if (line.starts_with("error ")) {
-    char* rest = nullptr;
-    const long code = std::strtol(line.c_str() + 6, &rest, 10);
-    throw Error(make_error_code(static_cast<errc>(code)),
-                rest != nullptr && *rest == ' ' ? rest + 1 : "");
-  }
-  throw Error(errc::io_error, "the session daemon exited before it was ready");
+  const daemon::DaemonStart start = daemon_start(globals);
+  detail::Failure failure;
+  const int fd = daemon::reach_daemon(start.program, &start, failure);
+  failure.throw_if_failed();
+  // The daemon connects first: as long as a direct connect could take, a key's acceptance too.
+  const Deadline deadline =
+      deadline_after(30s + ConnectOptions{}.connect_timeout + spec.auth_timeout);
+  daemon::FrameReader reader;
+  std::string target;
+  if (daemon::send_request(fd,
+                           std::string(daemon::kOpenRequest) + daemon::format_session_spec(spec),
+                           deadline, failure))
+    daemon::read_answer(fd, reader, deadline, {}, &target, failure);
+  ::close(fd);
+  failure.throw_if_failed();
+  return target;
 }
 
 }  // namespace adbwire::cli

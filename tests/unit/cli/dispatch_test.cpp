@@ -8,7 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/program.hpp"
-#include "cli/verb_catalog.hpp"
+#include "verbs/verb.hpp"
 
 namespace adbwire::cli::front {
 namespace {
@@ -22,10 +22,11 @@ std::string served(std::vector<const char*> args, Environment environment = {}) 
 
 TEST(FrontDispatch, FindsTheCommandAfterGlobalOptionsAndTheirValues) {
   const CommandLine line = scan({"-s", "tcp:h:5555", "-H", "host", "-P", "5038", "--auth-timeout",
-                                 "3", "--no-holder", "shell", "ls", "-l"});
+                                 "3", "--no-daemon", "shell", "ls", "-l"});
   EXPECT_EQ(line.command, "shell");
   EXPECT_EQ(line.serial, "tcp:h:5555");
-  EXPECT_TRUE(line.no_holder);
+  EXPECT_TRUE(line.no_daemon);
+  EXPECT_TRUE(scan({"--no-holder", "shell"}).no_daemon) << "the old name";
   EXPECT_FALSE(line.record);
   EXPECT_TRUE(line.plain);
 
@@ -50,16 +51,18 @@ TEST(FrontDispatch, AnythingUnusualIsLeftToTheFullProgram) {
   EXPECT_TRUE(scan({}).command.empty());
 }
 
-TEST(FrontDispatch, ServesShellAndExecOutOnTcpTargetsOnly) {
+TEST(FrontDispatch, ServesShellAndExecOutOnTheDaemonsTargets) {
   EXPECT_EQ(served({"-s", "tcp:127.0.0.1:5555", "shell", "true"}), "shell");
   EXPECT_EQ(served({"-s", "127.0.0.1:5555", "exec-out", "true"}), "exec-out");
-  EXPECT_EQ(served({"shell"}, {.android_serial = "tcp:h", .no_holder = {}}), "shell");
+  EXPECT_EQ(served({"shell"}, {.android_serial = "tcp:h"}), "shell");
+  EXPECT_EQ(served({"-s", "usb:", "shell"}), "shell");
+  EXPECT_EQ(served({"-s", "usb:0123456789ABCDEF", "exec-out", "ls"}), "exec-out");
   EXPECT_EQ(served({"version"}), "version");
-  // The adb server holds these; a USB interface has one owner; no target at all is an error
-  // the full program words.
+  EXPECT_EQ(served({"start-server"}), "start-server");
+  EXPECT_EQ(served({"kill-server"}), "kill-server");
+  // The adb server holds these; no target at all is an error the full program words.
   EXPECT_EQ(served({"-s", "server:emulator-5554", "shell"}), "full program");
   EXPECT_EQ(served({"-s", "emulator-5554", "shell"}), "full program");
-  EXPECT_EQ(served({"-s", "usb:", "shell"}), "full program");
   EXPECT_EQ(served({"shell"}), "full program");
   EXPECT_EQ(served({"-s", "tcp:h:99999", "shell"}), "full program");
   // Every other subcommand, and an unknown one.
@@ -68,15 +71,14 @@ TEST(FrontDispatch, ServesShellAndExecOutOnTcpTargetsOnly) {
 }
 
 TEST(FrontDispatch, OptOutsAndRecordingConnectDirectly) {
+  EXPECT_EQ(served({"--no-daemon", "-s", "tcp:h", "shell"}), "full program");
   EXPECT_EQ(served({"--no-holder", "-s", "tcp:h", "shell"}), "full program");
   EXPECT_EQ(served({"--record", "x.pcapng", "-s", "tcp:h", "shell"}), "full program");
-  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.android_serial = {}, .no_holder = "1"}),
-            "full program");
-  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.android_serial = {}, .no_holder = "yes"}),
-            "full program");
-  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.android_serial = {}, .no_holder = "0"}), "shell");
+  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.no_daemon = "1"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.no_holder = "yes"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "shell"}, {.no_daemon = "0", .no_holder = "0"}), "shell");
   // version reaches no device: no reason to hand it over.
-  EXPECT_EQ(served({"--no-holder", "version"}), "version");
+  EXPECT_EQ(served({"--no-daemon", "version"}), "version");
 }
 
 // The session verbs only talk to the session daemon's socket: the front serves every one, so
@@ -84,7 +86,7 @@ TEST(FrontDispatch, OptOutsAndRecordingConnectDirectly) {
 // adb commands too (install, shell, …) have CLI-only options and stay in the full program.
 TEST(FrontDispatch, ServesEverySessionVerb) {
   std::size_t served_verbs = 0;
-  for (const CatalogVerb& verb : verb_catalog()) {
+  for (const verbs::Verb& verb : verbs::all()) {
     const std::string name(verb.name);
     if (!is_session_verb(verb.name)) continue;
     ++served_verbs;
@@ -114,24 +116,34 @@ TEST(FrontDispatch, ServesTheSessionSnapshotOnly) {
   EXPECT_EQ(served({"snapshot", "--no-web"}), "full program");
   EXPECT_EQ(served({"snapshot", "--max-depth"}), "full program");
   EXPECT_EQ(served({"-s", "tcp:h:5555", "snapshot"}), "full program");
-  EXPECT_EQ(served({"snapshot"}, {.android_serial = "tcp:h", .no_holder = {}}), "full program");
+  EXPECT_EQ(served({"snapshot"}, {.android_serial = "tcp:h"}), "full program");
   EXPECT_EQ(served({"screenshot"}), "full program");
 }
 
-// The scan skips exactly the values CLI11 takes: each valued option of the list takes one, and
-// --no-holder is a flag, in the parser add_global_options builds.
+// The scan skips exactly the values CLI11 takes: add_global_options registers the one list the scan
+// reads, each option taking a value there takes one in the parser, and each flag none.
 TEST(FrontDispatch, ValuedOptionsAreThoseTheParserGivesAValue) {
   CLI::App app;
   GlobalOptions globals;
   add_global_options(app, globals);
-  for (const std::string_view name : kValuedGlobalOptions) {
-    const CLI::Option* option = app.get_option(std::string(name));
-    ASSERT_NE(option, nullptr) << name;
-    EXPECT_EQ(option->get_items_expected_min(), 1) << name;
+  for (const GlobalOption& global : kGlobalOptions) {
+    std::string_view names = global.names;
+    while (!names.empty()) {
+      const std::string name(names.substr(0, names.find(',')));
+      names.remove_prefix(std::min(name.size() + 1, names.size()));
+      const CLI::Option* option = app.get_option(name);
+      ASSERT_NE(option, nullptr) << name;
+      EXPECT_EQ(option->get_items_expected_min(), global.takes_value() ? 1 : 0) << name;
+      // A word the scan reads as this option ends up in the parser as it.
+      const std::vector<std::string> words = global.takes_value()
+                                                 ? std::vector<std::string>{name, "v"}
+                                                 : std::vector<std::string>{name};
+      std::vector<const char*> args;
+      for (const std::string& word : words) args.push_back(word.c_str());
+      args.push_back("version");
+      EXPECT_EQ(scan(args).command, "version") << name;
+    }
   }
-  const CLI::Option* flag = app.get_option(std::string(kNoHolderFlag));
-  ASSERT_NE(flag, nullptr);
-  EXPECT_EQ(flag->get_items_expected_min(), 0);
 }
 
 }  // namespace

@@ -30,6 +30,72 @@ TEST(SmartSocket, EmptyOrOversizeRequestsAreRefusedWithoutOutput) {
   EXPECT_EQ(test::text(out).substr(0, 4), "ffff");
 }
 
+// The server's side: what AOSP's server writes (SendOkay, SendFail, SendProtocolString).
+TEST(SmartSocket, ServerRepliesAreOkayFailAndHexStrings) {
+  std::vector<std::uint8_t> out;
+  append_smart_okay(out);
+  append_smart_string(out, "0029");
+  append_smart_fail(out, "device 'x' not found");
+  append_smart_okay(out);
+  append_transport_id(out, 0x0100000000000007u);
+  EXPECT_EQ(test::text(out), std::string("OKAY00040029FAIL0014device 'x' not foundOKAY") +
+                                 std::string("\x07\x00\x00\x00\x00\x00\x00\x01", 8));
+  out.clear();
+  append_smart_string(out, std::string(kMaxSmartString + 10, 'x'));
+  EXPECT_EQ(out.size(), 4u + kMaxSmartString) << "cut to what four hex digits can say";
+  EXPECT_EQ(test::text(out).substr(0, 4), "ffff");
+}
+
+// What a client sends, read back by a server fed it in every cut (the chainsaw), with the
+// stream's first bytes left unread after the request that switched to it.
+TEST(SmartSocket, RequestsReadTheSameWhateverTheCuts) {
+  std::vector<std::uint8_t> wire;
+  ASSERT_FALSE(append_smart_request(wire, "host:tport:serial:127.0.0.1:5555"));
+  ASSERT_FALSE(append_smart_request(wire, "shell,v2,raw:echo hi"));
+  const std::string stream_bytes("\x00\x01stdin", 7);
+  wire.insert(wire.end(), stream_bytes.begin(), stream_bytes.end());
+  for (std::size_t chunk = 1; chunk <= wire.size(); ++chunk) {
+    SmartRequestReader reader;
+    std::vector<std::string> seen;
+    for (std::size_t at = 0; at < wire.size(); at += chunk) {
+      reader.feed(std::span(wire).subspan(at, std::min(chunk, wire.size() - at)));
+      std::string request;
+      while (seen.size() < 2 && reader.next(request) == SmartRequestReader::Result::ready)
+        seen.push_back(request);
+    }
+    ASSERT_EQ(seen.size(), 2u) << chunk;
+    EXPECT_EQ(seen[0], "host:tport:serial:127.0.0.1:5555");
+    EXPECT_EQ(seen[1], "shell,v2,raw:echo hi");
+    EXPECT_EQ(test::text(std::vector<std::uint8_t>(reader.unread().begin(), reader.unread().end())),
+              stream_bytes)
+        << chunk;
+    reader.clear_unread();
+    EXPECT_TRUE(reader.unread().empty());
+  }
+}
+
+TEST(SmartSocket, BadRequestLengthsAreProtocolErrorsThatStick) {
+  for (const std::string wire :
+       {std::string("zz12host:version"), std::string("0000"), std::string("-001x")}) {
+    SmartRequestReader reader;
+    reader.feed(bytes(wire));
+    std::string request;
+    EXPECT_EQ(reader.next(request), SmartRequestReader::Result::failed) << wire;
+    EXPECT_FALSE(reader.error_detail().empty());
+    reader.feed(bytes("000chost:version"));
+    EXPECT_EQ(reader.next(request), SmartRequestReader::Result::failed) << "stays failed";
+  }
+  SmartRequestReader uppercase;
+  uppercase.feed(bytes("000Chost:version"));
+  std::string request;
+  EXPECT_EQ(uppercase.next(request), SmartRequestReader::Result::ready);
+  EXPECT_EQ(request, "host:version");
+  SmartRequestReader partial;
+  partial.feed(bytes("000chost:ver"));
+  EXPECT_EQ(partial.next(request), SmartRequestReader::Result::need_more);
+  EXPECT_EQ(partial.unread().size(), 12u) << "nothing consumed while incomplete";
+}
+
 TEST(SmartSocket, VersionReplyIsOkayThenAHexString) {
   SmartReplyReader reader;
   reader.feed(bytes("OKAY00040029"));

@@ -22,9 +22,46 @@ inline constexpr std::size_t kMaxSmartString = 0xffff;
 // host:tport:… answers OKAY then the transport id, 8 bytes little-endian.
 inline constexpr std::size_t kTransportIdSize = 8;
 
+// The value of the kSmartLengthSize hex digits (either case) at the start of bytes; nullopt when
+// there are fewer or one is not a hex digit.
+std::optional<std::size_t> parse_hex4(std::span<const std::uint8_t> bytes) noexcept;
+
 // Appends "%04x" + service. invalid_argument when service is empty or longer than
 // kMaxSmartString (nothing is appended then).
 std::error_code append_smart_request(std::vector<std::uint8_t>& out, std::string_view service);
+
+// The server's side of a reply: OKAY; FAIL + hex4 + message; hex4 + a string (after OKAY:
+// host:version, host:devices, …); the 8-byte little-endian transport id (after host:tport's
+// OKAY). A message or string longer than kMaxSmartString is cut to it.
+void append_smart_okay(std::vector<std::uint8_t>& out);
+void append_smart_fail(std::vector<std::uint8_t>& out, std::string_view message);
+void append_smart_string(std::vector<std::uint8_t>& out, std::string_view text);
+void append_transport_id(std::vector<std::uint8_t>& out, std::uint64_t id);
+
+// Incremental reader of a client's side of one smart-socket connection, as a server reads it:
+// requests (hex4 + service), fed as they arrive, split or merged anywhere. After a request that
+// switches the connection to a stream, unread() holds the stream's first bytes. A bad length or
+// an empty request is a protocol_error; afterwards the reader stays failed.
+class SmartRequestReader {
+ public:
+  enum class Result { ready, need_more, failed };
+
+  void feed(std::span<const std::uint8_t> bytes);
+  // The next whole request, copied out.
+  Result next(std::string& request);
+  // Bytes fed but not consumed by next(); valid until the next feed() or clear_unread().
+  std::span<const std::uint8_t> unread() const noexcept;
+  void clear_unread() noexcept;
+  const std::string& error_detail() const noexcept { return error_detail_; }
+
+ private:
+  Result fail(std::string detail);
+
+  std::vector<std::uint8_t> buffer_;
+  std::size_t consumed_ = 0;
+  bool failed_ = false;
+  std::string error_detail_;
+};
 
 // The status word that opens every reply.
 struct SmartStatus {

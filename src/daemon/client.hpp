@@ -1,0 +1,68 @@
+// The client side of the daemon, for the CLI: reaching it (started on first use), a Device whose
+// streams the daemon opens on the connection it holds, and adbwire's requests answered in frames.
+// Plain sockets and the connection layer's Device only, so the lean front links nothing heavy.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "adbwire/deadline.hpp"
+#include "adbwire/device.hpp"
+#include "adbwire/output_limits.hpp"
+#include "base/failure.hpp"
+#include "daemon/daemon_protocol.hpp"
+#include "daemon/unix_socket.hpp"
+
+namespace adbwire::daemon {
+
+// How to start the daemon when none answers.
+struct DaemonStart {
+  // The full program; started as `PROGRAM server --idle N --open-wait N --ready-fd 3`, its own
+  // session, no terminal, stdio on /dev/null, nothing of ours inherited but the ready pipe.
+  std::filesystem::path program;
+  std::chrono::seconds idle{1800};     // it ends after this long unused (DaemonOptions::idle)
+  std::chrono::seconds open_wait{30};  // DaemonOptions::open_wait
+};
+
+// Something the daemon says for the user (it reconnected), once per call that met it.
+using NoteHandler = std::function<void(std::string_view)>;
+
+// A connection to this user's daemon for program (daemon_paths(daemon_identity(program))).
+// start: when none answers, one is started (under a lock, so concurrent calls start one);
+// nullptr: -1 without failure then. started, when given, says whether this call started it.
+// Errors: permission_denied (a socket or runtime folder that is not this user's and private: the
+// detail says what to do), timeout (a daemon that did not get ready in 10 s), io_error (it could
+// not be started).
+int reach_daemon(const std::filesystem::path& program, const DaemonStart* start,
+                 detail::Failure& failure, bool* started = nullptr);
+
+// Sends request (a smart-socket request) on fd. Errors: invalid_argument (too long), closed,
+// timeout.
+bool send_request(int fd, std::string_view request, Deadline deadline, detail::Failure& failure);
+
+// Reads an adbwire answer (daemon_protocol.hpp) from fd: NOTE frames to on_note, then OKAY (true;
+// with data, the DATA frames up to DONE are appended to *data) or FAIL (false, failure set to its
+// code and sentence). reader keeps what came after. Errors also: protocol_error, device_offline
+// (the daemon hung up), timeout.
+bool read_answer(int fd, FrameReader& reader, Deadline deadline, const NoteHandler& on_note,
+                 std::string* data, detail::Failure& failure);
+
+// A Device for target (a tcp: or usb: target) through the daemon, started first when none answers
+// (start). Its streams are the daemon's to the device; banner, features and serial are those of
+// the held connection; command_timeout as ConnectOptions'; output gathered whole bounded by
+// limits (ConnectOptions::limits). auth_timeout: how long the daemon's connect, when it makes
+// one, waits for a person to accept the key. Throws adbwire::Error: what the daemon's connect met
+// (the codes and sentences of Device::connect, relayed), and reach_daemon's errors.
+Device connect_through_daemon(std::string_view target, const DaemonStart& start,
+                              std::chrono::milliseconds auth_timeout, const OutputLimits& limits,
+                              NoteHandler on_note);
+
+// Ends this user's daemon for program (host:kill) and waits until its socket is gone. False when
+// none was running. Throws adbwire::Error: permission_denied (as reach_daemon), timeout (it did
+// not end within 10 s).
+bool stop_daemon(const std::filesystem::path& program);
+
+}  // namespace adbwire::daemon
