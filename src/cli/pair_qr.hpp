@@ -32,6 +32,6 @@ std::string qr_text(const std::string& payload);
 // to options.timeout for its connect port and connects with TLS. Prints adb's success line and
 // the connect address. Throws Error: timeout (no phone scanned in time), the errors of pair()
 // and Device::connect.
-int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait, std::FILE* out);
+int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait);
 
 }  // namespace adbwire::cli

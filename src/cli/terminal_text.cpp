@@ -41,6 +41,17 @@ std::string format(const char* pattern, ...) {
 
 bool print(std::string_view text) { return write(stdout, shown(text)); }
 
+bool print_fields(std::initializer_list<std::string_view> fields) {
+  std::string line;
+  bool first = true;
+  for (const std::string_view field : fields) {
+    if (!first) line += '\t';
+    line += protocol::printable(field);
+    first = false;
+  }
+  return write(stdout, line + "\n");
+}
+
 void print_error(std::string_view text) { write(stderr, shown(text) + "\n"); }
 
 void progress(std::string_view text) { write(stderr, "\r\x1b[K" + shown(text)); }

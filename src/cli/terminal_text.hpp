@@ -9,6 +9,7 @@
 // the user asked for, and the MCP server's JSON lines (protocol::printable_json) leave otherwise.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,9 @@ std::string shown(std::string_view text);
 // Writes shown(text) to stdout and flushes. false when the write failed (a closed pipe, a
 // full disk).
 bool print(std::string_view text);
+// One line of tab-separated fields, as adb prints its tables for scripts: each field shown(), the
+// tabs between them kept (shown() would write a tab as \t), then a line break, to stdout.
+bool print_fields(std::initializer_list<std::string_view> fields);
 // Writes shown(text) and a line break to stderr.
 void print_error(std::string_view text);
 
