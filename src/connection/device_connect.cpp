@@ -5,6 +5,7 @@
 
 #include "adbwire/device.hpp"
 #include "adbwire/mdns.hpp"
+#include "adbwire/protocol/printable.hpp"
 #include "adbwire/target.hpp"
 #include "connection/connection.hpp"
 #include "connection/recorded_link.hpp"
@@ -42,6 +43,7 @@ std::shared_ptr<StreamOpener> connect_opener(std::string_view text, const Connec
   }
   std::string host = target.host();
   std::uint16_t port = target.port();
+  std::string service_name;
   if (target.kind() == Target::Kind::mdns) {
     // The phone's Wireless debugging port; its STLS then makes the connection TLS.
     MdnsOptions mdns;
@@ -56,9 +58,13 @@ std::shared_ptr<StreamOpener> connect_opener(std::string_view text, const Connec
     }
     host = found.host;
     port = found.port;
+    service_name = protocol::printable(found.instance) + "." + std::string(kAdbTlsConnectService);
   }
-  const std::string serial =
-      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  // adb lists a phone it found by mDNS by its service name, and scripts pass that back to -s.
+  const std::string serial = target.kind() == Target::Kind::mdns
+                                 ? service_name
+                                 : (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
+                                       ":" + std::to_string(port);
   auto factory = [host, port](asio::io_context& io, Deadline deadline, detail::Failure& why) {
     return transport::connect_tcp(io, host, port, deadline, why);
   };

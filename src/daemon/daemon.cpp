@@ -27,6 +27,7 @@
 #include "base/signal_cleanup.hpp"
 #include "daemon/conversation.hpp"
 #include "daemon/daemon_protocol.hpp"
+#include "daemon/paired_phones.hpp"
 #include "daemon/registry.hpp"
 #include "daemon/sessions.hpp"
 #include "daemon/unix_socket.hpp"
@@ -148,6 +149,7 @@ class Daemon {
         signals_(signals),
         wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
         registry_(options.device_idle, options.dropped_idle),
+        paired_(registry_, KeyOptions{}, options.log),
         sessions_(registry_),
         state_{registry_, sessions_, [this] { stop(); }, stopping_, options.open_wait} {
     struct stat st {};
@@ -157,6 +159,14 @@ class Daemon {
     }
     detail::MutexLock lock(mutex_);
     last_active_ = Clock::now();
+  }
+
+  // Paired phones in Wireless debugging are connected from now on; returns once the first look
+  // for them is over, so the first request after ready sees them (adb's server waits for its USB
+  // scan the same way before it says it is up).
+  void find_paired_phones() {
+    paired_.start();
+    paired_.wait_first_look(deadline_after(kPairedFirstListen + 2 * kPairedConnectTimeout));
   }
 
   void run() {
@@ -197,6 +207,7 @@ class Daemon {
     }
     if (tcp_listener_ >= 0) ::close(tcp_listener_);
     // Streams of running clients end with their device connections; then they can be waited for.
+    paired_.stop();
     registry_.disconnect_all();
     detail::MutexLock lock(mutex_);
     done_.wait(lock.native(), [this]() ADBWIRE_REQUIRES(mutex_) { return active_ == 0; });
@@ -291,6 +302,7 @@ class Daemon {
   ino_t inode_ = 0;
   std::atomic<bool> stopping_{false};
   Registry registry_;
+  PairedPhones paired_;
   Sessions sessions_;
   DaemonState state_;
   detail::Mutex mutex_;
@@ -325,8 +337,8 @@ int serve_daemon(const DaemonOptions& options) {
   std::string bound = options.listen;
   const int tcp_listener =
       failure || options.listen.empty() ? -1 : listen_tcp(options.listen, loopback, bound, failure);
-  report_ready(options.ready_fd, failure);
   if (failure) {
+    report_ready(options.ready_fd, failure);
     if (options.log) options.log("error: " + failure.detail);
     if (unix_listener >= 0) {
       ::unlink(options.socket.c_str());
@@ -335,6 +347,9 @@ int serve_daemon(const DaemonOptions& options) {
     if (signals >= 0) ::close(signals);
     return 1;
   }
+  Daemon daemon(options, unix_listener, tcp_listener, signals);
+  daemon.find_paired_phones();
+  report_ready(options.ready_fd, failure);
   if (options.log && tcp_listener >= 0) {
     if (!loopback) {
       options.log("warning: listening on " + bound +
@@ -345,7 +360,7 @@ int serve_daemon(const DaemonOptions& options) {
     options.log("listening on " + bound + " (adb -P PORT, ADB_SERVER_SOCKET=tcp:HOST:PORT)");
   }
   if (options.log && unix_listener >= 0) options.log("listening on " + options.socket.string());
-  Daemon(options, unix_listener, tcp_listener, signals).run();
+  daemon.run();
   detail::remove_registered_files();
   if (signals >= 0) ::close(signals);
   return 0;

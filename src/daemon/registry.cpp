@@ -147,6 +147,13 @@ std::shared_ptr<HeldDevice> Registry::select(const Selector& selector,
   return nullptr;
 }
 
+bool Registry::holds(std::string_view name) const {
+  detail::MutexLock lock(mutex_);
+  return std::any_of(
+      devices_.begin(), devices_.end(),
+      [&](const std::shared_ptr<HeldDevice>& device) { return device->named_by(name); });
+}
+
 bool Registry::disconnect(std::string_view serial) {
   std::vector<std::shared_ptr<HeldDevice>> gone;
   {

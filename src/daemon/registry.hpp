@@ -49,6 +49,10 @@ class Registry {
   // than one device/emulator").
   std::shared_ptr<HeldDevice> select(const Selector& selector, detail::Failure& failure) const;
 
+  // Whether a device held is named by name (a serial, a canonical target or what parses to one),
+  // connected or not.
+  bool holds(std::string_view name) const;
+
   // Lets go of the devices serial names (host:disconnect:SERIAL); false when none does.
   bool disconnect(std::string_view serial);
   // Lets go of every device.

@@ -102,6 +102,58 @@ TEST(MdnsCli, APairedPhoneIsUsedByItsGuidForShellAndSessions) {
       << unknown.err;
 }
 
+// As adb's server: the daemon connects a phone it paired with when the phone advertises its
+// connect port, with no command naming it, and only such a phone. The real adb client reads the
+// list; the first request after the server says it is up already sees the phone.
+TEST(MdnsCli, TheServerKeepsPairedPhonesConnectedAndNoOthers) {
+  const std::string adb = test::find_adb();
+  ASSERT_FALSE(adb.empty()) << "adb is needed: apt-get install adb (or run scripts/setup)";
+  TempDir dir;
+  fs::create_directories(dir.path() / "a");
+  fs::create_directories(dir.path() / "b");
+  VirtualDevice paired(phone(dir.path() / "a"));
+  paired.start();
+  VirtualDevice later(phone(dir.path() / "b"));
+  later.start();
+  const Host host(dir.path());
+  ASSERT_EQ(
+      host.run({"pair", "127.0.0.1:" + std::to_string(paired.pairing_port()), "482915"}).exit_code,
+      0);
+
+  const std::uint16_t port = test::free_port();
+  test::Background server(
+      {ADBWIRE_CLI_PATH, "server", "--listen", "127.0.0.1:" + std::to_string(port)}, host.env);
+  // Told before "listening on", which the server says once it is up.
+  ASSERT_EQ(server.first_line(), "adbwire server: connected paired phone " + paired.guid());
+  const auto run_adb = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {adb, "-P", std::to_string(port)});
+    return test::run_process(std::move(args), host.env, {}, 30s);
+  };
+  const std::string name = paired.guid() + "._adb-tls-connect._tcp";
+  const std::string later_name = later.guid() + "._adb-tls-connect._tcp";
+  const auto devices = run_adb({"devices"});
+  EXPECT_EQ(devices.out, "List of devices attached\n" + name + "\tdevice\n\n") << devices.err;
+  EXPECT_EQ(later.connections_accepted(), 0u) << "a phone this host never paired with";
+
+  const auto shell = run_adb({"-s", name, "shell", "echo", "held"});
+  EXPECT_EQ(shell.out, "held\n") << shell.err;
+  EXPECT_EQ(paired.connections_accepted(), 1u) << "the shell used the connection the server held";
+
+  // Paired while the server runs: found within the first questions' spacing.
+  ASSERT_EQ(
+      host.run({"pair", "127.0.0.1:" + std::to_string(later.pairing_port()), "482915"}).exit_code,
+      0);
+  std::string seen;
+  for (int tries = 0; tries < 100 && seen.find(later_name) == std::string::npos; ++tries) {
+    std::this_thread::sleep_for(100ms);
+    seen = run_adb({"devices"}).out;
+  }
+  EXPECT_NE(seen.find(later_name + "\tdevice\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find(name + "\tdevice\n"), std::string::npos) << seen;
+  EXPECT_EQ(run_adb({"kill-server"}).exit_code, 0);
+  EXPECT_EQ(server.exit_code(10s), 0);
+}
+
 // The QR code of the CLI's output (lines of █ ▀ ▄ and spaces, light modules drawn) as an image
 // zbarimg reads: each module 4×4 pixels, dark ones black.
 std::string decode_qr(const std::string& output, const fs::path& dir) {
