@@ -120,7 +120,8 @@ class Device {
   const protocol::Banner& banner() const noexcept;
   // True when the device lists the feature and adbwire implements it (both banners).
   bool has_feature(std::string_view feature) const noexcept;
-  // What adb would list as this device's serial: "HOST:PORT" for TCP targets.
+  // What adb would list as this device's serial: "HOST:PORT" for TCP targets,
+  // "INSTANCE._adb-tls-connect._tcp" for a phone found by mDNS.
   std::string serial() const;
   // Authentication path and negotiated parameters.
   ConnectionInfo connection_info() const;
