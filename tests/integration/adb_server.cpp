@@ -48,11 +48,14 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }
 
 std::vector<std::string> with_test_runtime(std::vector<std::string> env) {
-  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  const bool named = std::any_of(env.begin(), env.end(), [](const std::string& entry) {
-    return entry.starts_with("XDG_RUNTIME_DIR=");
-  });
-  if (runtime != nullptr && !named) env.push_back(std::string("XDG_RUNTIME_DIR=") + runtime);
+  for (const char* name : {"XDG_RUNTIME_DIR", "HOME"}) {
+    const std::string prefix = std::string(name) + "=";
+    const char* value = std::getenv(name);
+    const bool named = std::any_of(env.begin(), env.end(), [&](const std::string& entry) {
+      return entry.starts_with(prefix);
+    });
+    if (value != nullptr && !named) env.push_back(prefix + value);
+  }
   return env;
 }
 

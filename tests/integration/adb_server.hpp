@@ -28,9 +28,9 @@ ProcessResult run_process(std::vector<std::string> argv, std::vector<std::string
                           std::string_view input,
                           std::chrono::steady_clock::duration timeout = std::chrono::seconds(30));
 
-// env, with the test's runtime folder (the one ctest gives each test binary) added when env names
-// none: a CLI a test runs never uses the user's own (its sessions, its daemon). run_process and
-// Background add it themselves.
+// env, with the test's runtime folder and HOME (those ctest gives each test binary) added when env
+// names none: a CLI a test runs never uses the user's own (its sessions, its daemon, its host key).
+// run_process and Background add them themselves.
 std::vector<std::string> with_test_runtime(std::vector<std::string> env);
 
 // argv-style pointers into strings (null terminated), for posix_spawn.
