@@ -148,8 +148,12 @@ int run(int n) {
   adb.connect_device(vd.port());
   const std::vector<std::string> adb_call = {
       adbwire::bench::kAdb, "-P", std::to_string(adb.port()), "-s", serial, "shell", "true"};
-  auto adbwire_env = [](const fs::path& runtime) {
-    return std::vector<std::string>{"XDG_RUNTIME_DIR=" + runtime.string(), "PATH=/usr/bin:/bin"};
+  // A HOME of the bench's own: the user's paired phones would make each daemon start listen
+  // for them, and the user's key is not the bench's to use.
+  const fs::path home = device_files.path() / "home";
+  auto adbwire_env = [&home](const fs::path& runtime) {
+    return std::vector<std::string>{"XDG_RUNTIME_DIR=" + runtime.string(),
+                                    "HOME=" + home.string(), "PATH=/usr/bin:/bin"};
   };
   const std::vector<std::string> adbwire_call = {cli.string(), "-s", target, "shell", "true"};
 

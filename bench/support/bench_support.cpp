@@ -122,6 +122,19 @@ void PrivateAdb::connect_device(std::uint16_t device_port) const {
   server.wait_for(serial, WaitState::device);
 }
 
+namespace {
+
+// Closes every descriptor above stderr except a and b.
+void keep_only_descriptors(int a, int b) {
+  const unsigned low = static_cast<unsigned>(std::min(a, b));
+  const unsigned high = static_cast<unsigned>(std::max(a, b));
+  if (low > 3) ::close_range(3, low - 1, 0);
+  if (high > low + 1) ::close_range(low + 1, high - 1, 0);
+  ::close_range(high + 1, ~0U, 0);
+}
+
+}  // namespace
+
 ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
   int port_pipe[2];
   int stop_fds[2];
@@ -135,8 +148,9 @@ ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
   }
   pid_ = ::fork();
   if (pid_ == 0) {
-    ::close(port_pipe[0]);
-    ::close(stop_fds[1]);
+    // Only its own two pipe ends: a device forked earlier ends when its stop pipe's writer
+    // closes, and a copy of that writer here would keep it waiting forever.
+    keep_only_descriptors(port_pipe[1], stop_fds[0]);
     // The child never returns into the bench: an exception must not run the parent's code.
     try {
       VirtualDeviceOptions options;
