@@ -152,8 +152,8 @@ int run(int n) {
   // for them, and the user's key is not the bench's to use.
   const fs::path home = device_files.path() / "home";
   auto adbwire_env = [&home](const fs::path& runtime) {
-    return std::vector<std::string>{"XDG_RUNTIME_DIR=" + runtime.string(),
-                                    "HOME=" + home.string(), "PATH=/usr/bin:/bin"};
+    return std::vector<std::string>{"XDG_RUNTIME_DIR=" + runtime.string(), "HOME=" + home.string(),
+                                    "PATH=/usr/bin:/bin"};
   };
   const std::vector<std::string> adbwire_call = {cli.string(), "-s", target, "shell", "true"};
 

@@ -14,6 +14,7 @@
 #include "adbwire/keys.hpp"
 #include "auth/key_factory.hpp"
 #include "auth/key_files.hpp"
+#include "base/failure.hpp"
 
 namespace adbwire {
 namespace {
@@ -155,7 +156,10 @@ std::vector<PrivateKey> load_host_keys(const KeyOptions& options) {
 std::vector<PrivateKey> load_host_keys(const KeyOptions& options, std::error_code& error) {
   auth::Status status;
   auto keys = collect_host_keys(options, status);
-  error = status.code;
+  // The sentence goes with the code (last_error_detail), as from every other call.
+  detail::Failure failure;
+  if (status.code) failure.set(status.code, status.detail);
+  detail::report(std::move(failure), error);
   return keys;
 }
 

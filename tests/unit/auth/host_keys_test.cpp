@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "adbwire/error.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/keys.hpp"
 #include "unit/auth/auth_test_support.hpp"
 
@@ -125,6 +126,11 @@ TEST_F(HostKeysTest, MissingParentOfKeyDirectoryIsNotFound) {
   std::error_code error;
   load_host_keys(options_, error);
   EXPECT_EQ(error, errc::not_found);
+  // The sentence comes with the code, as from the throwing call.
+  EXPECT_NE(last_error_detail().find("cannot create the adb key directory " +
+                                     options_.android_dir.string()),
+            std::string::npos)
+      << last_error_detail();
 }
 
 TEST_F(HostKeysTest, VendorKeysFollowAdbkeyInOrderEachOnce) {
