@@ -1,7 +1,7 @@
 // Set-of-marks screenshots: the refs of a snapshot drawn over the screen, each as a box where its
 // element's bounds are and its number in a label, so a model that looks at the picture can name
-// the ref the snapshot gave the element ("tap 7"). Drawn with Cairo and the DejaVu Sans font
-// (fonts-dejavu-core; fontconfig falls back to any installed sans face without it).
+// the ref the snapshot gave the element ("tap 7"). Drawn with Cairo and DejaVu Sans Bold
+// (fonts-dejavu-core, loaded through FreeType; without it, whatever sans face fontconfig finds).
 #pragma once
 
 #include <cstdint>
@@ -41,7 +41,7 @@ struct MarkedImage {
 // with a dark edge, its digits black or white, whichever contrasts with the plate). Labels sit
 // inside the screen, at the first of the box's corners (inside, then outside) where they cover no
 // earlier label, else where they cover the least. output_scale is the factor the image will be
-// scaled by (0 < s <= 1): labels are sized so their digits stay about 16 pixels high in the
+// scaled by (0 < s <= 1): labels are sized so their font is about 16 pixels in the
 // scaled image. Errors: invalid_argument (pixels that do not match the size and format, an
 // output_scale outside (0, 1]), io_error (Cairo could not draw: out of memory).
 MarkedImage draw_marks(const RawImage& screen, std::span<const Mark> marks,

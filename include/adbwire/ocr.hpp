@@ -35,7 +35,9 @@ class TextReader {
   // Tesseract is unsure of (confidence under 50) and groups with no letter or digit (icons read
   // as punctuation) are left out. Errors: not_supported (the English model is missing: the
   // message says to install tesseract-ocr-eng), invalid_argument (pixels that do not match the
-  // size and format), timeout (reading passed deadline).
+  // size and format, an image over 16 megapixels), timeout (reading passed deadline). A lone
+  // character (an "X" button, a single digit) is not read: Tesseract's layout analysis takes a
+  // single glyph for noise.
   std::vector<TextBox> read(const RawImage& image, Deadline deadline = kNoDeadline);
   std::vector<TextBox> read(const RawImage& image, Deadline deadline, std::error_code& error);
 

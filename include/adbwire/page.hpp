@@ -159,8 +159,10 @@ struct PageOptions {
   // windows hold no ref (a game, a custom-drawn screen), the snapshot takes a screenshot, reads
   // its text and lists each word group as `- Text [ref=N] "PLAY" [ocr]` in reading order; a tap
   // on such a ref goes to the centre of its box after the same check as any ref (the pixels are
-  // read again). Screens with an element to act on cost nothing. on: on every screen, after the
-  // tree's own refs. off: never. ocr_status() says what the last snapshot's reading cost.
+  // read again). Screens with an element to act on cost nothing. A reading that fails (no
+  // screencap, Tesseract's model missing) leaves the tree as it is, ocr_status().problem saying
+  // why. on: on every screen, after the tree's own refs; its failures are the snapshot's. off:
+  // never. ocr_status() says what the last snapshot's reading cost.
   enum class Ocr { automatic, on, off } ocr = Ocr::automatic;
   // Budget of a call made with kDefaultDeadline, all its device round trips included.
   std::chrono::milliseconds timeout{30000};

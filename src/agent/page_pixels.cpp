@@ -65,15 +65,15 @@ void Page::State::add_ocr(std::string& xml, ui::Snapshot& parsed, Deadline deadl
   const Clock::time_point start = Clock::now();
   std::error_code error;
   const RawImage screen = screencap_raw(device, std::nullopt, deadline, error);
-  if (error) {
-    failure = detail::reported(error);
-    return;
-  }
-  std::vector<TextBox> texts = text_reader.read(screen, deadline, error);
+  std::vector<TextBox> texts;
+  if (!error) texts = text_reader.read(screen, deadline, error);
   ocr_status.took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   if (error) {
+    // Asked for, a failure is the snapshot's; in automatic mode the tree alone is still an
+    // answer, and the status says why the pixels were not read.
     detail::Failure reading = detail::reported(error);
-    if (error == errc::not_supported && options.ocr == PageOptions::Ocr::automatic) {
+    if (options.ocr == PageOptions::Ocr::automatic && error != errc::timeout &&
+        error != errc::cancelled) {
       ocr_status.problem = reading.detail;
       return;
     }

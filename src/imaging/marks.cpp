@@ -1,7 +1,10 @@
 // Set-of-marks drawing (include/adbwire/marks.hpp) with Cairo's image surfaces and toy text API.
 #include "adbwire/marks.hpp"
 
+#include <cairo-ft.h>
 #include <cairo.h>
+#include <ft2build.h>
+#include FT_FREETYPE_H
 
 #include <algorithm>
 #include <array>
@@ -35,6 +38,26 @@ constexpr std::array<Colour, 8> kPalette{{
     {0.95, 0.20, 0.65, false},  // pink
     {0.95, 0.90, 0.10, true},   // yellow
 }};
+
+// fonts-dejavu-core's bold face.
+constexpr const char* kFontFile = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+
+// The label font, loaded once through FreeType and kept for the process (Cairo's toy API would
+// go through fontconfig, whose caches outlive the process as leaks); nullptr when the file is
+// missing.
+cairo_font_face_t* label_face() {
+  static cairo_font_face_t* const face = []() -> cairo_font_face_t* {
+    FT_Library library = nullptr;
+    FT_Face ft_face = nullptr;
+    if (FT_Init_FreeType(&library) != 0) return nullptr;
+    if (FT_New_Face(library, kFontFile, 0, &ft_face) != 0) {
+      FT_Done_FreeType(library);
+      return nullptr;
+    }
+    return cairo_ft_font_face_create_for_ft_face(ft_face, 0);
+  }();
+  return face;
+}
 
 using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
 using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
@@ -135,7 +158,18 @@ MarkedImage draw(const RawImage& screen, std::span<const Mark> marks, double out
   // Sizes in screen pixels that come out at the wanted size once scaled, bounded by the screen.
   const double font = std::clamp(kLabelPixels / output_scale, 10.0, shorter / 12);
   const double line = std::max(2.0, font / 6);
-  cairo_select_font_face(cr.get(), "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  if (cairo_font_face_t* face = label_face()) {
+    cairo_set_font_face(cr.get(), face);
+    // Crisp digits: hinted outlines snapped to the pixel grid, grey antialiasing.
+    std::unique_ptr<cairo_font_options_t, decltype(&cairo_font_options_destroy)> crisp(
+        cairo_font_options_create(), cairo_font_options_destroy);
+    cairo_font_options_set_antialias(crisp.get(), CAIRO_ANTIALIAS_GRAY);
+    cairo_font_options_set_hint_style(crisp.get(), CAIRO_HINT_STYLE_FULL);
+    cairo_font_options_set_hint_metrics(crisp.get(), CAIRO_HINT_METRICS_ON);
+    cairo_set_font_options(cr.get(), crisp.get());
+  } else {
+    cairo_select_font_face(cr.get(), "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  }
   cairo_set_font_size(cr.get(), font);
   cairo_font_extents_t font_extents{};
   cairo_font_extents(cr.get(), &font_extents);

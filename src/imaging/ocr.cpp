@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <string>
 
 #include "base/failure.hpp"
 
@@ -19,6 +20,7 @@ namespace {
 using detail::Failure;
 
 constexpr float kMinConfidence = 50;
+constexpr std::uint64_t kMaxPixels = 16'000'000;
 // Words further apart than this many line heights are separate labels.
 constexpr double kGroupGap = 1.2;
 
@@ -85,8 +87,13 @@ std::vector<TextBox> recognise(tesseract::TessBaseAPI& api, const RawImage& imag
     failure = detail::reported(error);
     return {};
   }
-  if (image.width > INT_MAX / 4 || image.height > INT_MAX / 4) {
-    failure.set(errc::invalid_argument, "image too large to read text from");
+  // A phone or tablet screen is at most a few megapixels; a device claiming more would buy a
+  // long, memory-hungry reading.
+  if (std::uint64_t{image.width} * image.height > kMaxPixels) {
+    failure.set(errc::invalid_argument, "a " + std::to_string(image.width) + "x" +
+                                            std::to_string(image.height) +
+                                            " image is too large to read text from (at most " +
+                                            std::to_string(kMaxPixels / 1000000) + " megapixels)");
     return {};
   }
   std::vector<std::uint8_t> grey(std::size_t{image.width} * image.height);

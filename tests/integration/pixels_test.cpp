@@ -15,6 +15,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
+#include "integration/verb_tools.hpp"
 #include "mcp/device_tools.hpp"
 #include "unit/imaging/render.hpp"
 
@@ -95,14 +96,7 @@ class Pixels : public ::testing::Test {
     return p;
   }
   mcp::DeviceTools& tools() {
-    if (!tools_) {
-      mcp::DeviceToolsOptions o;
-      o.target = device_->target();
-      o.connect.keys.android_dir = keys_.path();
-      o.snapshot_dir = work_.path() / "files";
-      o.verbs.settle = 0ms;
-      tools_.emplace(o);
-    }
+    if (!tools_) tools_.emplace(test::verb_tools_options(*device_, keys_.path(), work_.path()));
     return *tools_;
   }
   struct Said {

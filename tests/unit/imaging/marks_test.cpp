@@ -86,6 +86,21 @@ bool covered(const std::vector<PlacedMark>& placed, std::size_t self, ui::Point 
   return false;
 }
 
+// A corpus dump over a flat screen of its size, and its marks.
+struct Scene {
+  ui::Snapshot snapshot;
+  RawImage screen;
+  std::vector<Mark> marks;
+};
+
+Scene scene(const std::string& dump) {
+  Scene s{ui::parse_dump(read_file(kCorpus / dump)), {}, {}};
+  const ui::Point size = screen_of(s.snapshot);
+  s.screen = test::render_screen(std::uint32_t(size.x), std::uint32_t(size.y), kGrey);
+  s.marks = marks_of(s.snapshot, s.screen.width, s.screen.height);
+  return s;
+}
+
 TEST(Marks, EveryCorpusRefIsDrawnWhereItsBoundsAreWithItsOwnNumber) {
   const std::vector<fs::path> files = corpus();
   ASSERT_GE(files.size(), 30U) << "expected the real dumps in " << kCorpus;
@@ -146,11 +161,10 @@ TEST(Marks, EveryCorpusRefIsDrawnWhereItsBoundsAreWithItsOwnNumber) {
 }
 
 TEST(Marks, ScaledScreenshotsKeepEachBoxWhereItsBoundsAre) {
-  const ui::Snapshot snapshot =
-      ui::parse_dump(read_file(kCorpus / "android-phone-network-settings.xml"));
-  const ui::Point size = screen_of(snapshot);
-  const RawImage screen = test::render_screen(std::uint32_t(size.x), std::uint32_t(size.y), kGrey);
-  const std::vector<Mark> marks = marks_of(snapshot, screen.width, screen.height);
+  const Scene network = scene("android-phone-network-settings.xml");
+  const RawImage& screen = network.screen;
+  const std::vector<Mark>& marks = network.marks;
+  const ui::Point size{std::int32_t(screen.width), std::int32_t(screen.height)};
   ASSERT_GT(marks.size(), 5U);
   ScreenshotOptions options;
   options.max_side = 800;
@@ -181,19 +195,16 @@ TEST(Marks, ScaledScreenshotsKeepEachBoxWhereItsBoundsAre) {
 // Tesseract's layout analysis drops a lone glyph as noise, so the labels of two or more digits
 // are read back (refs 10 and up of a chat list's snapshot).
 TEST(Marks, LabelsReadBackAsTheRefNumbers) {
-  const ui::Snapshot snapshot =
-      ui::parse_dump(read_file(kCorpus / "whatsapp-chatlist-pt-motorola.xml"));
-  const ui::Point size = screen_of(snapshot);
-  const RawImage screen = test::render_screen(std::uint32_t(size.x), std::uint32_t(size.y), kGrey);
-  const std::vector<Mark> marks = marks_of(snapshot, screen.width, screen.height);
-  const MarkedImage marked = draw_marks(screen, marks);
+  const Scene chats = scene("whatsapp-chatlist-pt-motorola.xml");
+  // Drawn for an image scaled by half, as a model's is, so the digits are twice the smallest.
+  const MarkedImage marked = draw_marks(chats.screen, chats.marks, 0.5);
   std::size_t read_back = 0;
   TextReader reader;
   for (const PlacedMark& p : marked.placed) {
     if (p.ref < 10) continue;
-    // The inside of the label (its edge left out) three times its size, on a margin of the
+    // The inside of the label (its edge left out) twice its size, on a margin of the
     // plate's colour: Tesseract reads text of a page's size on a plain ground best.
-    const int zoom = 3;
+    const int zoom = 2;
     const int margin = 40;
     const ui::Bounds in{p.label.left + 2, p.label.top + 2, p.label.right - 2, p.label.bottom - 2};
     const std::uint8_t* plate = pixel(marked.image, in.left, in.top);
