@@ -50,6 +50,7 @@
 #include "adbwire/deadline.hpp"
 #include "adbwire/device.hpp"
 #include "adbwire/screen_control.hpp"
+#include "adbwire/screencap.hpp"
 #include "adbwire/settings.hpp"
 #include "adbwire/ui.hpp"
 
@@ -154,6 +155,15 @@ struct PageOptions {
   // that hangs costs this, then the snapshot goes on with the native content.
   std::chrono::milliseconds web_timeout{5000};
   TypingOptions typing;
+  // Text read from the screen's pixels (Tesseract, English; ocr.hpp). automatic: when the app's
+  // windows hold no ref (a game, a custom-drawn screen), the snapshot takes a screenshot, reads
+  // its text and lists each word group as `- Text [ref=N] "PLAY" [ocr]` in reading order; a tap
+  // on such a ref goes to the centre of its box after the same check as any ref (the pixels are
+  // read again). Screens with an element to act on cost nothing. A reading that fails (no
+  // screencap, Tesseract's model missing) leaves the tree as it is, ocr_status().problem saying
+  // why. on: on every screen, after the tree's own refs; its failures are the snapshot's. off:
+  // never. ocr_status() says what the last snapshot's reading cost.
+  enum class Ocr { automatic, on, off } ocr = Ocr::automatic;
   // Budget of a call made with kDefaultDeadline, all its device round trips included.
   std::chrono::milliseconds timeout{30000};
   // Record every call with its arguments, result, timing and the snapshots around it
@@ -187,11 +197,30 @@ struct TypeResult {
 enum class Direction { up, down, left, right };
 
 // A point for the coordinate actions: pixels, or with normalized = true fractions 0..1 of
-// the screen's width and height (as the last snapshot's rotation shows it).
+// the screen's width and height (as the last snapshot's rotation shows it), or with
+// in_screenshot = true pixels of the last screenshot this Page took (Page::screenshot), scaled
+// back to the screen by that screenshot's scale.
 struct ScreenPoint {
   double x = 0;
   double y = 0;
   bool normalized = false;
+  bool in_screenshot = false;
+};
+
+// A screenshot taken through a Page (Page::screenshot with options).
+struct PageScreenshot {
+  EncodedImage image;          // its screen_width and screen_height give the scale
+  std::uint32_t marks = 0;     // refs drawn on it (marks on)
+  std::uint32_t refs = 0;      // refs of the snapshot the marks came from
+  bool took_snapshot = false;  // marks on and no snapshot was held: one was taken for them
+};
+
+// What the last snapshot's text recognition did (PageOptions::ocr).
+struct OcrStatus {
+  bool ran = false;                   // the screen's pixels were read
+  std::uint32_t texts = 0;            // word groups added, each with a ref
+  std::chrono::milliseconds took{0};  // screenshot and reading
+  std::string problem;                // why it could not run ("" when it ran or was not needed)
 };
 
 // What a device can do, from one probe (Page::capabilities()).
@@ -303,6 +332,10 @@ class Page {
   const HelperStatus& helper_status() const noexcept;
   // The WebView bridge's report on the last snapshot.
   const WebStatus& web_status() const noexcept;
+  // The text recognition's report on the last snapshot.
+  const OcrStatus& ocr_status() const noexcept;
+  // Changes PageOptions::ocr for the snapshots to come.
+  void set_ocr(PageOptions::Ocr mode) noexcept;
   // How the last call found the elements of the refs it acted on (empty when it took none).
   std::span<const RefCheckReport> last_ref_checks() const noexcept;
 
@@ -432,6 +465,15 @@ class Page {
   // adbwire::screenshot(device(), options). parse_error when the device prints no image.
   std::vector<std::uint8_t> screenshot(Deadline deadline = kDefaultDeadline);
   std::vector<std::uint8_t> screenshot(Deadline deadline, std::error_code& error);
+  // A screenshot as options say (screencap.hpp), remembered as the last one for points given
+  // in_screenshot. With marks, every ref of the last snapshot (taken first when there is none)
+  // is drawn on it as a numbered box (marks.hpp), before scaling; the raw screencap is used
+  // then whatever options.encode_on_host says. Errors: as adbwire::screenshot, and the
+  // snapshot's and draw_marks' with marks.
+  PageScreenshot screenshot(const ScreenshotOptions& options, bool marks,
+                            Deadline deadline = kDefaultDeadline);
+  PageScreenshot screenshot(const ScreenshotOptions& options, bool marks, Deadline deadline,
+                            std::error_code& error);
   // The clipboard's text, through the on-device dumper (EXPERIMENTAL like it). Errors:
   // not_supported unless Capability::clipboard (the message says how to turn it on),
   // command_failed when the clipboard service refuses (Android 10+ lets only the focused app

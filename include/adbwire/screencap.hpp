@@ -56,6 +56,10 @@ struct EncodedImage {
   std::uint32_t width = 0;
   std::uint32_t height = 0;
   std::vector<std::uint8_t> bytes;
+  // The screen's size before scaling (equal to width and height when not scaled): a point at
+  // (x, y) of the image is at (x * screen_width / width, y * screen_height / height) on it.
+  std::uint32_t screen_width = 0;
+  std::uint32_t screen_height = 0;
   // "image/png" or "image/jpeg".
   std::string_view mime_type() const noexcept;
 };
@@ -100,6 +104,11 @@ void screencap_png(Device& device, const OutputHandler& on_chunk,
 // FILE`), as screencap_raw does. Errors: parse_error.
 RawImage parse_raw_screencap(std::span<const std::uint8_t> output);
 RawImage parse_raw_screencap(std::span<const std::uint8_t> output, std::error_code& error);
+
+// Host side only: the pixels as rgba_8888 (formats without alpha become opaque). Errors:
+// invalid_argument (pixels that do not match the size and format).
+RawImage to_rgba8888(const RawImage& image);
+RawImage to_rgba8888(const RawImage& image, std::error_code& error);
 
 // Host side only: scales (area average) and encodes raw pixels as options say (format,
 // quality, max_side, max_bytes). Errors as screenshot().

@@ -30,7 +30,8 @@
 // - [states], in this order: password, checked, selected, focused, disabled (not enabled),
 //   then on a scrollable "more above", "more below", "more left", "more right" when it holds
 //   content the dump marks as not visible in that direction (by its bounds; for empty bounds,
-//   by document order before or after the visible content).
+//   by document order before or after the visible content), and "ocr" on text read from the
+//   screen's pixels (a node of class kOcrClass, which Page adds where the tree is empty).
 // A node with kept children ends its line with ":" and its children follow one level deeper,
 // so a YAML reader gets nested lists of one-key mappings. When the part after "- " would not
 // read back as the same plain YAML string (it holds ": " or " #", ends with ":" or a space,
@@ -126,6 +127,10 @@ struct SnapshotOptions {
 };
 
 inline constexpr std::size_t kCompactTextLength = 80;
+
+// The class of the nodes Page adds for text read from the screen's pixels (PageOptions::ocr):
+// its role is Text, its line ends in [ocr].
+inline constexpr std::string_view kOcrClass = "adbwire.ocr.Text";
 
 // Side of the square, in pixels, that bounds are rounded down to in a ref's exact token.
 inline constexpr std::int32_t kBoundsQuantum = 8;

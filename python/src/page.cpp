@@ -371,14 +371,21 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       py::arg("package"), py::arg("timeout") = py::none(), "Uninstalls an app.");
   cls.def(
       "screenshot",
-      [](PageBox& box, const std::optional<double>& timeout) {
+      [](PageBox& box, bool marks, std::uint32_t max_side, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        const std::vector<std::uint8_t> png =
-            on_page(box, [&](Page& page) { return page.screenshot(deadline); });
+        ScreenshotOptions options;
+        options.max_side = max_side;
+        const std::vector<std::uint8_t> png = on_page(box, [&](Page& page) {
+          return marks || max_side != 0 ? page.screenshot(options, marks, deadline).image.bytes
+                                        : page.screenshot(deadline);
+        });
         return py::bytes(reinterpret_cast<const char*>(png.data()), png.size());
       },
-      py::arg("timeout") = py::none(),
-      "PNG bytes of the screen (raw screencap encoded on the host). ParseError when the "
+      py::arg("marks") = false, py::arg("max_side") = 0, py::arg("timeout") = py::none(),
+      "PNG bytes of the screen (raw screencap encoded on the host). marks=True draws each ref "
+      "of the last snapshot (taken first when there is none) as a box with its number; "
+      "max_side scales the image down so its longer side is at most that many pixels (then "
+      "call('tap', x=..., y=..., space='screenshot') takes its pixels). ParseError when the "
       "device prints no image.");
   cls.def(
       "clipboard_set",

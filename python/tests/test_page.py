@@ -124,6 +124,16 @@ def test_screenshot_is_a_png_of_the_screen(page):
     assert png_size(page.screenshot()) == (1080, 2400)
 
 
+def test_marked_screenshot_is_scaled_and_maps_points_back(vdevice, page):
+    plain = page.screenshot(max_side=1200)
+    marked = page.screenshot(marks=True, max_side=1200)
+    assert png_size(marked) == (540, 1200)
+    assert marked != plain
+    reply = page.call("tap", x=270, y=600, space="screenshot")
+    assert "of the screenshot" in reply.text
+    vdevice.wait_for_event(r"input tap 540 1200")
+
+
 def test_device_state_and_settings(vdevice, page):
     page.wake()
     vdevice.wait_for_event(r"wm dismiss-keyguard")

@@ -77,6 +77,11 @@ const ui::Snapshot& Page::State::take_snapshot(Deadline deadline, detail::Failur
     failure.set(error, std::move(detail));
     return empty;
   }
+  ocr_status = {};
+  if (wants_ocr(fresh)) {
+    add_ocr(output, fresh, deadline, failure);
+    if (failure) return empty;
+  }
   snapshot = std::move(fresh);
   dump = std::move(output);
   changed = false;
@@ -111,7 +116,9 @@ ActionTarget Page::State::target(std::uint32_t ref, Deadline deadline, detail::F
   // Tokens are node-local, so a native ref resolves in a reading without the web part, and the
   // DevTools round trips (up to web_timeout) are paid only for a web ref.
   const ui::Snapshot current =
-      read_current(!web_node_of(snapshot, info->node).empty(), deadline, failure);
+      snapshot.node(info->node).class_name == ui::kOcrClass
+          ? read_with_ocr(deadline, failure)
+          : read_current(!web_node_of(snapshot, info->node).empty(), deadline, failure);
   if (failure) return {};
   const ui::RefMatch match = ui::find_ref(*info, current);
   if (match.node == ui::kNoNode) {
@@ -197,6 +204,8 @@ const ui::Snapshot& Page::last_snapshot() const noexcept { return state_->snapsh
 const std::string& Page::last_dump() const noexcept { return state_->dump; }
 const HelperStatus& Page::helper_status() const noexcept { return state_->helper.status(); }
 const WebStatus& Page::web_status() const noexcept { return state_->web_status; }
+const OcrStatus& Page::ocr_status() const noexcept { return state_->ocr_status; }
+void Page::set_ocr(PageOptions::Ocr mode) noexcept { state_->options.ocr = mode; }
 
 std::span<const RefCheckReport> Page::last_ref_checks() const noexcept {
   return state_->ref_checks;

@@ -60,7 +60,30 @@ ui::Point Page::State::to_pixels(ScreenPoint at, Deadline deadline, detail::Fail
   const ui::Point size = screen_size(deadline, failure);
   if (failure) return {};
   ui::Point p;
-  if (at.normalized) {
+  if (at.in_screenshot) {
+    if (at.normalized) {
+      failure.set(errc::invalid_argument,
+                  "a point is either normalized or in the screenshot's pixels, not both");
+      return {};
+    }
+    if (shot_width == 0 || shot_height == 0) {
+      failure.set(errc::invalid_argument,
+                  "no screenshot taken yet: take one, then give points in its pixels");
+      return {};
+    }
+    if (at.x < 0 || at.y < 0 || at.x >= shot_width || at.y >= shot_height) {
+      failure.set(errc::invalid_argument, "point " + point_text(at) + " is off the " +
+                                              std::to_string(shot_width) + "x" +
+                                              std::to_string(shot_height) + " screenshot");
+      return {};
+    }
+    const auto to_screen = [](double v, std::uint32_t shot, std::uint32_t screen) {
+      return static_cast<std::int32_t>(
+          std::min<double>(std::lround(v * screen / shot), screen - 1));
+    };
+    p = {to_screen(at.x, shot_width, shot_screen_width),
+         to_screen(at.y, shot_height, shot_screen_height)};
+  } else if (at.normalized) {
     if (at.x < 0 || at.x > 1 || at.y < 0 || at.y > 1) {
       failure.set(errc::invalid_argument,
                   "normalized coordinates must lie in 0..1, got " + point_text(at));

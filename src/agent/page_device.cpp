@@ -123,8 +123,13 @@ void Page::State::uninstall(std::string_view package, Deadline deadline, detail:
 std::vector<std::uint8_t> Page::State::screenshot(Deadline deadline, detail::Failure& failure) {
   const Deadline d = resolve(deadline);
   return call("screenshot", {}, false, failure, [&](detail::Failure& f) {
-    return forward(f, [&](std::error_code& e) { return adbwire::screenshot(device, {}, d, e); })
-        .bytes;
+    EncodedImage image =
+        forward(f, [&](std::error_code& e) { return adbwire::screenshot(device, {}, d, e); });
+    if (!f) {
+      shot_width = shot_screen_width = image.width;
+      shot_height = shot_screen_height = image.height;
+    }
+    return std::move(image.bytes);
   });
 }
 

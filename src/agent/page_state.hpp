@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "adbwire/ocr.hpp"
 #include "adbwire/page.hpp"
 #include "agent/gesture.hpp"
 #include "agent/helper_reader.hpp"
@@ -51,6 +52,10 @@ struct Page::State {
   std::string last_error;
   std::optional<Capabilities> capabilities;
   WebStatus web_status;
+  OcrStatus ocr_status;
+  TextReader text_reader;  // loads Tesseract's model on the first reading
+  // The last screenshot's size and its screen's (ScreenPoint::in_screenshot); 0 before one.
+  std::uint32_t shot_width = 0, shot_height = 0, shot_screen_width = 0, shot_screen_height = 0;
   // Screen reading, bottom up (agent/screen_reader.hpp).
   agent::UiautomatorReader uiautomator;
   agent::HelperReader helper;
@@ -122,6 +127,9 @@ struct Page::State {
   void install(const std::filesystem::path& apk, Deadline deadline, detail::Failure& failure);
   void uninstall(std::string_view package, Deadline deadline, detail::Failure& failure);
   std::vector<std::uint8_t> screenshot(Deadline deadline, detail::Failure& failure);
+  // page_pixels.cpp
+  PageScreenshot screenshot(const ScreenshotOptions& shot, bool marks, Deadline deadline,
+                            detail::Failure& failure);
   void clipboard_set(std::string_view text, Deadline deadline, detail::Failure& failure);
   std::string clipboard_get(Deadline deadline, detail::Failure& failure);
   void rotate(Orientation orientation, Deadline deadline, detail::Failure& failure);
@@ -146,6 +154,16 @@ struct Page::State {
   const ui::Snapshot* wait_until(std::chrono::milliseconds timeout, std::string_view what,
                                  const std::function<bool(const std::string* previous)>& done,
                                  detail::Failure& failure);
+
+  // page_pixels.cpp
+  // Whether a freshly parsed reading gets text from its pixels (PageOptions::ocr).
+  bool wants_ocr(const ui::Snapshot& parsed) const;
+  // Takes a screenshot, reads its text and adds it to xml as kOcrClass nodes in a window of the
+  // app, then parses xml again into parsed; fills ocr_status. In automatic mode a missing model
+  // is no failure (ocr_status.problem says it).
+  void add_ocr(std::string& xml, ui::Snapshot& parsed, Deadline deadline, detail::Failure& failure);
+  // The screen read fresh with its text read from the pixels too (the check of an OCR ref).
+  ui::Snapshot read_with_ocr(Deadline deadline, detail::Failure& failure);
 
   // page_actions.cpp
   ui::Point screen_size(Deadline deadline, detail::Failure& failure);

@@ -13,6 +13,7 @@ struct ScreenshotFlags {
   int jpeg_quality = 0;
   std::uint32_t max_side = 0;
   bool device_png = false;
+  bool marks = false;
   std::uint64_t display = 0;
 };
 
@@ -31,6 +32,8 @@ void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& ru
                   "scale down so the longer side is at most N pixels");
   cmd->add_flag("--device-png", flags->device_png,
                 "use the device's own `screencap -p` PNG (re-encoded only for --jpeg/--max-side)");
+  cmd->add_flag("--marks", flags->marks,
+                "draw each ref of the session's latest snapshot as a box with its number");
   auto* display =
       cmd->add_option("-d,--display", flags->display,
                       "display id, as `dumpsys SurfaceFlinger --display-id` lists them");
@@ -42,6 +45,7 @@ void add_screenshot_command(CLI::App& app, const GlobalOptions& globals, Run& ru
     }
     if (flags->max_side != 0) args["max_side"] = flags->max_side;
     if (flags->device_png) args["device_png"] = true;
+    if (flags->marks) args["marks"] = true;
     if (display->count() > 0) args["display"] = flags->display;
     run = [args, &globals] { return run_verb(globals, "screenshot", args); };
   });

@@ -26,6 +26,8 @@ struct SnapshotArgs {
   PageOptions::Helper helper = PageOptions::Helper::off;
   bool no_web = false;
   bool activity = false;
+  bool ocr = false;
+  bool no_ocr = false;
 };
 
 std::string read_dump(const std::string& path) {
@@ -58,6 +60,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
                                 {"max_depth", args.options.max_depth},
                                 {"ids", args.options.show_ids},
                                 {"activity", args.activity}};
+    if (args.ocr || args.no_ocr) arguments["ocr"] = args.ocr;
     return run_verb(globals, "snapshot", std::move(arguments), args.print);
   }
   std::string xml;
@@ -65,6 +68,8 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
     PageOptions options;
     options.helper = args.helper;
     options.web = !args.no_web;
+    if (args.ocr || args.no_ocr)
+      options.ocr = args.ocr ? PageOptions::Ocr::on : PageOptions::Ocr::off;
     options.on_warning = [](std::string_view message) {
       print_error("adbwire: " + std::string(message));
     };
@@ -101,6 +106,11 @@ void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run)
                 "in the session, name the foreground activity at the top (one more query)");
   cmd->add_flag("--compact", args->options.compact,
                 "for very large screens: skip unlabeled groups and cut long text");
+  auto* ocr = cmd->add_flag("--ocr", args->ocr,
+                            "also read the screen's text from its pixels ([ocr] refs), on any "
+                            "screen (by default only where nothing is accessible)");
+  cmd->add_flag("--no-ocr", args->no_ocr, "never read text from the screen's pixels")
+      ->excludes(ocr);
   add_helper_option(*cmd, args->helper);
   cmd->add_flag(
       "--no-web", args->no_web,

@@ -231,9 +231,13 @@ EncodedImage encode_pixels(Pixels pixels, const ScreenshotOptions& options, Fail
   Pixels current = fit(pixels, options.max_side);
   int quality = options.jpeg_quality;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    EncodedImage image{options.format, current.width, current.height,
+    EncodedImage image{options.format,
+                       current.width,
+                       current.height,
                        options.format == ImageFormat::png ? encode_png(current, failure)
-                                                          : encode_jpeg(current, quality, failure)};
+                                                          : encode_jpeg(current, quality, failure),
+                       pixels.width,
+                       pixels.height};
     if (failure) return {};
     if (options.max_bytes == 0 || image.bytes.size() <= options.max_bytes) return image;
     // Too big: JPEG first gives up quality (down to 50), then both give up pixels (3/4 a side).
@@ -340,16 +344,27 @@ void screencap_png_into(Device& device, const OutputHandler& on_chunk,
   }
 }
 
-EncodedImage encode_raw(const RawImage& image, const ScreenshotOptions& options, Failure& failure) {
+bool check_raw(const RawImage& image, Failure& failure) {
   const std::size_t bpp = bytes_per_pixel(image.format);
   if (bpp == 0 || image.pixels.size() != std::size_t{image.width} * image.height * bpp ||
       image.width == 0 || image.height == 0) {
     failure.set(errc::invalid_argument, "raw image " + std::to_string(image.width) + "x" +
                                             std::to_string(image.height) + " does not match its " +
                                             std::to_string(image.pixels.size()) + " pixel bytes");
-    return {};
+    return false;
   }
+  return true;
+}
+
+EncodedImage encode_raw(const RawImage& image, const ScreenshotOptions& options, Failure& failure) {
+  if (!check_raw(image, failure)) return {};
   return encode_pixels(to_rgba(image), options, failure);
+}
+
+RawImage rgba_of(const RawImage& image, Failure& failure) {
+  if (!check_raw(image, failure)) return {};
+  Pixels p = to_rgba(image);
+  return {p.width, p.height, PixelFormat::rgba_8888, image.dataspace, std::move(p.data)};
 }
 
 EncodedImage screenshot_into(Device& device, const ScreenshotOptions& options, Deadline deadline,
@@ -386,6 +401,8 @@ EncodedImage screenshot_into(Device& device, const ScreenshotOptions& options, D
     image.width = protocol::load_be32(image.bytes.data() + 16);
     image.height = protocol::load_be32(image.bytes.data() + 20);
   }
+  image.screen_width = image.width;
+  image.screen_height = image.height;
   return image;
 }
 
@@ -437,6 +454,14 @@ RawImage parse_raw_screencap(std::span<const std::uint8_t> output) {
 
 RawImage parse_raw_screencap(std::span<const std::uint8_t> output, std::error_code& error) {
   return or_code(error, [&](Failure& f) { return parse_raw(output, f); });
+}
+
+RawImage to_rgba8888(const RawImage& image) {
+  return or_throw([&](Failure& f) { return rgba_of(image, f); });
+}
+
+RawImage to_rgba8888(const RawImage& image, std::error_code& error) {
+  return or_code(error, [&](Failure& f) { return rgba_of(image, f); });
 }
 
 EncodedImage encode(const RawImage& image, const ScreenshotOptions& options) {

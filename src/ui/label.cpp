@@ -34,6 +34,7 @@ NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept 
   if (n.focused) states |= 1u << 3;
   if (!n.enabled) states |= 1u << 4;
   states |= static_cast<std::uint16_t>(impl.more[index] << kFirstMoreState);
+  if (n.class_name == kOcrClass) states |= 1u << kOcrState;
   label.states = states;
   return label;
 }

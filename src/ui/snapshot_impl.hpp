@@ -74,10 +74,11 @@ NodeLabel label_of(const detail::SnapshotState& impl, NodeIndex index) noexcept;
 void note_labels(detail::SnapshotState& impl);
 
 // The states of the text format, in its order; bit i of NodeLabel::states is kStateNames[i].
-inline constexpr std::array<std::string_view, 9> kStateNames{
+inline constexpr std::array<std::string_view, 10> kStateNames{
     "password",   "checked",    "selected",  "focused",    "disabled",
-    "more above", "more below", "more left", "more right",
+    "more above", "more below", "more left", "more right", "ocr",
 };
+inline constexpr unsigned kOcrState = 9;
 inline constexpr unsigned kFirstMoreState = 5;  // MoreBit b is state bit kFirstMoreState + log2(b)
 
 // Calls add(name) for each state in states, in the format's order.

@@ -175,7 +175,12 @@ std::optional<ScreenPoint> Call::point(std::string_view x, std::string_view y) c
   if (!px || !py)
     throw Error(errc::invalid_argument,
                 "give both " + std::string(x) + " and " + std::string(y) + " for a point");
-  return ScreenPoint{*px, *py, flag("normalized")};
+  return at(*px, *py);
+}
+
+ScreenPoint Call::at(double x, double y) const {
+  const std::string space = string("space").value_or("screen");
+  return ScreenPoint{x, y, flag("normalized") || space == "normalized", space == "screenshot"};
 }
 
 Reply run(Host& host, std::string_view name, const Json& arguments,

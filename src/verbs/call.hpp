@@ -107,6 +107,9 @@ class Call {
   // ref (from the latest snapshot) and the point x, y (+ normalized); each nullopt when absent.
   std::optional<std::uint32_t> ref() const;
   std::optional<ScreenPoint> point(std::string_view x = "x", std::string_view y = "y") const;
+  // The point (x, y) in the space the call names: normalized, or space = "screen",
+  // "normalized" or "screenshot" (the last screenshot's pixels).
+  ScreenPoint at(double x, double y) const;
 
  private:
   const Json* find(std::string_view name) const;

@@ -47,9 +47,14 @@ const Param kX = number_param("x", "Horizontal position in pixels (or 0..1 with 
 const Param kY = number_param("y", "Vertical position in pixels (or 0..1 with normalized).");
 const Param kNormalized =
     flag_param("normalized", "true: coordinates are fractions 0..1 of the screen.");
+const Param kSpace = choice_param(
+    "space",
+    "What the coordinates measure: screen pixels (default), normalized fractions 0..1, or "
+    "screenshot: pixels of the last screenshot, mapped back to the screen by its scale.",
+    {"screen", "normalized", "screenshot"});
 // tap and long_press: an element (ref or selector) or a point.
-const std::vector<Param> kElementOrPoint = {kRef,  kSelector, kId, kText,
-                                            kDesc, kX,        kY,  kNormalized};
+const std::vector<Param> kElementOrPoint = {kRef, kSelector, kId,         kText, kDesc,
+                                            kX,   kY,        kNormalized, kSpace};
 const Param kDirection = choice_param("direction", "Where the content you want to see lies.",
                                       {"up", "down", "left", "right"}, true);
 const Param kPackage =
@@ -74,7 +79,10 @@ std::vector<Verb> make_table() {
                       "Print at most this many levels (0: all); refs keep their numbers.", 0, 1000),
         flag_param("ids", "Show resource ids (#id) for scripts and tests."),
         flag_param("activity", "Name the foreground activity too (one more query)."),
-        flag_param("json", "The pruned tree as JSON instead of text.")},
+        flag_param("json", "The pruned tree as JSON instead of text."),
+        flag_param("ocr",
+                   "true: also read the screen's text from its pixels ([ocr] refs) on any "
+                   "screen; false: never. Default: only when nothing on it is accessible.")},
        kReadOnly,
        {},
        true,
@@ -140,25 +148,26 @@ std::vector<Verb> make_table() {
        "For lists prefer scroll, which aims inside the element.",
        {number_param("from_x", "Start x.", true), number_param("from_y", "Start y.", true),
         number_param("to_x", "End x.", true), number_param("to_y", "End y.", true), kNormalized,
-        integer_param("duration_ms", "How long the swipe takes (default 300).", 1, 60000)},
+        kSpace, integer_param("duration_ms", "How long the swipe takes (default 300).", 1, 60000)},
        kAction,
        {"from_x", "from_y", "to_x", "to_y"},
        true,
        false,
        ""});
-  v.push_back({"drag",
-               "Drag",
-               "Long-press an element (from_ref) or point (from_x, from_y), move it to another "
-               "(to_ref, or to_x and to_y) and drop it: reorder lists, move icons.",
-               {integer_param("from_ref", "The element to pick up.", 1, 0xFFFFFFFF),
-                integer_param("to_ref", "The element to drop it on.", 1, 0xFFFFFFFF),
-                number_param("from_x", "Start x."), number_param("from_y", "Start y."),
-                number_param("to_x", "End x."), number_param("to_y", "End y."), kNormalized},
-               kAction,
-               {"from_ref", "to_ref"},
-               true,
-               false,
-               ""});
+  v.push_back(
+      {"drag",
+       "Drag",
+       "Long-press an element (from_ref) or point (from_x, from_y), move it to another "
+       "(to_ref, or to_x and to_y) and drop it: reorder lists, move icons.",
+       {integer_param("from_ref", "The element to pick up.", 1, 0xFFFFFFFF),
+        integer_param("to_ref", "The element to drop it on.", 1, 0xFFFFFFFF),
+        number_param("from_x", "Start x."), number_param("from_y", "Start y."),
+        number_param("to_x", "End x."), number_param("to_y", "End y."), kNormalized, kSpace},
+       kAction,
+       {"from_ref", "to_ref"},
+       true,
+       false,
+       ""});
   v.push_back(
       {"pinch",
        "Pinch",
@@ -166,7 +175,7 @@ std::vector<Verb> make_table() {
        "scale above 1 spreads the fingers (zoom in), below 1 closes them (zoom out). Needs "
        "the on-device dumper (capabilities lists multi_touch).",
        {number_param("scale", "Zoom factor, 0.1 to 10: 2 zooms in twice, 0.5 zooms out.", true),
-        kRef, kSelector, kId, kText, kDesc, kX, kY, kNormalized,
+        kRef, kSelector, kId, kText, kDesc, kX, kY, kNormalized, kSpace,
         integer_param("duration_ms", "How long the pinch takes (default 300).", 1, 60000)},
        kAction,
        {"scale"},
@@ -184,7 +193,7 @@ std::vector<Verb> make_table() {
                    "Each finger's path: x,y points separated by spaces; fingers "
                    "separated by ';'.",
                    true),
-        kNormalized,
+        kNormalized, kSpace,
         integer_param("duration_ms", "How long the gesture takes (default 300).", 0, 60000)},
        kAction,
        {"fingers"},
@@ -254,9 +263,12 @@ std::vector<Verb> make_table() {
        ""});
   v.push_back({"screenshot",
                "Take a screenshot",
-               "Capture the screen as an image, scaled to at most 2000 px a side and under 1 MB. "
-               "Prefer snapshot to find and act on elements; use a screenshot when appearance "
-               "matters or the screen has no accessible elements (games), then tap by x and y.",
+               "Capture the screen as an image, scaled to at most 2000 px a side and under 1 MB; "
+               "the reply states its scale. With marks, every ref of the latest snapshot is "
+               "drawn as a numbered box (the numbers are the refs: tap 7 taps box 7). Prefer "
+               "snapshot to find and act on elements; on a screen with no accessible elements "
+               "(games) the snapshot reads its text ([ocr] refs), or tap by x and y with space "
+               "screenshot to give the image's own pixels.",
                {choice_param("format", "png (default, exact) or jpeg (smaller).", {"png", "jpeg"}),
                 integer_param("quality", "JPEG quality 1..100 (default 80).", 1, 100),
                 integer_param("max_side", "Longest side in pixels (default 2000).", 16, 2000),
@@ -265,6 +277,9 @@ std::vector<Verb> make_table() {
                               "lists them (default: the main display).",
                               0, std::numeric_limits<std::int64_t>::max()),
                 flag_param("device_png", "Use the device's own PNG (slower on phones)."),
+                flag_param("marks",
+                           "Draw each ref of the latest snapshot as a box with its number "
+                           "(a snapshot is taken first when there is none)."),
                 flag_param("save", "Also save the image and return its path.")},
                kReadOnly,
                {},

@@ -11,7 +11,8 @@ namespace adbwire::verbs::handlers {
 namespace {
 
 std::string point_words(const ScreenPoint& p) {
-  return "(" + format_number(p.x) + ", " + format_number(p.y) + ")";
+  return "(" + format_number(p.x) + ", " + format_number(p.y) + ")" +
+         (p.in_screenshot ? " of the screenshot" : "");
 }
 
 // An element the call names: by ref, or by selector (then its own ref, or none).
@@ -88,7 +89,7 @@ Direction direction_of(const std::string& name) {
 }
 
 // "x,y x,y; x,y" → one list of points per finger (fingers split by ';', points by spaces).
-std::vector<std::vector<ScreenPoint>> parse_fingers(std::string_view text, bool normalized) {
+std::vector<std::vector<ScreenPoint>> parse_fingers(std::string_view text, const Call& call) {
   std::vector<std::vector<ScreenPoint>> fingers;
   const auto bad = [&text](std::string_view why) {
     return Error(errc::invalid_argument,
@@ -116,7 +117,7 @@ std::vector<std::vector<ScreenPoint>> parse_fingers(std::string_view text, bool 
                                           ? std::nullopt
                                           : detail::parse_number<double>(point.substr(comma + 1));
       if (!x || !y) throw bad("\"" + std::string(point.substr(0, 40)) + "\" is no x,y point");
-      finger.push_back({*x, *y, normalized});
+      finger.push_back(call.at(*x, *y));
       at = stop;
     }
     if (finger.empty()) throw bad("finger " + std::to_string(fingers.size()) + " has no points");
@@ -207,10 +208,8 @@ Reply scroll(Call& call) {
 }
 
 Reply swipe(Call& call) {
-  const bool normalized = call.flag("normalized");
-  const ScreenPoint from{call.required_number("from_x"), call.required_number("from_y"),
-                         normalized};
-  const ScreenPoint to{call.required_number("to_x"), call.required_number("to_y"), normalized};
+  const ScreenPoint from = call.at(call.required_number("from_x"), call.required_number("from_y"));
+  const ScreenPoint to = call.at(call.required_number("to_x"), call.required_number("to_y"));
   const std::chrono::milliseconds duration{call.integer("duration_ms").value_or(0)};
   call.page().swipe(from, to, duration);
   return action_done(call, "Swiped from " + point_words(from) + " to " + point_words(to) + ".");
@@ -269,8 +268,7 @@ Reply pinch(Call& call) {
 
 Reply gesture(Call& call) {
   const std::string text = call.required_string("fingers");
-  const std::vector<std::vector<ScreenPoint>> fingers =
-      parse_fingers(text, call.flag("normalized"));
+  const std::vector<std::vector<ScreenPoint>> fingers = parse_fingers(text, call);
   const std::chrono::milliseconds duration{call.integer("duration_ms").value_or(300)};
   call.page().gesture(fingers, duration);
   return action_done(call, "Made a " + std::to_string(fingers.size()) + "-finger gesture over " +

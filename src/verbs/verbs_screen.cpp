@@ -1,4 +1,5 @@
 // Verbs that read the screen: snapshot, find, wait, screenshot, page_source, webviews.
+#include <cstdio>
 #include <set>
 
 #include "adbwire/apps.hpp"
@@ -38,12 +39,44 @@ std::string render(Call& call, Page& page) {
   return ui::parse_dump(page.last_dump(), view).to_text();
 }
 
+// "scale 0.8333 of the 1080x2400 screen (…)", or "scale 1 (screen pixels)".
+std::string scale_words(const EncodedImage& image) {
+  if (image.screen_width == 0 || image.width == image.screen_width)
+    return "scale 1 (screen pixels)";
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.4g", double(image.width) / image.screen_width);
+  return std::string("scale ") + scale + " of the " + std::to_string(image.screen_width) + "x" +
+         std::to_string(image.screen_height) +
+         " screen (give its pixels with space screenshot, or divide by the scale)";
+}
+
+// The first line of a snapshot whose text was read from the pixels: what it cost.
+std::string ocr_line(const OcrStatus& ocr) {
+  const std::string cost = " in " + std::to_string(ocr.took.count()) + " ms";
+  if (!ocr.problem.empty()) return "# text not read from the pixels: " + ocr.problem + "\n";
+  if (!ocr.ran) return {};
+  if (ocr.texts == 0)
+    return "# OCR read the screen's pixels" + cost + " and found no text either\n";
+  return "# OCR read " + std::to_string(ocr.texts) + " text" + (ocr.texts == 1 ? "" : "s") +
+         " from the screen's pixels" + cost + ": [ocr] refs, tapped at the centre of their box\n";
+}
+
 }  // namespace
 
 Reply snapshot(Call& call) {
   Page& page = call.page();
-  page.snapshot();
-  std::string text = fit(call, page, render(call, page));
+  if (call.has("ocr")) {
+    // For this snapshot only; the refs it issues are re-read the same way when acted on.
+    const PageOptions::Ocr mode = page.options().ocr;
+    page.set_ocr(call.flag("ocr") ? PageOptions::Ocr::on : PageOptions::Ocr::off);
+    std::error_code error;
+    page.snapshot(kDefaultDeadline, error);
+    page.set_ocr(mode);
+    if (error) throw Error(error, page.last_error());
+  } else {
+    page.snapshot();
+  }
+  std::string text = ocr_line(page.ocr_status()) + fit(call, page, render(call, page));
   // Say why a WebView shows no page content, so the agent knows what it is not seeing.
   const WebStatus& web = page.web_status();
   if (web.webviews > web.pages && !web.problem.empty())
@@ -141,14 +174,21 @@ Reply screenshot(Call& call) {
   if (const std::optional<std::int64_t> display = call.integer("display"))
     options.display_id = static_cast<std::uint64_t>(*display);
   options.encode_on_host = !call.flag("device_png");
-  const EncodedImage image = adbwire::screenshot(call.page().device(), options);
+  const PageScreenshot shot = call.page().screenshot(options, call.flag("marks"));
+  const EncodedImage& image = shot.image;
   Reply reply;
   reply.blocks.push_back(
       {Block::Kind::image, "screenshot", image.bytes, std::string(image.mime_type())});
-  std::string summary = "Screenshot " + std::to_string(image.width) + "x" +
-                        std::to_string(image.height) + " " +
-                        (image.format == ImageFormat::png ? "PNG" : "JPEG") + ", " +
-                        std::to_string((image.bytes.size() + 1023) / 1024) + " KiB.";
+  std::string summary =
+      "Screenshot " + std::to_string(image.width) + "x" + std::to_string(image.height) + " " +
+      (image.format == ImageFormat::png ? "PNG" : "JPEG") + ", " +
+      std::to_string((image.bytes.size() + 1023) / 1024) + " KiB, " + scale_words(image) + ".";
+  if (call.flag("marks")) {
+    summary += " Marks: " + std::to_string(shot.marks) + " of the " + std::to_string(shot.refs) +
+               " refs of the " + (shot.took_snapshot ? "snapshot just taken" : "latest snapshot") +
+               (shot.marks < shot.refs ? " (the others lie off the screen)" : "") +
+               "; each box's number is its ref.";
+  }
   if (call.flag("save")) {
     summary +=
         " Saved to " +

@@ -11,6 +11,7 @@
 #include "adbwire/page.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
+#include "integration/verb_tools.hpp"
 #include "mcp/device_tools.hpp"
 
 namespace adbwire {
@@ -79,12 +80,7 @@ class VerbReplies : public ::testing::Test {
     device_.emplace(std::move(options));
     device_->start();
     if (!own_screens) device_->show_dump(chat());
-    mcp::DeviceToolsOptions o;
-    o.target = device_->target();
-    o.connect.keys.android_dir = keys_.path();
-    o.snapshot_dir = work_.path() / "files";
-    o.verbs.settle = 0ms;
-    tools_.emplace(o);
+    tools_.emplace(test::verb_tools_options(*device_, keys_.path(), work_.path()));
   }
   struct Said {
     bool ok = false;
