@@ -92,6 +92,12 @@ int parse_and_run(CLI::App& app, GlobalOptions& globals, const Run& run, int arg
     // (104, 105, 109, …); as adb, every usage error exits 1, so scripts test one status.
     return app.exit(e) == 0 ? 0 : 1;
   }
+  // As adb, a transport id that is not a number is a usage error, said before anything runs.
+  if (!globals.transport_id.empty() &&
+      globals.transport_id.find_first_not_of("0123456789") != std::string::npos) {
+    print_error("adbwire: invalid transport id");
+    return 1;
+  }
   // As adb: a closed pipe is an EPIPE to handle (quietly, see OutputClosed), not a signal.
   std::signal(SIGPIPE, SIG_IGN);
   try {

@@ -110,6 +110,12 @@ const std::vector<Case>& cases() {
       {"wait-for-device", {"-s", "{S}", "wait-for-device"}},
       {"wait-for-any-device", {"-s", "{S}", "wait-for-any-device"}},
       {"wait-for-bad-state", {"-s", "{S}", "wait-for-device-now"}},
+      {"wait-for-bad-type", {"-s", "{S}", "wait-for-wifi-device"}},
+      {"wait-for-device then a command", {"-s", "{S}", "wait-for-device", "shell", "echo", "hi"}},
+      {"get-state, one device", {"get-state"}},
+      {"exec-out, one device", {"exec-out", "echo", "a  b"}},
+      {"shell -t without a terminal", {"-s", "{S}", "shell", "-t", "echo", "hi"}},
+      {"-t not a number", {"-t", "x1", "shell", "echo", "hi"}},
       // File sync: summary lines, errors, exit codes.
       {"push a file", {"-s", "{S}", "push", "{W}/file.txt", "{R}/file.txt"}},
       {"push a folder", {"-s", "{S}", "push", "{W}/tree", "{R}/"}},
