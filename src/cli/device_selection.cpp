@@ -84,16 +84,21 @@ std::string select_target(const GlobalOptions& globals) {
   std::erase_if(candidates, [&](const Candidate& c) {
     return (globals.usb_only && !c.usb) || (globals.tcp_only && c.usb);
   });
-  // adb's sentences, word for word (scripts match them).
+  // adb's sentences, word for word on the first line (scripts match them), then the way out.
   const char* kind = globals.usb_only   ? "device"
                      : globals.tcp_only ? "emulator"
                                         : "device/emulator";
+  const std::string how =
+      "\nadbwire: name one with -s TARGET or $ANDROID_SERIAL (tcp:HOST[:PORT], HOST:PORT, "
+      "usb:[SERIAL], server:[HOST:PORT/]SERIAL, mdns:NAME or a serial `adbwire devices` lists)";
   if (candidates.empty()) {
-    throw Error(errc::not_found, globals.usb_only   ? "no devices found"
-                                 : globals.tcp_only ? "no emulators found"
-                                                    : "no devices/emulators found");
+    throw Error(errc::not_found, (globals.usb_only   ? "no devices found"
+                                  : globals.tcp_only ? "no emulators found"
+                                                     : "no devices/emulators found") +
+                                     how);
   }
-  if (candidates.size() > 1) throw Error(errc::not_found, std::string("more than one ") + kind);
+  if (candidates.size() > 1)
+    throw Error(errc::not_found, std::string("more than one ") + kind + how);
   return candidates.front().target;
 }
 

@@ -49,26 +49,23 @@ void add_get_state_command(CLI::App& app, const GlobalOptions& globals, Run& run
           return 0;
         };
       });
-  app.add_subcommand("get-serialno", "print the device's serial, as adb names it")
-      ->callback([&globals, &run] {
-        run = [&globals] {
-          GlobalOptions chosen = globals;
-          chosen.serial = select_target(globals);
-          connect_device(chosen);  // as adb: a device that is not there is an error
-          print(adb_serial(Target::parse(chosen.serial)) + "\n");
-          return 0;
-        };
-      });
-  app.add_subcommand("get-devpath", "print the device's USB port path, or unknown")
-      ->callback([&globals, &run] {
-        run = [&globals] {
-          GlobalOptions chosen = globals;
-          chosen.serial = select_target(globals);
-          connect_device(chosen);
-          print(devpath(Target::parse(chosen.serial), chosen) + "\n");
-          return 0;
-        };
-      });
+  // Both name the device the call means, once it answers (as adb: one not there is an error).
+  const auto add_naming = [&app, &globals, &run](
+                              const char* name, const char* help,
+                              std::string (*line)(const Target&, const GlobalOptions&)) {
+    app.add_subcommand(name, help)->callback([&globals, &run, line] {
+      run = [&globals, line] {
+        GlobalOptions chosen = globals;
+        chosen.serial = select_target(globals);
+        connect_device(chosen);
+        print(line(Target::parse(chosen.serial), chosen) + "\n");
+        return 0;
+      };
+    });
+  };
+  add_naming("get-serialno", "print the device's serial, as adb names it",
+             [](const Target& target, const GlobalOptions&) { return adb_serial(target); });
+  add_naming("get-devpath", "print the device's USB port path, or unknown", devpath);
 }
 
 }  // namespace adbwire::cli
