@@ -23,6 +23,9 @@ using DeviceConnector = Device (*)(const GlobalOptions& globals);
 // adb-style global flags, shared by every subcommand (program.hpp registers them).
 struct GlobalOptions {
   std::string serial;        // -s TARGET (or ANDROID_SERIAL)
+  bool usb_only = false;     // -d: the only USB device, as adb -d
+  bool tcp_only = false;     // -e: the only TCP (or emulator) device, as adb -e
+  std::string transport_id;  // -t ID: the adb server's transport id (devices -l)
   std::string host;          // -H adb server host
   int port = 0;              // -P adb server port (0 = ANDROID_ADB_SERVER_PORT or 5037)
   std::string record;        // --record FILE.pcapng: record the connection's every byte
@@ -31,6 +34,9 @@ struct GlobalOptions {
   bool no_daemon = false;    // --no-daemon (alias --no-holder): connect directly, not through
                              // the daemon
   std::vector<std::string> max_output;  // --max-output KIND=BYTES: raise an OutputLimits bound
+  // The words after a command that reads its own arguments as adb does (shell, exec-out): they
+  // never reach CLI11, so `--`, `-h` and unknown flags mean there what they mean to adb.
+  std::vector<std::string> command_words;
   DeviceConnector connector = nullptr;
   // The full program (adbwire-full), whose file names this user's daemon (daemon_identity) and
   // which starts it; set by each main().

@@ -4,6 +4,7 @@
 
 #include "cli/connect.hpp"
 #include "cli/daemon_connect.hpp"
+#include "cli/device_selection.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -19,8 +20,10 @@ Device connect_directly(const GlobalOptions& globals) {
   return Device::connect(globals.serial, connect_options(globals));
 }
 
-Device connect_from_full_program(const GlobalOptions& globals) {
-  const std::string_view target = globals.serial.empty() ? env("ANDROID_SERIAL") : globals.serial;
+Device connect_from_full_program(const GlobalOptions& given) {
+  GlobalOptions globals = given;
+  globals.serial = select_target(given);
+  const std::string_view target = globals.serial;
   if (daemon_serves(target, globals.no_daemon, !globals.record.empty(), env("ADBWIRE_NO_DAEMON"),
                     env("ADBWIRE_NO_HOLDER"))) {
     return connect_through_daemon(globals);

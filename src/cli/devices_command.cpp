@@ -1,6 +1,6 @@
-// adbwire devices [-l] [TARGET…]: every device adbwire can reach, in one table: those the
-// adb server lists, the phones on this machine's USB bus, and each direct TCP target named
-// (as arguments or with -s).
+// adbwire devices [-l] [TARGET…]: every device adbwire can reach, in adb's format (scripts parse
+// it): those the adb server lists, the phones on this machine's USB bus it does not hold, and
+// each direct TCP target named (as arguments or with -s) that it does not list.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,8 +32,7 @@ struct DevicesArgs {
 struct Row {
   std::string serial;
   std::string state;
-  std::string via;
-  std::string details;  // -l: product:/model:/device:/transport_id:
+  std::string details;  // -l: devpath, product:, model:, device:, transport_id:
 };
 
 std::string details_of(const protocol::DeviceEntry& entry) {
@@ -59,7 +58,7 @@ Row probe(const Target& target, const DevicesArgs& args, ConnectOptions options)
   options.offer_public_key = args.offer_key;
   options.auth_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(args.grace));
-  Row row{target.to_string().substr(4), "device", "direct tcp", {}};
+  Row row{target.to_string().substr(4), "device", {}};
   try {
     const Device device = Device::connect(target.to_string(), options);
     const protocol::Banner& banner = device.banner();
@@ -75,7 +74,6 @@ Row probe(const Target& target, const DevicesArgs& args, ConnectOptions options)
     }
   } catch (const Error& e) {
     row.state = e.code() == errc::unauthorized ? "unauthorized" : "offline";
-    row.details = e.what();
     // Why, on stderr: the table has no room for it (an unauthorized device's message names the
     // key fingerprint to look for on its prompt).
     print_error("adbwire: " + std::string(e.what()));
@@ -86,10 +84,8 @@ Row probe(const Target& target, const DevicesArgs& args, ConnectOptions options)
 // A phone on the USB bus, as far as opening it shows (connecting, which could raise the
 // phone's authorization prompt, is left to the user): available, no permissions, busy.
 Row usb_row(const UsbDevice& device) {
-  Row row{device.serial.empty() ? "(serial unknown)" : device.serial,
-          "available",
-          "usb " + (device.port_path.empty() ? std::to_string(device.bus) : device.port_path),
-          {}};
+  Row row{device.serial.empty() ? "(no serial number)" : device.serial, "available",
+          "usb:" + (device.port_path.empty() ? std::to_string(device.bus) : device.port_path)};
   switch (device.access) {
     case UsbAccess::ok:
       break;
@@ -103,27 +99,26 @@ Row usb_row(const UsbDevice& device) {
       row.state = "offline";
       break;
   }
-  row.details = device.describe() + (device.problem.empty() ? "" : ": " + device.problem);
+  if (!device.problem.empty()) print_error("adbwire: " + device.describe() + ": " + device.problem);
   return row;
 }
 
+// adb's list, byte for byte (transport.cpp append_transport, then the client's header and blank
+// line): "SERIAL\tSTATE", or with -l the serial padded to 22 and the details after the state.
 void print_rows(const std::vector<Row>& rows, bool long_format) {
-  std::size_t serial_width = 6, state_width = 5, via_width = 3;
+  cli::print("List of devices attached\n");
   for (const Row& row : rows) {
-    serial_width = std::max(serial_width, row.serial.size());
-    state_width = std::max(state_width, row.state.size());
-    via_width = std::max(via_width, row.via.size());
-  }
-  const auto line = [&](const std::string& serial, const std::string& state, const std::string& via,
-                        const std::string& details) {
-    std::string text = serial + std::string(serial_width - serial.size() + 2, ' ') + state +
-                       std::string(state_width - state.size() + 2, ' ') + via;
-    if (long_format && !details.empty())
-      text += std::string(via_width - via.size() + 2, ' ') + details;
+    if (!long_format) {
+      print_fields({row.serial, row.state});
+      continue;
+    }
+    std::string text = row.serial;
+    if (row.serial.size() < 22) text += std::string(22 - row.serial.size(), ' ');
+    text += " " + row.state;
+    if (!row.details.empty()) text += " " + row.details;
     cli::print(text + "\n");
-  };
-  line("SERIAL", "STATE", "VIA", "DETAILS");
-  for (const Row& row : rows) line(row.serial, row.state, row.via, row.details);
+  }
+  cli::print("\n");
 }
 
 }  // namespace
@@ -167,11 +162,10 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
 
       std::vector<Row> rows;
       const AdbServer server(server_address(globals), 5s);
-      const std::string via = "server " + to_string(server.address());
       bool server_answered = true;
       try {
         for (const protocol::DeviceEntry& entry : server.devices(true))
-          rows.push_back({entry.serial, entry.state_text, via, details_of(entry)});
+          rows.push_back({entry.serial, entry.state_text, details_of(entry)});
       } catch (const Error& e) {
         // adbwire never starts a server: say why, and go on with the direct targets.
         server_answered = false;
@@ -181,13 +175,20 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       std::vector<UsbDevice> usb;
       try {
         usb = list_usb_devices();
-      } catch (const Error& e) {
-        // No bus in containers and VMs is normal: said with -l only.
-        if (args->long_format)
-          print_error("adbwire: USB devices not listed: " + std::string(e.what()));
+      } catch (const Error&) {
+        // No bus in containers and VMs is normal, and adb says nothing of it either.
       }
-      for (const UsbDevice& device : usb) rows.push_back(usb_row(device));
-      for (const Target& target : direct) rows.push_back(probe(target, *args, connect));
+      // A phone the server holds, or a target it lists, is one row: a script counts devices.
+      const auto listed = [&rows](const std::string& serial) {
+        return std::any_of(rows.begin(), rows.end(),
+                           [&serial](const Row& row) { return row.serial == serial; });
+      };
+      for (const UsbDevice& device : usb) {
+        if (device.serial.empty() || !listed(device.serial)) rows.push_back(usb_row(device));
+      }
+      for (const Target& target : direct) {
+        if (!listed(target.to_string().substr(4))) rows.push_back(probe(target, *args, connect));
+      }
       print_rows(rows, args->long_format);
       return !server_answered && direct.empty() && usb.empty() ? 1 : 0;
     };

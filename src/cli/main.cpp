@@ -18,5 +18,5 @@ int main(int argc, char** argv) {
   add_global_options(app, globals);
   Run run;
   for (AddCommand add : kCommands) add(app, globals, run);
-  return parse_and_run(app, run, argc, argv);
+  return parse_and_run(app, globals, run, argc, argv);
 }

@@ -36,6 +36,10 @@ inline constexpr GlobalOption kGlobalOptions[] = {
     {"-s",
      "target: tcp:HOST[:PORT], usb:[SERIAL], server:[HOST:PORT/]SERIAL (default $ANDROID_SERIAL)",
      &GlobalOptions::serial},
+    {"-d", "use the only USB device (like adb -d)", &GlobalOptions::usb_only},
+    {"-e", "use the only TCP device or emulator (like adb -e)", &GlobalOptions::tcp_only},
+    {"-t", "use the device of this adb server transport id (devices -l shows it; like adb -t)",
+     &GlobalOptions::transport_id},
     {"-H", "adb server host (like adb -H)", &GlobalOptions::host},
     {"-P", "adb server port (like adb -P)", &GlobalOptions::port},
     {"--record",
@@ -66,9 +70,14 @@ void keep_standard_descriptors();
 // Registers kGlobalOptions on app, each filling its member of globals.
 void add_global_options(CLI::App& app, GlobalOptions& globals);
 
+// Whether command reads the words after it itself, as adb does (shell, exec-out): they go to
+// GlobalOptions::command_words, not to CLI11.
+bool reads_own_words(std::string_view command);
+
 // Parses argv into app (whose subcommand callbacks store the work into run) and runs it: the
-// exit code; a parse error as CLI11 prints it; an output closed under us quietly 0 (as adb);
-// any other exception "adbwire: error: …" and 1.
-int parse_and_run(CLI::App& app, const Run& run, int argc, char** argv);
+// exit code; a parse error as CLI11 prints it; a command app does not have "adbwire: unknown
+// command X" (as adb) and where to look; an output closed under us quietly 0 (as adb); any other
+// exception "adbwire: error: …" and 1.
+int parse_and_run(CLI::App& app, GlobalOptions& globals, const Run& run, int argc, char** argv);
 
 }  // namespace adbwire::cli

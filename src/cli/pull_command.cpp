@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "base/signal_cleanup.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 #include "cli/transfer_report.hpp"
 
 namespace adbwire::cli {
@@ -61,6 +63,17 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
         local = remotes.back();
         remotes.pop_back();
       }
+      // As adb: the destination's folder must exist (a typo creates no tree of folders).
+      std::filesystem::path target(local);
+      while (target.has_relative_path() && !target.has_filename()) target = target.parent_path();
+      const bool local_existed = std::filesystem::exists(target);
+      const bool local_was_folder = std::filesystem::is_directory(target);
+      if (!local_existed && !target.parent_path().empty() &&
+          !std::filesystem::exists(target.parent_path())) {
+        print("adbwire: error: cannot create file/directory '" + local +
+              "': No such file or directory\n");
+        return 1;
+      }
       Device device = connect_device(globals);
       detail::remove_on_signals();  // Ctrl-C leaves no hidden temporary file behind
       PullOptions options;
@@ -70,8 +83,21 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.progress = progress_bar(args->quiet);
       options.deadline = args->timeout.deadline();
       SyncClient sync(device, options.deadline);
-      const TransferStats stats = sync.pull(remotes, local, options);
-      print_summary(remotes.size() == 1 ? remotes.front() : local, "pulled", stats, args->quiet);
+      TransferStats stats;
+      try {
+        stats = sync.pull(remotes, local, options);
+      } catch (const Error& e) {
+        // As adb: a sync error is printed where the summary would be, on stdout.
+        print("adbwire: error: " + std::string(e.what()) + "\n");
+        return 1;
+      }
+      std::string what = remotes.size() == 1 ? remotes.front() : local;
+      // As adb, a folder pulled is named with a '/' (what was written tells it was one).
+      const std::filesystem::path written =
+          local_was_folder ? target / std::filesystem::path(what).filename() : target;
+      if (remotes.size() == 1 && !what.ends_with('/') && std::filesystem::is_directory(written))
+        what += '/';
+      print_summary(what, "pulled", stats, args->quiet);
       return 0;
     };
   });

@@ -7,6 +7,7 @@
 #include "adbwire/sync.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/terminal_text.hpp"
 #include "cli/transfer_report.hpp"
 
 namespace adbwire::cli {
@@ -43,9 +44,20 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.progress = progress_bar(args->quiet);
       options.deadline = args->timeout.deadline();
       SyncClient sync(device, options.deadline);
-      const TransferStats stats = sync.push(locals, remote, options);
-      print_summary(locals.size() == 1 ? locals.front().string() : remote, "pushed", stats,
-                    args->quiet);
+      TransferStats stats;
+      try {
+        stats = sync.push(locals, remote, options);
+      } catch (const Error& e) {
+        // As adb: a sync error is printed where the summary would be, on stdout.
+        print("adbwire: error: " + std::string(e.what()) + "\n");
+        return 1;
+      }
+      std::string what = locals.size() == 1 ? locals.front().string() : remote;
+      // As adb, a folder pushed is named with a '/'.
+      if (locals.size() == 1 && !what.ends_with('/') &&
+          std::filesystem::is_directory(locals.front()))
+        what += '/';
+      print_summary(what, "pushed", stats, args->quiet);
       return 0;
     };
   });

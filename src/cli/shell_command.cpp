@@ -1,6 +1,7 @@
 // adbwire shell [-n] [-t|-tt|-T] [-x] [-e ESCAPE] [COMMAND…]: adb shell, flag for flag
 // (client/commandline.cpp adb_shell): stdin forwarded, a PTY and a raw local terminal for an
 // interactive shell, window sizes and the ~. escape.
+#include <getopt.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -8,6 +9,8 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "adbwire/error.hpp"
 #include "adbwire/shell_stream.hpp"
@@ -21,34 +24,71 @@ namespace adbwire::cli {
 namespace {
 
 struct ShellArgs {
-  TimeoutOption timeout{.fallback = kNoDeadline};
   bool no_stdin = false;
-  int force_pty = 0;  // how many -t
-  bool no_pty = false;
   bool v1 = false;
-  std::string escape = "~";
+  std::string pty_flags;  // each -t, -T and -x in the order given: their meaning builds up
+  char escape = '~';
+  std::string command;
 };
 
 // adb's PtyAllocationMode, in its order: -t once asks (granted only with a terminal on stdin),
 // twice insists.
 enum class Pty { automatic, no, yes, definitely };
 
-char escape_char(const std::string& text) {
-  if (text == "none") return 0;
-  if (text.size() != 1)
-    throw Error(errc::invalid_argument, "-e takes a single character or 'none'");
-  return text[0];
+// The words after `shell` read as adb reads them: getopt(3) with adb's options, stopping at the
+// first word that is not one ("+"; `--` ends them too), the rest joined by spaces, unquoted (as
+// ssh does: the device's sh splits them again). false when getopt refused a word (it said why,
+// as "adbwire shell: invalid option -- 'q'") or -e's value is not one character or "none".
+bool read_shell_words(std::vector<std::string> words, ShellArgs& args) {
+  std::string name = "adbwire shell";  // getopt(3)'s messages start with argv[0]
+  std::vector<char*> argv{name.data()};
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  const int argc = static_cast<int>(argv.size()) - 1;
+  optind = 0;  // glibc: start a new scan
+  opterr = 1;
+  for (int option; (option = ::getopt(argc, argv.data(), "+e:ntTx")) != -1;) {
+    switch (option) {
+      case 'e':
+        if (std::string_view(optarg) != "none" && std::string_view(optarg).size() != 1) {
+          print_error("adbwire: -e requires a single-character argument or 'none'");
+          return false;
+        }
+        args.escape = std::string_view(optarg) == "none" ? 0 : optarg[0];
+        break;
+      case 'n':
+        args.no_stdin = true;
+        break;
+      case 'x':
+        args.v1 = true;
+        args.escape = '~';
+        args.pty_flags += 'x';
+        break;
+      case 't':
+      case 'T':
+        args.pty_flags += static_cast<char>(option);
+        break;
+      default:
+        return false;
+    }
+  }
+  args.command = join_command(std::vector<std::string>(words.begin() + (optind - 1), words.end()));
+  return true;
 }
 
-int run_shell(const ShellArgs& args, const std::string& command, const GlobalOptions& globals) {
-  const char escape = escape_char(args.escape);
+int run_shell(const ShellArgs& args, const GlobalOptions& globals) {
+  const std::string& command = args.command;
+  const char escape = args.escape;
   Device device = connect_device(globals);
   const bool device_v2 = device.has_feature("shell_v2");
   bool v2 = device_v2 && !args.v1;
+  // As adb: -x asks for the old default (a PTY), so -Tx undoes the -T and -xT does not.
   Pty pty = v2 ? Pty::automatic : Pty::definitely;
-  if (args.no_pty) pty = Pty::no;
-  for (int i = 0; i < args.force_pty; ++i)
-    pty = pty == Pty::yes || pty == Pty::definitely ? Pty::definitely : Pty::yes;
+  for (const char flag : args.pty_flags) {
+    if (flag == 'x') pty = Pty::definitely;
+    if (flag == 'T') pty = Pty::no;
+    if (flag == 't') pty = pty == Pty::yes || pty == Pty::definitely ? Pty::definitely : Pty::yes;
+  }
 
   const bool interactive = command.empty();
   const bool stdin_tty = !args.no_stdin && ::isatty(STDIN_FILENO) == 1;
@@ -78,7 +118,7 @@ int run_shell(const ShellArgs& args, const std::string& command, const GlobalOpt
   // Without the shell protocol the device decides; it gives an interactive shell a PTY.
   const bool remote_pty = v2 ? use_pty : interactive;
 
-  const Deadline deadline = args.timeout.deadline();
+  const Deadline deadline = kNoDeadline;  // as adb shell: until the command ends
   ShellStream shell = ShellStream::open(device, options, deadline);
   RawTerminal raw(remote_pty && stdin_tty ? STDIN_FILENO : -1);
   ShellInputOptions input;
@@ -104,25 +144,18 @@ int run_shell(const ShellArgs& args, const std::string& command, const GlobalOpt
 }  // namespace
 
 void add_shell_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
-  auto args = std::make_shared<ShellArgs>();
   auto* cmd = app.add_subcommand(
       "shell",
-      "run COMMAND… on the device (stdin forwarded; its stdout/stderr stream here and its exit "
-      "code is ours), or with no COMMAND an interactive shell");
-  cmd->prefix_command();
-  cmd->add_flag("-n", args->no_stdin, "don't read from stdin");
-  cmd->add_flag_function(
-      "-t", [args](std::int64_t count) { args->force_pty = static_cast<int>(count); },
-      "allocate a PTY on the device (twice: even when stdin is not a terminal)");
-  cmd->add_flag("-T", args->no_pty, "disable PTY allocation");
-  cmd->add_flag("-x", args->v1, "disable remote exit codes and stdout/stderr separation");
-  cmd->add_option("-e", args->escape,
-                  "escape character for an interactive shell, or 'none' (default '~': ~. at the "
-                  "start of a line disconnects)");
-  add_timeout_option(*cmd, args->timeout, "--timeout");
-  cmd->callback([cmd, args, &globals, &run] {
-    const std::string command = join_command(cmd->remaining());
-    run = [command, args, &globals] { return run_shell(*args, command, globals); };
+      "[-n] [-t|-tt|-T] [-x] [-e ESCAPE] [--] [COMMAND…]: run COMMAND… on the device (stdin "
+      "forwarded; its stdout/stderr stream here and its exit code is ours), or with no COMMAND an "
+      "interactive shell. -n: no stdin; -t: a PTY (twice: even without a terminal); -T: no PTY; "
+      "-x: no exit code nor stdout/stderr split; -e: the escape character or 'none' (default ~)");
+  cmd->callback([&globals, &run] {
+    run = [&globals] {
+      ShellArgs args;
+      if (!read_shell_words(globals.command_words, args)) return 1;
+      return run_shell(args, globals);
+    };
   });
 }
 

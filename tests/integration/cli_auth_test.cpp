@@ -64,7 +64,8 @@ TEST_F(AuthCli, ProbeNeverOffersTheKeyUnlessAsked) {
   VirtualDevice vd(device_options_);
   vd.start();
   const test::ProcessResult quiet = adbwire({"devices", vd.target()});
-  EXPECT_NE(quiet.out.find("  unauthorized  direct tcp"), std::string::npos) << quiet.out;
+  EXPECT_NE(quiet.out.find(vd.target().substr(4) + "\tunauthorized\n"), std::string::npos)
+      << quiet.out;
   EXPECT_NE(quiet.err.find(key_->fingerprint()), std::string::npos) << quiet.err;
   EXPECT_EQ(keys_file_text(), "") << "a probe offered the key: a phone would have shown a prompt";
 }
@@ -76,11 +77,12 @@ TEST_F(AuthCli, OfferedKeyAcceptedAfterAShortDelayShowsAsDevice) {
   vd.start();
   const test::ProcessResult offered = adbwire({"devices", "--offer-key", vd.target()});
   EXPECT_EQ(offered.exit_code, 0) << offered.err;
-  EXPECT_NE(offered.out.find("  device  direct tcp"), std::string::npos) << offered.out;
+  EXPECT_NE(offered.out.find(vd.target().substr(4) + "\tdevice\n"), std::string::npos)
+      << offered.out;
   EXPECT_NE(keys_file_text().find(key_->public_key_line("").substr(0, 100)), std::string::npos);
   // Known now: the next probe signs and is let in, offering nothing.
   const test::ProcessResult known = adbwire({"devices", vd.target()});
-  EXPECT_NE(known.out.find("  device  direct tcp"), std::string::npos) << known.out;
+  EXPECT_NE(known.out.find(vd.target().substr(4) + "\tdevice\n"), std::string::npos) << known.out;
 }
 
 TEST_F(AuthCli, GraceShorterThanTheDevicesAnswerIsUnauthorized) {
@@ -90,7 +92,8 @@ TEST_F(AuthCli, GraceShorterThanTheDevicesAnswerIsUnauthorized) {
   vd.start();
   const test::ProcessResult late =
       adbwire({"devices", "--offer-key", "--grace", "0.1", vd.target()});
-  EXPECT_NE(late.out.find("  unauthorized  direct tcp"), std::string::npos) << late.out;
+  EXPECT_NE(late.out.find(vd.target().substr(4) + "\tunauthorized\n"), std::string::npos)
+      << late.out;
   EXPECT_NE(late.err.find("within 100 ms"), std::string::npos) << late.err;
 }
 
@@ -99,7 +102,8 @@ TEST_F(AuthCli, DeviceThatHangsUpOnTheKeyIsUnauthorizedWithItsFingerprint) {
   VirtualDevice vd(device_options_);
   vd.start();
   const test::ProcessResult probe = adbwire({"devices", "--offer-key", vd.target()});
-  EXPECT_NE(probe.out.find("  unauthorized  direct tcp"), std::string::npos) << probe.out;
+  EXPECT_NE(probe.out.find(vd.target().substr(4) + "\tunauthorized\n"), std::string::npos)
+      << probe.out;
   EXPECT_NE(probe.err.find("refused the RSA key fingerprint " + key_->fingerprint()),
             std::string::npos)
       << probe.err;
@@ -186,7 +190,8 @@ TEST(AuthRecord, DevicesRecordsItsProbeAsACaptureTsharkDecodes) {
   const test::ProcessResult run =
       test::run_process({ADBWIRE_CLI_PATH, "--record", capture.string(), "devices", vd.target()},
                         {"HOME=" + dir.path().string()}, {}, kWait);
-  EXPECT_NE(run.out.find("  device  direct tcp"), std::string::npos) << run.out << run.err;
+  EXPECT_NE(run.out.find(vd.target().substr(4) + "\tdevice\n"), std::string::npos)
+      << run.out << run.err;
   const replay_test::Views views = replay_test::decode_both(capture);
   ASSERT_EQ(views.problem, "");
   // The probe's CNXN each way, as tshark and adbwire read them.

@@ -153,7 +153,7 @@ void HostileDevice::expect_traversal_refused(bool v1) {
   // So does the CLI, with exit status 1.
   const auto pulled = test::run_process(cli({"pull", "/sdcard/dir", out().string()}), {}, {});
   EXPECT_EQ(pulled.exit_code, 1) << pulled.out << pulled.err;
-  EXPECT_NE(pulled.err.find("../escape.txt"), std::string::npos) << pulled.err;
+  EXPECT_NE(pulled.out.find("../escape.txt"), std::string::npos) << pulled.out;
   EXPECT_EQ(changed_outside_out(), std::vector<std::string>{});
 }
 
@@ -167,7 +167,7 @@ TEST_F(HostileDevice, AFolderThatClimbsOutLeavesHostFoldersUntouched) {
   start(HostileSync::climbing_folder);
   const auto pulled = test::run_process(cli({"pull", "-a", "/sdcard/dir", out().string()}), {}, {});
   EXPECT_EQ(pulled.exit_code, 1);
-  EXPECT_NE(pulled.err.find("../../somedir"), std::string::npos) << pulled.err;
+  EXPECT_NE(pulled.out.find("../../somedir"), std::string::npos) << pulled.out;
   struct stat st {};
   ASSERT_EQ(::stat((sandbox() / "x/somedir").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0700u);
@@ -236,8 +236,8 @@ TEST_F(HostileDevice, AnEndlessListingStopsAtItsBoundWithBoundedMemory) {
   const auto pulled = test::run_process(cli({"pull", "/sdcard/dir", out().string()}), {}, {},
                                         std::chrono::seconds(120));
   EXPECT_FALSE(pulled.timed_out);
-  EXPECT_EQ(pulled.exit_code, 1) << pulled.err;
-  EXPECT_NE(pulled.err.find("more than 1000000 "), std::string::npos) << pulled.err;
+  EXPECT_EQ(pulled.exit_code, 1) << pulled.out;
+  EXPECT_NE(pulled.out.find("more than 1000000 "), std::string::npos) << pulled.out;
   // About 64 bytes an entry plus the vector's growth; 4.6 GB before the bound existed. Under
   // AddressSanitizer (quarantine, shadow, red zones) the same run peaks near 370 MB.
   const std::size_t bound_kib = (test::kAddressSanitizer ? 1024 : 256) * 1024;
@@ -245,7 +245,7 @@ TEST_F(HostileDevice, AnEndlessListingStopsAtItsBoundWithBoundedMemory) {
   const auto smaller = test::run_process(
       cli({"pull", "--max-listing", "1000", "/sdcard/dir", out().string()}), {}, {});
   EXPECT_EQ(smaller.exit_code, 1);
-  EXPECT_NE(smaller.err.find("more than 1000 entries"), std::string::npos) << smaller.err;
+  EXPECT_NE(smaller.out.find("more than 1000 entries"), std::string::npos) << smaller.out;
   EXPECT_LT(smaller.max_rss_kib, pulled.max_rss_kib);
   RecordProperty("endless_listing_peak_rss_kib", std::to_string(pulled.max_rss_kib));
   EXPECT_EQ(changed_outside_out(), std::vector<std::string>{});
@@ -325,8 +325,8 @@ TEST(HostileDeviceText, PropertiesLogLinesAndErrorsArePrintedEscaped) {
   const auto failed = test::run_process(
       {ADBWIRE_CLI_PATH, "-s", vd.target(), "pull", "/sdcard/no\x1b[2Jsuch", "/tmp"}, {}, {});
   EXPECT_EQ(failed.exit_code, 1);
-  EXPECT_EQ(failed.err.find('\x1b'), std::string::npos) << protocol::printable(failed.err);
-  EXPECT_NE(failed.err.find("no\\x1b[2Jsuch"), std::string::npos) << failed.err;
+  EXPECT_EQ(failed.out.find('\x1b'), std::string::npos) << protocol::printable(failed.out);
+  EXPECT_NE(failed.out.find("no\\x1b[2Jsuch"), std::string::npos) << failed.out;
 }
 
 TEST_F(HostileDevice, NoWriteGoesThroughALinkInsideTheDestination) {
@@ -392,10 +392,10 @@ TEST_F(HostileDevice, ACompressionBombStopsAtTheAnnouncedSizeAndLeavesNothing) {
     const auto start_time = std::chrono::steady_clock::now();
     const auto pulled = test::run_process(cli(args), {}, {}, std::chrono::seconds(60));
     const auto took = std::chrono::steady_clock::now() - start_time;
-    EXPECT_EQ(pulled.exit_code, 1) << how.back() << ": " << pulled.err;
-    EXPECT_NE(pulled.err.find("announced 10 bytes and sent more than 1048586"), std::string::npos)
-        << pulled.err;
-    EXPECT_NE(pulled.err.find("SyncLimits::file_slack"), std::string::npos) << pulled.err;
+    EXPECT_EQ(pulled.exit_code, 1) << how.back() << ": " << pulled.out;
+    EXPECT_NE(pulled.out.find("announced 10 bytes and sent more than 1048586"), std::string::npos)
+        << pulled.out;
+    EXPECT_NE(pulled.out.find("SyncLimits::file_slack"), std::string::npos) << pulled.out;
     EXPECT_TRUE(fs::is_empty(out())) << how.back() << ": a file or temporary file was left";
     EXPECT_LT(took, std::chrono::seconds(20)) << how.back();
   }
@@ -405,8 +405,8 @@ TEST_F(HostileDevice, ACompressionBombStopsAtTheAnnouncedSizeAndLeavesNothing) {
   const auto timed = test::run_process(
       cli({"pull", "-z", "lz4", "-t", "2", "/sdcard/dir/file.txt", (out() / "file.txt").string()}),
       {}, {});
-  EXPECT_EQ(timed.exit_code, 1) << timed.err;
-  EXPECT_NE(timed.err.find("SyncLimits::file_slack"), std::string::npos) << timed.err;
+  EXPECT_EQ(timed.exit_code, 1) << timed.out;
+  EXPECT_NE(timed.out.find("SyncLimits::file_slack"), std::string::npos) << timed.out;
   EXPECT_TRUE(fs::is_empty(out()));
   EXPECT_EQ(changed_outside_out(), std::vector<std::string>{});
 }
@@ -436,15 +436,15 @@ TEST_F(HostileDevice, AnEndlessListingOfLongNamesStopsAtItsMemoryBound) {
   start(HostileSync::endless_long_names);
   const auto pulled = test::run_process(cli({"pull", "/sdcard/dir", out().string()}), {}, {},
                                         std::chrono::seconds(120));
-  EXPECT_EQ(pulled.exit_code, 1) << pulled.err;
-  EXPECT_NE(pulled.err.find("SyncLimits::max_memory"), std::string::npos) << pulled.err;
+  EXPECT_EQ(pulled.exit_code, 1) << pulled.out;
+  EXPECT_NE(pulled.out.find("SyncLimits::max_memory"), std::string::npos) << pulled.out;
   const std::size_t bound_kib = (test::kAddressSanitizer ? 1024 : 256) * 1024;
   EXPECT_LT(pulled.max_rss_kib, bound_kib) << "peak RSS " << pulled.max_rss_kib << " KiB";
   RecordProperty("long_names_peak_rss_kib", std::to_string(pulled.max_rss_kib));
   const auto smaller = test::run_process(
       cli({"pull", "--max-memory", "8000000", "/sdcard/dir", out().string()}), {}, {});
   EXPECT_EQ(smaller.exit_code, 1);
-  EXPECT_NE(smaller.err.find("more than 8000000 bytes"), std::string::npos) << smaller.err;
+  EXPECT_NE(smaller.out.find("more than 8000000 bytes"), std::string::npos) << smaller.out;
   EXPECT_LT(smaller.max_rss_kib, pulled.max_rss_kib);
   SyncClient sync(*device_);
   SyncLimits limits;

@@ -605,7 +605,7 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
       {"connect", {"connect", vd.target()}, "Connected to " + vd.target()},
       {"install", {"install", apk.string()}, "Success", {}, true},
       {"uninstall", {"uninstall", "com.example.app"}, "Success", {}, true},
-      {"devices", {"devices", vd.target()}, vd.target().substr(4) + "  device", {}, true},
+      {"devices", {"devices", vd.target()}, vd.target().substr(4) + "\tdevice", {}, true},
       {"shell", {"shell", "echo", "from the shell"}, "from the shell", {}, true},
       {"pair", {"pair", pairing, "482915"}, "Successfully paired to " + pairing, {}, true},
   };

@@ -295,7 +295,7 @@ TEST_F(SyncTest, CliPullAndPushPrintAdbsSummary) {
   auto failed = test::run_process(
       {ADBWIRE_CLI_PATH, "-s", target, "pull", "/sdcard/nothing", local_.path().string()}, {}, {});
   EXPECT_NE(failed.exit_code, 0);
-  EXPECT_NE(failed.err.find("/sdcard/nothing"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.out.find("/sdcard/nothing"), std::string::npos) << failed.out;
 }
 
 // ---- compressed transfers (SND2/RCV2 with brotli / lz4 / zstd)

@@ -74,6 +74,7 @@ CommandLine scan_command_line(std::span<const char* const> args) {
       const auto member = std::get<std::string GlobalOptions::*>(global.member);
       if (member == &GlobalOptions::serial) line.serial = value;
       if (member == &GlobalOptions::record) line.record = true;
+      if (member == &GlobalOptions::transport_id) line.plain = false;
     }
   };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -87,8 +88,11 @@ CommandLine scan_command_line(std::span<const char* const> args) {
     bool joined = false;
     if (const GlobalOption* global = global_option(word, value, joined)) {
       if (!global->takes_value()) {
-        if (std::get<bool GlobalOptions::*>(global->member) == &GlobalOptions::no_daemon)
-          line.no_daemon = true;
+        const auto flag = std::get<bool GlobalOptions::*>(global->member);
+        if (flag == &GlobalOptions::no_daemon) line.no_daemon = true;
+        // -d and -e choose among the devices listed: the full program lists them.
+        if (flag == &GlobalOptions::usb_only || flag == &GlobalOptions::tcp_only)
+          line.plain = false;
       } else if (joined) {
         take(*global, value);
       } else if (i + 1 == args.size()) {

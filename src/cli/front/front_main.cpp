@@ -48,5 +48,5 @@ int main(int argc, char** argv) {
   } else {
     add_verb_command(app, globals, run, line.command);
   }
-  return parse_and_run(app, run, argc, argv);
+  return parse_and_run(app, globals, run, argc, argv);
 }

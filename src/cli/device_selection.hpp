@@ -1,0 +1,22 @@
+// Which device a call means when it names none, as adb decides (adb_commandline's -s, -d, -e, -t
+// and $ANDROID_SERIAL; transport.cpp's acquire_one_transport): the devices reachable are those
+// the adb server lists and the phones on this machine's USB bus that it does not hold. Full
+// program only (it lists the server and the bus).
+#pragma once
+
+#include <string>
+
+#include "cli/command.hpp"
+
+namespace adbwire::cli {
+
+// The target for globals: -s as given; else, without -d, -e or -t, $ANDROID_SERIAL; else the
+// one reachable device that -d (USB), -e (TCP or emulator) or -t ID (the adb server's transport
+// id) allows, or with none of them the one device there is. Throws Error(not_found) whose first
+// line is adb's sentence, then how to name a device, for none ("no devices/emulators found",
+// "no devices found", "no emulators found", "no device with transport id 'ID'") and for several
+// ("more than one device/emulator", "more than one device", "more than one emulator");
+// Error(invalid_argument) for an ID that is not a number.
+std::string select_target(const GlobalOptions& globals);
+
+}  // namespace adbwire::cli

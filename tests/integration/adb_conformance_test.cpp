@@ -1,0 +1,305 @@
+// adbwire as a drop-in for adb in scripts: the same command lines run through Debian's adb (as
+// host, its own server holding the virtual device) and through adbwire (its daemon), case by
+// case, comparing stdout, stderr's first line and the exit code. One virtual device, one adb
+// server, one daemon for the whole table, so the suite takes seconds.
+//
+// Each case is one of:
+//   agree  - adbwire must print and exit exactly as adb does;
+//   choice - adbwire differs on purpose; the reason is written beside it (the README's "adb
+//            compatibility" table says the same to users);
+//   wording - as choice for the sentence only: the exit code and where the sentence goes (stdout
+//            or stderr) must still be adb's;
+// Compared after normalize() and without_code(): the program's name and the code's name that ends
+// each adbwire error are deliberate differences, listed there.
+//
+//   gap    - adbwire differs and should not: not built yet. Counted as differing in the summary,
+//            and failing once it agrees, so it moves to `agree`.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adbwire/error.hpp"
+#include "adbwire/testing/vdevice.hpp"
+#include "integration/adb_server.hpp"
+#include "integration/temp_dir.hpp"
+
+namespace adbwire {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+enum class Expect { agree, choice, wording, gap };
+
+struct Case {
+  Case(std::string name_, std::vector<std::string> args_, Expect expect_ = Expect::agree,
+       std::string why_ = {}, std::vector<std::string> env_ = {})
+      : name(std::move(name_)),
+        args(std::move(args_)),
+        expect(expect_),
+        why(std::move(why_)),
+        env(std::move(env_)) {}
+  std::string name;
+  // The words after the program's name. {S}: the device's serial; {W}: a host folder of this
+  // run's own; {R}: a device folder of this run's own (each program gets its own, so one's
+  // pushes and pulls never feed the other's).
+  std::vector<std::string> args;
+  Expect expect;
+  std::string why;               // for choice and gap
+  std::vector<std::string> env;  // extra NAME=VALUE ({S} replaced)
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> kCases = {
+      // exec-out quotes every argument after the first as adb 29's escape_arg does; shell joins
+      // the words with spaces, so the device's sh splits them again.
+      {"exec-out keeps a ;", {"-s", "{S}", "exec-out", "echo", "x;echo y"}},
+      {"exec-out keeps two spaces", {"-s", "{S}", "exec-out", "echo", "a  b"}},
+      {"exec-out keeps a quote", {"-s", "{S}", "exec-out", "echo", "it's", "$HOME"}},
+      {"exec-out one word is the command", {"-s", "{S}", "exec-out", "echo hi;echo there"}},
+      {"exec-out with no command", {"-s", "{S}", "exec-out"}},
+      {"exec-out --", {"-s", "{S}", "exec-out", "--", "echo", "hi"}},
+      {"shell joins words", {"-s", "{S}", "shell", "echo", "a  b"}},
+      {"shell runs a ;", {"-s", "{S}", "shell", "echo x;echo y"}},
+      {"shell --", {"-s", "{S}", "shell", "--", "echo", "hi"}},
+      {"shell -x", {"-s", "{S}", "shell", "-x", "echo", "hi"}},
+      {"shell -n -T", {"-s", "{S}", "shell", "-n", "-T", "echo", "hi"}},
+      {"shell unknown long flag", {"-s", "{S}", "shell", "--badflag", "echo", "hi"}},
+      {"shell unknown short flag", {"-s", "{S}", "shell", "-q", "echo", "hi"}},
+      {"shell flag after the command", {"-s", "{S}", "shell", "echo", "-n", "hi"}},
+      {"shell -e too long", {"-s", "{S}", "shell", "-e", "ab", "echo", "hi"}},
+      {"shell exit code", {"-s", "{S}", "shell", "exit", "3"}},
+      {"shell false", {"-s", "{S}", "shell", "false"}},
+      {"shell missing tool", {"-s", "{S}", "shell", "no_such_tool"}},
+      {"shell stderr", {"-s", "{S}", "shell", "echo oops >&2"}},
+      // Device selection.
+      {"no selector, one device", {"shell", "echo", "hi"}},
+      {"ANDROID_SERIAL", {"shell", "echo", "hi"}, Expect::agree, "", {"ANDROID_SERIAL={S}"}},
+      {"-s beats ANDROID_SERIAL",
+       {"-s", "{S}", "shell", "echo", "hi"},
+       Expect::agree,
+       "",
+       {"ANDROID_SERIAL=nosuch"}},
+      {"-e picks the TCP device", {"-e", "shell", "echo", "hi"}},
+      {"-d with no USB device", {"-d", "shell", "echo", "hi"}},
+      {"-t of the device", {"-t", "1", "shell", "echo", "hi"}},
+      {"-t of no device", {"-t", "99", "shell", "echo", "hi"}},
+      {"-s of no device",
+       {"-s", "nosuch", "shell", "echo", "hi"},
+       Expect::wording,
+       "adbwire names the adb server it asked before adb's sentence"},
+      {"-s HOST:PORT nobody listens on",
+       {"-s", "127.0.0.1:1", "shell", "echo", "hi"},
+       Expect::choice,
+       "adbwire connects to a HOST:PORT target itself (through its daemon), so it says why the "
+       "connection failed; adb only looks the serial up in its server's list"},
+      // Listing and state.
+      {"devices", {"devices"}},
+      {"devices -l", {"devices", "-l"}},
+      {"get-state", {"-s", "{S}", "get-state"}},
+      {"get-serialno", {"-s", "{S}", "get-serialno"}},
+      {"get-serialno, one device", {"get-serialno"}},
+      {"get-devpath", {"-s", "{S}", "get-devpath"}},
+      {"wait-for-device", {"-s", "{S}", "wait-for-device"}},
+      {"wait-for-any-device", {"-s", "{S}", "wait-for-any-device"}},
+      {"wait-for-bad-state", {"-s", "{S}", "wait-for-device-now"}},
+      {"wait-for-bad-type", {"-s", "{S}", "wait-for-wifi-device"}},
+      {"wait-for-device then a command", {"-s", "{S}", "wait-for-device", "shell", "echo", "hi"}},
+      {"get-state, one device", {"get-state"}},
+      {"exec-out, one device", {"exec-out", "echo", "a  b"}},
+      {"shell -t without a terminal", {"-s", "{S}", "shell", "-t", "echo", "hi"}},
+      {"-t not a number", {"-t", "x1", "shell", "echo", "hi"}},
+      // File sync: summary lines, errors, exit codes.
+      {"push a file", {"-s", "{S}", "push", "{W}/file.txt", "{R}/file.txt"}},
+      {"push a folder", {"-s", "{S}", "push", "{W}/tree", "{R}/"}},
+      {"push skipped the empty folder", {"-s", "{S}", "shell", "ls", "{R}/tree"}},
+      {"push a missing file",
+       {"-s", "{S}", "push", "{W}/missing", "{R}/"},
+       Expect::wording,
+       "adbwire's sync errors are its own sentences (the path, the device's reason)"},
+      {"pull a file", {"-s", "{S}", "pull", "{R}/file.txt", "{W}/back.txt"}},
+      {"pull a folder", {"-s", "{S}", "pull", "{R}/tree", "{W}/pulled"}},
+      {"pull a missing file",
+       {"-s", "{S}", "pull", "{R}/missing", "{W}/x"},
+       Expect::wording,
+       "adbwire's sync errors are its own sentences; this one says nothing was written"},
+      {"pull into a missing folder", {"-s", "{S}", "pull", "{R}/file.txt", "{W}/nd/sub/x"}},
+      {"pull a folder into a missing folder", {"-s", "{S}", "pull", "{R}/tree", "{W}/nd/sub/"}},
+      // Commands.
+      {"unknown command", {"frobnicate"}},
+      {"start-server, running", {"start-server"}},
+      {"disconnect what is not connected",
+       {"disconnect", "127.0.0.1:1"},
+       Expect::gap,
+       "connect HOST:PORT and disconnect with adb's meaning are not built yet (README)"},
+      {"--version",
+       {"--version"},
+       Expect::wording,
+       "adbwire prints its own version, not the adb it replaces"},
+      {"version", {"version"}, Expect::wording, "adbwire prints its own version"},
+      {"getprop",
+       {"-s", "{S}", "getprop", "ro.product.model"},
+       Expect::choice,
+       "an adbwire command adb lacks (adb says unknown command)"},
+  };
+  return kCases;
+}
+
+// What a case printed, made comparable across the two programs and runs.
+struct Seen {
+  int exit_code = -1;
+  std::string out;
+  std::string err_line;  // stderr's first line
+};
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// The run's own folders by their placeholders, a transfer's rate and time (they vary run to
+// run; the byte count stays), and the program's name at the start of a line: adbwire names
+// itself before every error ("adbwire: error: …"), where adb does for some ("adb: error: …")
+// and not others ("error: …"); "adbwire shell:" reads as "adb shell:".
+std::string normalize(std::string text, const std::string& work, const std::string& remote) {
+  text = replace_all(std::move(text), work, "{W}");
+  text = replace_all(std::move(text), remote, "{R}");
+  static const std::regex kRate(R"([0-9.]+ MB/s \(([0-9]+) bytes in [0-9.]+s\))");
+  text = std::regex_replace(text, kRate, "R MB/s ($1 bytes in Ts)");
+  static const std::regex kPrefix("(^|\n)(adb|adbwire): ");
+  static const std::regex kProgram("(^|\n)adbwire (\\S+): ");
+  return std::regex_replace(std::regex_replace(text, kPrefix, "$1"), kProgram, "$1adb $2: ");
+}
+
+// A line without the ": <code's message>" every adbwire::Error appends ("…: not found"), and
+// with the program's name, where a sentence names it ("usage: adbwire exec-out"), read as adb.
+std::string without_code(std::string line) {
+  for (int code = 1; code <= static_cast<int>(errc::limit_exceeded); ++code) {
+    const std::string suffix = ": " + make_error_code(static_cast<errc>(code)).message();
+    if (line.ends_with(suffix)) {
+      line.resize(line.size() - suffix.size());
+      break;
+    }
+  }
+  static const std::regex kName(R"(\badbwire\b)");
+  return std::regex_replace(line, kName, "adb");
+}
+
+// Both programs' inputs: a file, and a tree holding an empty folder (adb 29 skips it).
+void make_work_folder(const fs::path& work) {
+  fs::create_directories(work / "tree" / "sub");
+  fs::create_directories(work / "tree" / "empty");
+  std::ofstream(work / "file.txt") << "hello\n";
+  std::ofstream(work / "tree" / "a.txt") << "a\n";
+  std::ofstream(work / "tree" / "sub" / "b.txt") << "b\n";
+}
+
+class Conformance : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(server_.start(), "");
+    device_.start();
+    serial_ = "127.0.0.1:" + std::to_string(device_.port());
+    ASSERT_EQ(server_.connect_and_wait(serial_), "");
+    fs::create_directories(temp_.path() / "run");
+    fs::permissions(temp_.path() / "run", fs::perms::owner_all);
+    env_ = server_.env();
+    env_.push_back("ANDROID_ADB_SERVER_PORT=" + std::to_string(server_.port()));
+    env_.push_back("XDG_RUNTIME_DIR=" + (temp_.path() / "run").string());
+    // Both servers already run when the cases start, so neither says it started one.
+    ASSERT_EQ(run(ADBWIRE_CLI_PATH, {"start-server"}, {}).exit_code, 0);
+  }
+
+  void TearDown() override {
+    run(ADBWIRE_CLI_PATH, {"kill-server"}, {});
+    device_.stop();
+  }
+
+  test::ProcessResult run(const std::string& program, std::vector<std::string> args,
+                          const std::vector<std::string>& extra_env) {
+    args.insert(args.begin(), program);
+    std::vector<std::string> env = env_;
+    for (const std::string& entry : extra_env) env.push_back(replace_all(entry, "{S}", serial_));
+    return test::run_process(std::move(args), std::move(env), {}, 20s);
+  }
+
+  Seen run_case(const Case& c, const std::string& program, const std::string& label) {
+    const fs::path work = temp_.path() / label;
+    const std::string remote = "/data/local/tmp/conformance-" + label;
+    if (!fs::exists(work)) make_work_folder(work);
+    std::vector<std::string> args;
+    for (const std::string& arg : c.args) {
+      args.push_back(replace_all(
+          replace_all(replace_all(arg, "{S}", serial_), "{W}", work.string()), "{R}", remote));
+    }
+    const test::ProcessResult result = run(program, std::move(args), c.env);
+    EXPECT_FALSE(result.timed_out) << c.name << " (" << label << ") did not end";
+    Seen seen;
+    seen.exit_code = result.exit_code;
+    seen.out = normalize(replace_all(result.out, serial_, "{S}"), work.string(), remote);
+    const std::string err =
+        normalize(replace_all(result.err, serial_, "{S}"), work.string(), remote);
+    seen.err_line = without_code(err.substr(0, err.find('\n')));
+    return seen;
+  }
+
+  test::AdbServerProcess server_;
+  VirtualDevice device_;
+  std::string serial_;
+  test::TempDir temp_;
+  std::vector<std::string> env_;
+};
+
+std::string shown(const Seen& seen) {
+  return "exit " + std::to_string(seen.exit_code) + ", stdout [" + seen.out + "], stderr [" +
+         seen.err_line + "]";
+}
+
+TEST_F(Conformance, SameCommandLinesAsAdb) {
+  int agreeing = 0, chosen = 0, differing = 0;
+  for (const Case& c : cases()) {
+    const Seen adb = run_case(c, server_.adb_path(), "adb");
+    const Seen ours = run_case(c, ADBWIRE_CLI_PATH, "adbwire");
+    const bool same =
+        adb.exit_code == ours.exit_code && adb.out == ours.out && adb.err_line == ours.err_line;
+    const std::string both = "\n  adb:     " + shown(adb) + "\n  adbwire: " + shown(ours);
+    switch (c.expect) {
+      case Expect::agree:
+        EXPECT_TRUE(same) << c.name << both;
+        (same ? agreeing : differing) += 1;
+        break;
+      case Expect::wording:
+        EXPECT_EQ(adb.exit_code, ours.exit_code) << c.name << both;
+        EXPECT_EQ(adb.out.empty(), ours.out.empty())
+            << c.name << " prints on another stream" << both;
+        ++chosen;
+        std::printf("wording: %s (%s)%s\n", c.name.c_str(), c.why.c_str(), both.c_str());
+        break;
+      case Expect::choice:
+        ++chosen;
+        std::printf("choice: %s (%s)%s\n", c.name.c_str(), c.why.c_str(), both.c_str());
+        break;
+      case Expect::gap:
+        EXPECT_FALSE(same) << c.name << " now agrees with adb: make it an `agree` case" << both;
+        ++differing;
+        std::printf("gap: %s (%s)%s\n", c.name.c_str(), c.why.c_str(), both.c_str());
+        break;
+    }
+  }
+  std::printf("conformance: %d cases agree with adb, %d differ on purpose, %d differ\n", agreeing,
+              chosen, differing);
+}
+
+}  // namespace
+}  // namespace adbwire
