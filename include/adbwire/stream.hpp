@@ -44,9 +44,11 @@ class Stream {
   ~Stream();
 
   // Waits for data and copies up to buffer.size() bytes; returns how many, 0 once the device
-  // has ended the stream (and every byte it sent was read). Received data is acknowledged to
-  // the device only as it is read here, so an unread stream holds at most one payload (with
-  // delayed_ack: one receive window) and the device waits (backpressure).
+  // has ended the stream (and every byte it sent was read); a large buffer takes as much as
+  // has arrived. Received data is acknowledged to the device as it arrives while less than one
+  // max payload waits unread ahead of it, and past that only as it is read here: an unread
+  // stream holds at most about two payloads (with delayed_ack: one receive window more) and
+  // the device waits (backpressure), while a reader that keeps up never makes it wait.
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline = kDefaultDeadline);
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, std::error_code& error);
 
