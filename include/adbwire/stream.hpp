@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "adbwire/deadline.hpp"
 #include "adbwire/output_limits.hpp"
@@ -52,6 +53,14 @@ class Stream {
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline = kDefaultDeadline);
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, std::error_code& error);
 
+  // As read_some, without a copy where the connection allows: chunk becomes the data read
+  // (its old content is dropped), a received payload handed over whole (it may then hold more
+  // than max bytes, up to the connection's max payload) or else up to max bytes copied.
+  std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max,
+                         Deadline deadline = kDefaultDeadline);
+  std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
+                         std::error_code& error);
+
   // Reads until the device ends the stream. Memory grows with the output, up to the
   // Device's output_limits().command bytes: past it errc::limit_exceeded and the stream is
   // closed. Use read_some for output of unknown size. On error the bytes read so far are
@@ -77,6 +86,8 @@ class Stream {
   Deadline resolve(Deadline deadline) const noexcept;
   std::size_t read_some_into(std::span<std::uint8_t> buffer, Deadline deadline,
                              detail::Failure& failure);
+  std::size_t read_chunk_into(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
+                              detail::Failure& failure);
   void write_from(std::span<const std::uint8_t> data, Deadline deadline, detail::Failure& failure);
 
   std::unique_ptr<StreamBackend> backend_;

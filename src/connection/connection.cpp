@@ -117,48 +117,48 @@ class Connection::SessionStream final : public StreamBackend {
     std::size_t release = 0;
     {
       detail::MutexLock lock(state_->mutex);
-      const bool ready = detail::wait_until(
-          state_->changed, lock, deadline, [&]() ADBWIRE_REQUIRES(state_->mutex) {
-            return !state_->chunks.empty() || state_->phase == StreamState::Phase::ended ||
-                   state_->phase == StreamState::Phase::failed;
-          });
-      if (!ready) {
-        failure.set(errc::timeout, "no output from '" + state_->service + "' before the deadline");
-        return 0;
-      }
-      if (state_->chunks.empty()) {
-        if (state_->phase == StreamState::Phase::failed) failure = state_->failure;
-        return 0;
-      }
-      // The deadline holds while data flows too: a device that never stops sending must not
-      // keep a call going past it (the data stays for a later read).
-      if (deadline != kNoDeadline && Clock::now() >= deadline) {
-        failure.set(errc::timeout,
-                    "'" + state_->service + "' was still sending when its deadline passed");
-        return 0;
-      }
+      if (!wait_readable(lock, deadline, failure)) return 0;
       // A large buffer takes every chunk that fits in one call, not one chunk per call.
       while (copied < buffer.size() && !state_->chunks.empty()) {
         const std::vector<std::uint8_t>& front = state_->chunks.front();
         const std::size_t n = std::min(buffer.size() - copied, front.size() - state_->front_offset);
         std::memcpy(buffer.data() + copied, front.data() + state_->front_offset, n);
         copied += n;
-        state_->front_offset += n;
-        state_->queued_charge -= n;
-        if (state_->front_offset == front.size()) {
-          state_->queued_charge -= kChunkOverhead;
-          state_->chunks.pop_front();
-          state_->front_offset = 0;
-        }
+        consume_locked(n);
       }
       release = state_->take_acknowledgeable(connection_->acknowledge_ahead_);
     }
-    if (release != 0) {
-      asio::post(connection_->io_, [connection = connection_.get(), state = state_, release] {
-        connection->do_acknowledge(state, release);
-      });
-    }
+    acknowledge(release);
     return copied;
+  }
+
+  // The received payload itself, moved out rather than copied (or what is left of one that a
+  // read_some began).
+  std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
+                         detail::Failure& failure) override {
+    if (max == 0) return 0;
+    std::size_t release = 0;
+    {
+      detail::MutexLock lock(state_->mutex);
+      if (!wait_readable(lock, deadline, failure)) {
+        chunk.clear();
+        return 0;
+      }
+      std::vector<std::uint8_t>& front = state_->chunks.front();
+      const std::size_t left = front.size() - state_->front_offset;
+      if (state_->front_offset == 0) {
+        chunk.swap(front);  // front, now chunk's old buffer, is dropped below
+      } else {
+        chunk.assign(front.begin() + static_cast<std::ptrdiff_t>(state_->front_offset),
+                     front.end());
+      }
+      state_->front_offset = 0;
+      state_->queued_charge -= left + kChunkOverhead;
+      state_->chunks.pop_front();
+      release = state_->take_acknowledgeable(connection_->acknowledge_ahead_);
+    }
+    acknowledge(release);
+    return chunk.size();
   }
 
   void write(std::span<const std::uint8_t> data, Deadline deadline,
@@ -201,6 +201,52 @@ class Connection::SessionStream final : public StreamBackend {
   }
 
  private:
+  // Waits until a chunk is queued (true) or the stream ended (false, failure set if it failed)
+  // or the deadline passed (false, timeout).
+  bool wait_readable(detail::MutexLock& lock, Deadline deadline, detail::Failure& failure)
+      ADBWIRE_REQUIRES(state_->mutex) {
+    const bool ready =
+        detail::wait_until(state_->changed, lock, deadline, [&]() ADBWIRE_REQUIRES(state_->mutex) {
+          return !state_->chunks.empty() || state_->phase == StreamState::Phase::ended ||
+                 state_->phase == StreamState::Phase::failed;
+        });
+    if (!ready) {
+      failure.set(errc::timeout, "no output from '" + state_->service + "' before the deadline");
+      return false;
+    }
+    if (state_->chunks.empty()) {
+      if (state_->phase == StreamState::Phase::failed) failure = state_->failure;
+      return false;
+    }
+    // The deadline holds while data flows too: a device that never stops sending must not
+    // keep a call going past it (the data stays for a later read).
+    if (deadline != kNoDeadline && Clock::now() >= deadline) {
+      failure.set(errc::timeout,
+                  "'" + state_->service + "' was still sending when its deadline passed");
+      return false;
+    }
+    return true;
+  }
+
+  // The reader took n bytes of the front chunk.
+  void consume_locked(std::size_t n) ADBWIRE_REQUIRES(state_->mutex) {
+    state_->front_offset += n;
+    state_->queued_charge -= n;
+    if (state_->front_offset == state_->chunks.front().size()) {
+      state_->queued_charge -= kChunkOverhead;
+      state_->chunks.pop_front();
+      state_->front_offset = 0;
+    }
+  }
+
+  // Acknowledges bytes the reader's draining released (take_acknowledgeable), on the I/O thread.
+  void acknowledge(std::size_t bytes) {
+    if (bytes == 0) return;
+    asio::post(connection_->io_, [connection = connection_.get(), state = state_, bytes] {
+      connection->do_acknowledge(state, bytes);
+    });
+  }
+
   bool writable_locked(detail::Failure& failure) const ADBWIRE_REQUIRES(state_->mutex) {
     switch (state_->phase) {
       case StreamState::Phase::open:
@@ -479,8 +525,7 @@ void Connection::handle_event(protocol::Event& event) {
         {
           detail::MutexLock lock(state->mutex);
           if (state->locally_closed) return;
-          acknowledge_now =
-              state->unacknowledged == 0 && state->queued_charge < acknowledge_ahead_;
+          acknowledge_now = state->unacknowledged == 0 && state->queued_charge < acknowledge_ahead_;
           state->queued_charge += size + kChunkOverhead;
           if (!acknowledge_now) {
             state->unacknowledged += size;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "adbwire/deadline.hpp"
 #include "base/failure.hpp"
@@ -20,6 +21,16 @@ class StreamBackend {
   // Bytes copied (> 0), or 0 at end of stream, or 0 with failure set.
   virtual std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline,
                                 detail::Failure& failure) = 0;
+  // Like read_some into a buffer of `max` bytes, but `chunk` becomes what was read (its old
+  // content dropped). A backend that holds received payloads hands one over without copying
+  // it (it may then exceed max); this one reads into chunk.
+  virtual std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max,
+                                 Deadline deadline, detail::Failure& failure) {
+    chunk.resize(max);
+    const std::size_t n = read_some(chunk, deadline, failure);
+    chunk.resize(n);
+    return n;
+  }
   // Returns once all of data is queued for sending, or with failure set.
   virtual void write(std::span<const std::uint8_t> data, Deadline deadline,
                      detail::Failure& failure) = 0;

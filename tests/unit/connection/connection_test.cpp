@@ -306,9 +306,32 @@ TEST(Connection, AStalledReaderLeavesTheDeviceWaitingAndMemoryFlat) {
     }
     std::uint8_t end = 0;
     EXPECT_EQ(stream.read_some(std::span(&end, 1)), 0u);
-    for (std::size_t i = 0; i < rest.size(); ++i)
-      ASSERT_EQ(rest[i], test::source_byte(i + 1)) << i;
+    for (std::size_t i = 0; i < rest.size(); ++i) ASSERT_EQ(rest[i], test::source_byte(i + 1)) << i;
   }
+}
+
+// read_chunk hands over received payloads whole (the rest of one that read_some began), in
+// order, then 0 at the end, for payloads of every size the device may choose.
+TEST(Connection, ReadChunkTakesPayloadsWholeAfterAPartialReadSome) {
+  FakeDeviceOptions fake_options;
+  fake_options.max_payload = 4096;
+  FakeDevice fake(fake_options);
+  Device device = connect_to(fake);
+  constexpr std::size_t kSize = 256 * 1024 + 5;
+  Stream stream = device.open("exec:source " + std::to_string(kSize));
+  std::vector<std::uint8_t> all(10);
+  ASSERT_EQ(stream.read_some(all), 10u);
+  std::vector<std::uint8_t> chunk(3, 0xEE);  // old content must not survive
+  std::size_t largest = 0;
+  while (const std::size_t n = stream.read_chunk(chunk, 100)) {
+    ASSERT_EQ(n, chunk.size());
+    largest = std::max(largest, n);
+    all.insert(all.end(), chunk.begin(), chunk.end());
+  }
+  EXPECT_TRUE(chunk.empty());
+  EXPECT_EQ(largest, 4096u);  // whole payloads, past max: nothing was copied to fit it
+  ASSERT_EQ(all.size(), kSize);
+  for (std::size_t i = 0; i < kSize; ++i) ASSERT_EQ(all[i], test::source_byte(i)) << i;
 }
 
 TEST(Connection, DelayedAckWhenBothSidesOfferIt) {
