@@ -16,7 +16,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,56 +47,14 @@ using Clock = std::chrono::steady_clock;
 using adbwire::bench::free_port;
 using adbwire::bench::kAdb;
 
-struct Sample {
-  double seconds = 0;
-  long max_rss_kib = 0;
-  bool ok = false;
-};
+using adbwire::bench::in_child;
+using adbwire::bench::Sample;
+using adbwire::bench::spawn_measured;
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// Runs body in a forked child; returns its wall time and peak RSS.
-Sample in_child(const std::function<bool()>& body) {
-  Sample sample;
-  const auto start = Clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    bool ok = false;
-    try {
-      ok = body();
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "sync_bench: %s\n", error.what());
-    }
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  rusage usage{};
-  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return sample;
-  sample.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  sample.max_rss_kib = usage.ru_maxrss;
-  sample.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  return sample;
-}
-
-// Runs argv with output discarded, in a child measured like in_child.
-Sample spawn_measured(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-  return in_child([&] {
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> envp;
-    for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
-    envp.push_back(nullptr);
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, STDOUT_FILENO);
-    dup2(null, STDERR_FILENO);
-    execve(argv[0].c_str(), args.data(), envp.data());
-    return false;
-  });
 }
 
 int run_quiet(const std::vector<std::string>& argv, const std::vector<std::string>& env) {

@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <asio/ip/tcp.hpp>
 #include <chrono>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -42,6 +44,44 @@ std::vector<double> time_each(int n, const std::function<void()>& op) {
     samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   return samples;
+}
+
+Sample in_child(const std::function<bool()>& body) {
+  Sample sample;
+  const auto start = Clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    bool ok = false;
+    try {
+      ok = body();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "bench child: %s\n", error.what());
+    }
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return sample;
+  sample.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  sample.max_rss_kib = usage.ru_maxrss;
+  sample.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return sample;
+}
+
+Sample spawn_measured(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  return in_child([&] {
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
+    envp.push_back(nullptr);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    execve(argv[0].c_str(), args.data(), envp.data());
+    return false;
+  });
 }
 
 pid_t spawn_quiet(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
@@ -122,7 +162,8 @@ void PrivateAdb::connect_device(std::uint16_t device_port) const {
   server.wait_for(serial, WaitState::device);
 }
 
-ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
+ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root,
+                                         std::string_view profile, bool delayed_ack) {
   int port_pipe[2];
   int stop_fds[2];
   // Close-on-exec: an adb server or node spawned later must not hold the stop pipe open.
@@ -141,6 +182,16 @@ ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
     try {
       VirtualDeviceOptions options;
       options.root = root;
+      apply_profile(options, profile);
+      if (delayed_ack) {
+        // An empty list means all the device implements (VirtualDeviceOptions::features).
+        if (options.features.empty())
+          options.features = {"shell_v2",        "cmd",
+                              "stat_v2",         "ls_v2",
+                              "sendrecv_v2",     "sendrecv_v2_brotli",
+                              "sendrecv_v2_lz4", "sendrecv_v2_zstd"};
+        options.features.emplace_back("delayed_ack");
+      }
       VirtualDevice vd(options);
       vd.start();
       const std::uint16_t port = vd.port();

@@ -53,9 +53,10 @@ class Stream {
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline = kDefaultDeadline);
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, std::error_code& error);
 
-  // As read_some, without a copy where the connection allows: chunk becomes the data read
-  // (its old content is dropped), a received payload handed over whole (it may then hold more
-  // than max bytes, up to the connection's max payload) or else up to max bytes copied.
+  // As read_some, without a copy where the connection allows: returns n, the data being chunk's
+  // first n bytes. A received payload is handed over whole (chunk is then exactly it, and may
+  // hold more than max bytes, up to the connection's max payload); other backends read up to
+  // max bytes into chunk, reusing its memory. chunk's old content is dropped either way.
   std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max,
                          Deadline deadline = kDefaultDeadline);
   std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,

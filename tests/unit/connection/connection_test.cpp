@@ -311,7 +311,7 @@ TEST(Connection, AStalledReaderLeavesTheDeviceWaitingAndMemoryFlat) {
 }
 
 // read_chunk hands over received payloads whole (the rest of one that read_some began), in
-// order, then 0 at the end, for payloads of every size the device may choose.
+// order, then 0 at the end.
 TEST(Connection, ReadChunkTakesPayloadsWholeAfterAPartialReadSome) {
   FakeDeviceOptions fake_options;
   fake_options.max_payload = 4096;
