@@ -49,12 +49,6 @@ using adbwire::bench::spawn_measured;
 // adbwire's receive window on +dack profiles: the device may send this much unacknowledged.
 constexpr std::uint32_t kWindow = 2 * 1024 * 1024;
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 // One way of moving the file: adbwire's and adb's seconds per run, and adbwire's peak RSS.
 struct Measure {
   std::string name;
@@ -70,8 +64,8 @@ void print_measure(const Measure& m, double mb) {
     ratios.push_back(m.adb[i] / m.adbwire[i]);
   const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
   std::printf("  %-22s adb %7.1f MB/s  adbwire %7.1f MB/s  adbwire/adb %.2fx (%.2f-%.2f)",
-              m.name.c_str(), mb / median(m.adb), mb / median(m.adbwire), median(ratios), *low,
-              *high);
+              m.name.c_str(), mb / adbwire::bench::median(m.adb),
+              mb / adbwire::bench::median(m.adbwire), adbwire::bench::median(ratios), *low, *high);
   if (m.adbwire_rss_kib > 0) std::printf("  peak RSS %ld KiB", m.adbwire_rss_kib);
   std::printf("\n");
 }

@@ -14,6 +14,7 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
@@ -28,12 +29,14 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-double median_ms(std::vector<double> samples) {
-  if (samples.empty()) return 0;
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  return n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
+
+double median_ms(std::vector<double> samples) { return median(std::move(samples)); }
 
 std::vector<double> time_each(int n, const std::function<void()>& op) {
   std::vector<double> samples;

@@ -16,6 +16,8 @@ namespace adbwire::bench {
 
 inline constexpr const char* kAdb = "/usr/bin/adb";
 
+// The median of values (0 for none).
+double median(std::vector<double> values);
 // Median of samples in milliseconds.
 double median_ms(std::vector<double> samples);
 // Runs op n times; the time of each run in milliseconds.
