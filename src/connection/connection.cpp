@@ -132,8 +132,7 @@ class Connection::SessionStream final : public StreamBackend {
     return copied;
   }
 
-  // The received payload itself, moved out rather than copied (or what is left of one that a
-  // read_some began).
+  // The received payload itself, moved out (the rest of one a read_some began is copied).
   std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
                          detail::Failure& failure) override {
     if (max == 0) return 0;
