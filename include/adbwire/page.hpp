@@ -1,5 +1,5 @@
 // The agent API: connect once, then snapshot → act → snapshot over one open connection,
-// with no process spawned and no reconnect per step (DESIGN.md, "Interactions").
+// with no process spawned and no reconnect per step (docs/design.md, Interactions).
 //
 //   adbwire::Page page = adbwire::Page::connect("tcp:127.0.0.1:5555");
 //   std::puts(page.snapshot().to_text().c_str());   // - Button [ref=3] "Add item"
@@ -109,7 +109,7 @@ struct PageOptions {
   // state") or a null root node, and the pause between them.
   std::uint32_t dump_attempts = 3;
   std::chrono::milliseconds dump_retry_pause{250};
-  // Gesture timings (DESIGN.md: long-press 1000 ms).
+  // Gesture timings (docs/design.md, Interactions: long-press 1000 ms).
   std::chrono::milliseconds long_press{1000};
   std::chrono::milliseconds swipe{300};
   std::chrono::milliseconds drag{1500};

@@ -1,5 +1,5 @@
 // The UI snapshot: a uiautomator dump parsed into a node tree, pruned, given [ref=N] markers
-// and formatted as the YAML text agents read (DESIGN.md, "Snapshot format").
+// and formatted as the YAML text agents read (docs/design.md, Snapshot format).
 //
 // Text format: a valid YAML document (checked with libyaml on every corpus dump) made of
 // comment lines and one list item per kept node, two spaces of indent per depth:
@@ -17,8 +17,8 @@
 //
 // A node's line is `- Role#id [ref=N] "text" hint="hint" (desc) [states]`; each part appears
 // only when present:
-// - Role: role_for_class of DESIGN.md. #id with SnapshotOptions::show_ids: the resource-id,
-//   without "<package>:id/" when that package is the node's own.
+// - Role: role_for_class (docs/design.md, Snapshot format). #id with SnapshotOptions::show_ids:
+//   the resource-id, without "<package>:id/" when that package is the node's own.
 // - [ref=N]: see Refs below. A ref that would show no text, hint or desc and has no visible
 //   node with a text or desc below it is told apart from its neighbours by its #id (even
 //   without show_ids), else by " @X,Y", the centre of its bounds: `- View [ref=28] @540,2280`.

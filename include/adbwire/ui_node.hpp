@@ -52,7 +52,7 @@ struct Attribute {
 // UTF-8 as the device wrote them, with XML entities decoded (newlines stay newlines).
 struct Node {
   std::string_view class_name;  // "class" attribute (Appium: the element name when absent)
-  std::string_view role;        // DESIGN.md role name, for example "Button" or "Group"
+  std::string_view role;        // docs/design.md, Snapshot format: "Button", "Group", …
   std::string_view text;
   std::string_view resource_id;
   std::string_view content_desc;

@@ -1,4 +1,4 @@
-// The shell command lines Page sends (DESIGN.md, "Interactions"), built as pure functions so
+// The shell command lines Page sends (docs/design.md, Interactions), built as pure functions so
 // quoting and splitting are unit-tested without a device.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Page's actions: input on refs of the last snapshot, on screen coordinates, and keys
-// (DESIGN.md, "Interactions").
+// (docs/design.md, Interactions).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

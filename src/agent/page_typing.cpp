@@ -1,5 +1,5 @@
 // Page::type: only into a text field, with the focus awaited and the field read back until it
-// shows what was typed (DESIGN.md, "Interactions").
+// shows what was typed (docs/design.md, Interactions).
 #include <algorithm>
 #include <thread>
 

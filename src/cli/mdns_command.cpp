@@ -24,29 +24,28 @@ MdnsOptions mdns_options(const GlobalOptions& globals, const MdnsArgs& args) {
 // adb's first line, then what adbwire's discovery can use here and the adb server's own answer.
 int check(const MdnsOptions& options) {
   const MdnsStatus status = mdns_check(options);
+  std::string text;
   if (status.problem.empty()) {
-    std::printf("mdns daemon version [adbwire discovery %s]\n", ADBWIRE_VERSION);
-    std::printf("%s on", status.shared_port
-                             ? "listening on port 5353 (shared with other mDNS stacks), asking"
-                             : "port 5353 is not shareable here: one-shot queries");
-    for (const std::string& interface : status.interfaces) std::printf(" %s;", interface.c_str());
-    std::printf("\n");
+    text = "mdns daemon version [adbwire discovery " ADBWIRE_VERSION "]\n";
+    text += status.shared_port ? "listening on port 5353 (shared with other mDNS stacks), asking on"
+                               : "port 5353 is not shareable here: one-shot queries on";
+    for (const std::string& interface : status.interfaces) text += " " + interface + ";";
+    text += "\n";
   } else {
-    std::printf("ERROR: mdns discovery unavailable: %s\n", status.problem.c_str());
+    text = "ERROR: mdns discovery unavailable: " + status.problem + "\n";
   }
-  if (!status.adb_server.empty()) std::printf("adb server: %s\n", shown(status.adb_server).c_str());
+  if (!status.adb_server.empty()) text += "adb server: " + status.adb_server + "\n";
+  print(text);
   return status.problem.empty() || !status.adb_server.empty() ? 0 : 1;
 }
 
 // adb's header and one "INSTANCE\tSERVICE\tADDRESS:PORT" line per service.
 int services(const MdnsOptions& options) {
   const std::vector<MdnsService> found = mdns_services(options);
-  std::printf("List of discovered mdns services\n");
-  for (const MdnsService& service : found) {
-    std::printf("%s\t%s\t%s\n", shown(service.instance).c_str(), shown(service.service).c_str(),
-                shown(service.address()).c_str());
-  }
-  return 0;
+  bool written = print("List of discovered mdns services\n");
+  for (const MdnsService& service : found)
+    written = print_fields({service.instance, service.service, service.address()}) && written;
+  return written ? 0 : 1;
 }
 
 }  // namespace

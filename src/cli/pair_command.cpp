@@ -22,8 +22,7 @@ struct PairArgs {
 
 // adb's prompt when no code is given: one line from standard input.
 std::string read_code() {
-  std::fputs("Enter pairing code: ", stdout);
-  std::fflush(stdout);
+  print("Enter pairing code: ");
   std::string code;
   if (!std::getline(std::cin, code) || code.empty()) {
     throw adbwire::Error(errc::invalid_argument, "no pairing code provided");
@@ -59,18 +58,17 @@ void add_pair_command(CLI::App& app, const GlobalOptions&, Run& run) {
       PairOptions options;
       options.timeout = std::chrono::milliseconds(static_cast<long long>(args->timeout * 1000));
       if (args->qr) {
-        return pair_by_qr(
-            options, std::chrono::milliseconds(static_cast<long long>(args->wait * 1000)), stdout);
+        return pair_by_qr(options,
+                          std::chrono::milliseconds(static_cast<long long>(args->wait * 1000)));
       }
       const std::string code = args->code.empty() ? read_code() : args->code;
       const PairResult result = pair(args->address, code, options);
-      std::printf("Successfully paired to %s [guid=%s]\n", shown(result.address).c_str(),
-                  result.guid.c_str());
-      std::printf(
-          "Next: adbwire -s HOST:PORT shell, with the address under Wireless debugging's "
-          "\"IP address & Port\" (the connect port, not the pairing port); the phone now takes "
-          "this computer's key with no prompt.\n");
-      return 0;
+      return print("Successfully paired to " + result.address + " [guid=" + result.guid +
+                   "]\nNext: adbwire -s HOST:PORT shell, with the address under Wireless "
+                   "debugging's \"IP address & Port\" (the connect port, not the pairing port); "
+                   "the phone now takes this computer's key with no prompt.\n")
+                 ? 0
+                 : 1;
     };
   });
 }

@@ -59,15 +59,13 @@ std::string qr_text(const std::string& payload) {
   return text;
 }
 
-int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait, std::FILE* out) {
+int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait) {
   const QrPairing qr = make_qr_pairing();
-  std::fprintf(out,
-               "On the phone: Settings > Developer options > Wireless debugging > Pair device "
-               "with QR code, and scan:\n\n%s\n",
-               qr_text(qr.payload()).c_str());
-  std::fprintf(out, "Waiting up to %lld s for the phone to offer pairing as %s (mDNS)...\n",
-               static_cast<long long>(wait.count() / 1000), qr.name.c_str());
-  std::fflush(out);
+  print(
+      "On the phone: Settings > Developer options > Wireless debugging > Pair device with QR "
+      "code, and scan:\n\n" +
+      qr_text(qr.payload()) + "\nWaiting up to " + std::to_string(wait.count() / 1000) +
+      " s for the phone to offer pairing as " + qr.name + " (mDNS)...\n");
   std::error_code error;
   const MdnsService pairing = resolve_mdns_service(kAdbTlsPairingService, qr.name,
                                                    deadline_after(wait), MdnsOptions{}, error);
@@ -79,9 +77,7 @@ int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait, std::
   }
   if (error) throw Error(error, last_error_detail());
   const PairResult paired = pair(pairing.address(), qr.password, options);
-  std::fprintf(out, "Successfully paired to %s [guid=%s]\n", shown(paired.address).c_str(),
-               paired.guid.c_str());
-  std::fflush(out);
+  print("Successfully paired to " + paired.address + " [guid=" + paired.guid + "]\n");
   // The phone advertised its connect port before pairing began (AOSP's adb connects the same way
   // right after pairing, as no new announcement comes).
   const MdnsService connect =
@@ -89,10 +85,11 @@ int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait, std::
   ConnectOptions connect_options;
   connect_options.keys = options.keys;
   const Device device = Device::connect("tcp:" + connect.address(), connect_options);
-  std::fprintf(out, "connected to %s%s\nNext: adbwire -s %s shell\n",
-               shown(connect.address()).c_str(), device.connection_info().tls ? " (TLS)" : "",
-               paired.guid.c_str());
-  return 0;
+  return print("connected to " + connect.address() +
+               (device.connection_info().tls ? " (TLS)" : "") + "\nNext: adbwire -s " +
+               paired.guid + " shell\n")
+             ? 0
+             : 1;
 }
 
 }  // namespace adbwire::cli

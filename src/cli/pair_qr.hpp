@@ -28,10 +28,10 @@ QrPairing make_qr_pairing();
 // zone of 4 modules. Throws Error(invalid_argument) when the text does not fit a QR code.
 std::string qr_text(const std::string& payload);
 
-// Shows the code on out, waits up to `wait` for the phone's pairing service, pairs, then waits up
-// to options.timeout for its connect port and connects with TLS. Prints adb's success line and
-// the connect address. Throws Error: timeout (no phone scanned in time), the errors of pair()
+// Shows the code (cli::print), waits up to `wait` for the phone's pairing service, pairs, then
+// waits up to options.timeout for its connect port and connects with TLS. Prints adb's success line
+// and the connect address. Throws Error: timeout (no phone scanned in time), the errors of pair()
 // and Device::connect.
-int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait, std::FILE* out);
+int pair_by_qr(const PairOptions& options, std::chrono::milliseconds wait);
 
 }  // namespace adbwire::cli

@@ -43,6 +43,17 @@ bool print(std::string_view text) { return write(stdout, shown(text)); }
 
 void print_error(std::string_view text) { write(stderr, shown(text) + "\n"); }
 
+bool print_fields(std::initializer_list<std::string_view> fields) {
+  std::string line;
+  bool first = true;
+  for (const std::string_view field : fields) {
+    if (!first) line += '\t';
+    first = false;
+    line += protocol::printable(field);
+  }
+  return write(stdout, line + "\n");
+}
+
 void progress(std::string_view text) { write(stderr, "\r\x1b[K" + shown(text)); }
 
 void end_progress() { write(stderr, "\r\x1b[K"); }

@@ -9,6 +9,7 @@
 // the user asked for, and the MCP server's JSON lines (protocol::printable_json) leave otherwise.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,9 @@ std::string shown(std::string_view text);
 bool print(std::string_view text);
 // Writes shown(text) and a line break to stderr.
 void print_error(std::string_view text);
+// Writes one line of tab-separated fields to stdout (adb's listings), each shown(), so a field
+// cannot add columns or lines of its own. false when the write failed.
+bool print_fields(std::initializer_list<std::string_view> fields);
 
 // A progress line on stderr, redrawn in place: our own "\r" and erase-line, then shown(text).
 // end_progress() erases it.

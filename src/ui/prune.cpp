@@ -1,6 +1,6 @@
-// The prune rules of DESIGN.md, applied bottom-up in one reverse pass over the pre-order node
-// array (children always follow their parent), then emitted window by window in display order
-// with an explicit stack.
+// The prune rules of docs/design.md (Snapshot format), applied bottom-up in one reverse pass over
+// the pre-order node array (children always follow their parent), then emitted window by window in
+// display order with an explicit stack.
 #include <algorithm>
 #include <functional>
 #include <unordered_set>

@@ -1,4 +1,4 @@
-// Refs and their tokens (DESIGN.md, "Refs must never act on the wrong element").
+// Refs and their tokens (docs/design.md, Refs).
 #include <algorithm>
 #include <array>
 #include <charconv>

@@ -11,7 +11,7 @@ std::string_view last_segment(std::string_view class_name) noexcept {
   return dot == std::string_view::npos ? class_name : class_name.substr(dot + 1);
 }
 
-// DESIGN.md, "Snapshot format": the role names agents of the baremobile family expect. The
+// docs/design.md, Snapshot format: the role names agents of the baremobile family expect. The
 // AppCompat and Material widgets derive from the framework ones and get their roles (most
 // report the framework class to accessibility, but Appium and newer dumpers name their own).
 constexpr std::array<std::pair<std::string_view, std::string_view>, 57> kRoles{{

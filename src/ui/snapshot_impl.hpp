@@ -97,7 +97,8 @@ void classify_windows(detail::SnapshotState& impl);
 // Fills impl.more: for each visible scrollable, where content not visible to the user lies.
 void note_hidden_content(detail::SnapshotState& impl);
 
-// DESIGN.md's role for a class name; the result is a literal or a slice of class_name.
+// The role for a class name (docs/design.md, Snapshot format); the result is a literal or a slice
+// of class_name.
 std::string_view role_for_class(std::string_view class_name, bool editable,
                                 bool checkable) noexcept;
 

@@ -20,8 +20,10 @@ bool same(const std::vector<DnsRecord>& a, const std::vector<DnsRecord>& b) {
         a[i].target != b[i].target || a[i].port != b[i].port || a[i].address != b[i].address) {
       return false;
     }
-    // An empty TXT is written as one empty string.
-    if (a[i].txt != b[i].txt && !(a[i].txt.empty() && b[i].txt == std::vector<std::string>{""}))
+    // An empty TXT is written as one empty string, whichever side holds which.
+    const std::vector<std::string> one_empty{""};
+    if (a[i].txt != b[i].txt && !(a[i].txt.empty() && b[i].txt == one_empty) &&
+        !(a[i].txt == one_empty && b[i].txt.empty()))
       return false;
   }
   return true;

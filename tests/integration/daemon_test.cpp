@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -125,9 +126,13 @@ class Daemon : public ::testing::Test {
   fs::path runtime() const { return dir_.path() / "run"; }
   fs::path folder() const { return runtime() / "adbwire"; }
 
-  // The test's environment; extra entries ("NAME=value") replace its defaults.
+  // The test's environment; extra entries ("NAME=value") replace its defaults. A sanitizer's
+  // options reach the programs too, so their reports land where scripts/tsan collects them.
   std::vector<std::string> env(const std::vector<std::string>& extra = {}) const {
     std::vector<std::string> all = extra;
+    for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"}) {
+      if (const char* value = std::getenv(name)) all.push_back(std::string(name) + "=" + value);
+    }
     for (const std::string& entry :
          {"HOME=" + (dir_.path() / "home").string(), "XDG_RUNTIME_DIR=" + runtime().string(),
           std::string("ADBWIRE_DAEMON_IDLE=60"), std::string("PATH=/usr/bin:/bin")}) {

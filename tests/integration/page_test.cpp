@@ -78,7 +78,7 @@ std::string last_event(const VirtualDevice& vd) {
 
 using test::TempDir;
 
-// ---- actions send what DESIGN.md says
+// ---- actions send what docs/design.md says (Interactions)
 
 TEST(Page, TapSendsInputTapAtTheRefsCentre) {
   VirtualDevice vd;

@@ -1,4 +1,5 @@
-// Role mapping of DESIGN.md and editable inference, through the public pipeline.
+// Role mapping of docs/design.md (Snapshot format) and editable inference, through the public
+// pipeline.
 #include <gtest/gtest.h>
 
 #include <string>
