@@ -17,7 +17,7 @@ struct PullArgs {
   bool keep_attributes = false;
   bool quiet = false;
   TimeoutOption timeout;
-  std::string compression = "any";  // -z
+  std::string compression = "none";  // -z: adb pulls plain unless asked
   bool no_compression = false;      // -Z
   SyncLimits limits;
 };
@@ -32,7 +32,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       ->required();
   cmd->add_flag("-a", args->keep_attributes, "keep the device's file modes and mtimes");
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
-  add_compression_options(*cmd, args->compression, args->no_compression);
+  add_compression_options(*cmd, args->compression, args->no_compression, "none");
   cmd->add_option("--max-entries", args->limits.max_tree_entries,
                   "refuse a pull of more files and folders than this (a hostile device can list "
                   "without end)")
