@@ -39,20 +39,25 @@ class DaemonStream final : public StreamBackend {
       : fd_(fd), reader_(std::move(reader)), on_note_(std::move(on_note)) {}
   ~DaemonStream() override { ::close(fd_); }
 
+  // Fills buffer from as many DATA frames as have arrived (a sync reader then parses whole
+  // chunks, not pieces cut at frame bounds); waits only while it has nothing to return.
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline,
                         detail::Failure& failure) override {
+    std::size_t copied = 0;
     for (;;) {
       if (closed_) {
         failure.set(errc::closed, "the stream was closed");
         return 0;
       }
       if (!pending_.empty()) {
-        const std::size_t n = std::min(buffer.size(), pending_.size());
-        std::copy_n(pending_.begin(), n, buffer.begin());
+        const std::size_t n = std::min(buffer.size() - copied, pending_.size());
+        std::copy_n(pending_.begin(), n, buffer.begin() + static_cast<std::ptrdiff_t>(copied));
         pending_ = pending_.subspan(n);
-        return n;
+        copied += n;
+        if (copied == buffer.size()) return copied;
+        continue;
       }
-      if (ended_) return 0;
+      if (ended_ || (failed_ && copied > 0)) return copied;
       if (failed_) {
         failure = failed_with_;
         return 0;
@@ -68,17 +73,20 @@ class DaemonStream final : public StreamBackend {
         case FrameReader::Result::need_more:
           break;
       }
-      const long n = receive_some(fd_, inbox_, deadline, failure);
+      if (copied > 0) return copied;
+      // Received straight into the frame reader's buffer: no copy on the way in.
+      const long n = receive_some(fd_, reader_.prepare(kReceiveSize), deadline, failure);
       if (n < 0) {
+        reader_.commit(0);
         if (closed_) failure.set(errc::closed, "the stream was closed");
         return 0;
       }
+      reader_.commit(static_cast<std::size_t>(n));
       if (n == 0) {
         fail(errc::device_offline,
              "the adbwire daemon ended the stream without a word (was it stopped?)");
         continue;
       }
-      reader_.feed(std::span(inbox_.data(), static_cast<std::size_t>(n)));
     }
   }
 
@@ -138,7 +146,6 @@ class DaemonStream final : public StreamBackend {
   std::atomic<bool> ended_{false};
   std::atomic<bool> failed_{false};
   detail::Failure failed_with_;
-  std::array<std::uint8_t, kReceiveSize> inbox_{};
   NoteHandler on_note_;
 };
 

@@ -16,6 +16,7 @@
 // still sees a status; NOTE, DATA and DONE are adbwire's.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +64,9 @@ enum class FrameKind { okay, fail, note, data, done };
 void append_frame(std::vector<std::uint8_t>& out, FrameKind kind,
                   std::span<const std::uint8_t> payload = {});
 void append_frame(std::vector<std::uint8_t>& out, FrameKind kind, std::string_view payload);
+// The header ("DATA" + hex4) of one DATA frame of size bytes (at most kMaxPayload): a relay
+// sends it with the payload where it lies (scatter-gather) instead of copying it into a frame.
+std::array<std::uint8_t, 8> data_frame_header(std::size_t size);
 // A whole reply: OKAY, then text as DATA frames, then DONE.
 void append_reply(std::vector<std::uint8_t>& out, std::string_view text);
 
@@ -108,18 +112,25 @@ class FrameReader {
   };
 
   void feed(std::span<const std::uint8_t> bytes);
+  // Room for up to n more bytes, to receive into directly (no copy from a buffer of the
+  // caller's); commit() then says how many arrived. Invalidates what next() and unread() gave.
+  std::span<std::uint8_t> prepare(std::size_t n);
+  void commit(std::size_t n) noexcept { size_ += std::min(n, buffer_.size() - size_); }
   Result next(Frame& frame);
   // Bytes fed but not read as frames: what followed an answer on the same connection. Valid
-  // until the next feed() or next().
+  // until the next feed(), prepare() or next().
   std::string_view unread() const noexcept {
-    return {reinterpret_cast<const char*>(buffer_.data()) + consumed_, buffer_.size() - consumed_};
+    return {reinterpret_cast<const char*>(buffer_.data()) + consumed_, size_ - consumed_};
   }
   const std::string& error_detail() const noexcept { return error_detail_; }
 
  private:
   Result fail(std::string detail);
 
+  // Grown, never shrunk or cleared (a clear would zero it again on the next resize): bytes
+  // [consumed_, size_) are fed and not read yet.
   std::vector<std::uint8_t> buffer_;
+  std::size_t size_ = 0;
   std::size_t consumed_ = 0;
   bool failed_ = false;
   std::string error_detail_;

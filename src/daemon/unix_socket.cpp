@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -141,10 +143,27 @@ bool wait_ready(int fd, short events, Deadline deadline) {
 
 bool send_all(int fd, std::span<const std::uint8_t> data, Deadline deadline,
               detail::Failure& failure) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  iovec piece{const_cast<std::uint8_t*>(data.data()), data.size()};
+  return send_all(fd, std::span(&piece, 1), deadline, failure);
+}
+
+bool send_all(int fd, std::span<iovec> pieces, Deadline deadline, detail::Failure& failure) {
+  while (!pieces.empty() && pieces.front().iov_len == 0) pieces = pieces.subspan(1);
+  while (!pieces.empty()) {
+    msghdr message{};
+    message.msg_iov = pieces.data();
+    message.msg_iovlen = std::min<std::size_t>(pieces.size(), IOV_MAX);
+    const ssize_t n = ::sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
-      data = data.subspan(static_cast<std::size_t>(n));
+      auto sent = static_cast<std::size_t>(n);
+      while (!pieces.empty() && sent >= pieces.front().iov_len) {
+        sent -= pieces.front().iov_len;
+        pieces = pieces.subspan(1);
+      }
+      if (sent > 0) {
+        pieces.front().iov_base = static_cast<char*>(pieces.front().iov_base) + sent;
+        pieces.front().iov_len -= sent;
+      }
       continue;
     }
     if (n < 0 && errno == EINTR) continue;

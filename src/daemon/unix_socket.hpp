@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -57,6 +58,9 @@ bool wait_ready(int fd, short events, Deadline deadline);
 // Sends all of data (MSG_NOSIGNAL). false with failure: timeout, or closed when the peer went.
 bool send_all(int fd, std::span<const std::uint8_t> data, Deadline deadline,
               detail::Failure& failure);
+
+// The same for data in pieces (one sendmsg for many), pieces adjusted as they go out.
+bool send_all(int fd, std::span<iovec> pieces, Deadline deadline, detail::Failure& failure);
 
 // Reads what is there (up to buffer.size()), waiting until deadline. > 0 bytes; 0 at the end;
 // -1 with failure (timeout, or closed when the connection was reset). Works on pipes too.
