@@ -11,9 +11,9 @@
 //   pull      SyncClient::pull on an open connection   vs `adb pull`
 //   push      SyncClient::push on an open connection   vs `adb push`
 //   exec-out  Device::exec("cat FILE") streamed         vs `adb exec-out cat FILE` > /dev/null
-//   cli pull  the whole `adbwire pull` process through its daemon (default compression, and
-//             -Z plain as adb 29 pulls) and -Z with --no-daemon, vs the whole `adb pull`
-//             process (each with its server warm)
+//   cli pull  the whole `adbwire pull` process through its daemon, and with --no-daemon (both
+//             plain, the default, as adb pulls), vs the whole `adb pull` process (each with
+//             its server warm)
 // Library measurements run in a forked child (its peak RSS is its own); the device runs in a
 // process of its own. Printed per profile: adb's median rate and, for adbwire, the median and
 // range over runs of adb's time / adbwire's time in the same run (> 1: adbwire is faster).
@@ -113,10 +113,7 @@ class Bench {
                                                "-q",
                                                "/sdcard/big.bin",
                                                (temp_ / "out/cli.bin").string()};
-    // -Z: plain, as adb 29 pulls; the default compresses when the device offers it (any).
-    std::vector<std::string> cli_plain = cli_pull;
-    cli_plain.insert(cli_plain.begin() + 5, "-Z");
-    std::vector<std::string> cli_direct = cli_plain;
+    std::vector<std::string> cli_direct = cli_pull;
     cli_direct.insert(cli_direct.begin() + 1, "--no-daemon");
     // The daemon starts with the first call and then holds the connection, as adb's server does.
     if (!spawn_measured(cli_pull, cli_env).ok) return fail(name, "adbwire pull (CLI)");
@@ -131,8 +128,7 @@ class Bench {
     Measure push{"push", {}, {}, 0};
     Measure exec_out{"exec-out cat", {}, {}, 0};
     Measure cli{"cli pull", {}, {}, 0};
-    Measure cli_z{"cli pull -Z", {}, {}, 0};
-    Measure cli_no_daemon{"cli pull -Z --no-daemon", {}, {}, 0};
+    Measure cli_no_daemon{"cli pull --no-daemon", {}, {}, 0};
     for (int i = 0; i < runs_; ++i) {
       if (!library(pull, target, options, [&](adbwire::Device& device) {
             adbwire::PullOptions plain;
@@ -170,18 +166,14 @@ class Bench {
         return fail(name, "adb exec-out");
 
       const Sample through_daemon = spawn_measured(cli_pull, cli_env);
-      const Sample plain = spawn_measured(cli_plain, cli_env);
       const Sample direct = spawn_measured(cli_direct, cli_env);
       const Sample adb_pull =
           spawn_measured(adb_argv({"pull", "/sdcard/big.bin", (temp_ / "out/adb.bin").string()}),
                          adb.environment());
-      if (!through_daemon.ok || !plain.ok || !direct.ok || !adb_pull.ok)
+      if (!through_daemon.ok || !direct.ok || !adb_pull.ok)
         return fail(name, "the CLI pulls");
       cli.adbwire.push_back(through_daemon.seconds);
       cli.adbwire_rss_kib = std::max(cli.adbwire_rss_kib, through_daemon.max_rss_kib);
-      cli_z.adbwire.push_back(plain.seconds);
-      cli_z.adbwire_rss_kib = std::max(cli_z.adbwire_rss_kib, plain.max_rss_kib);
-      cli_z.adb.push_back(adb_pull.seconds);
       cli_no_daemon.adbwire.push_back(direct.seconds);
       cli_no_daemon.adbwire_rss_kib = std::max(cli_no_daemon.adbwire_rss_kib, direct.max_rss_kib);
       cli.adb.push_back(adb_pull.seconds);
@@ -192,7 +184,7 @@ class Bench {
     const double mb = static_cast<double>(size_) / 1e6;
     std::printf("%s: %llu MiB, %d runs (MB = 10^6 bytes; adbwire library on an open connection)\n",
                 name.c_str(), static_cast<unsigned long long>(size_ >> 20), runs_);
-    for (const Measure* m : {&pull, &push, &exec_out, &cli, &cli_z, &cli_no_daemon})
+    for (const Measure* m : {&pull, &push, &exec_out, &cli, &cli_no_daemon})
       print_measure(*m, mb);
     std::fflush(stdout);
     return true;
