@@ -170,8 +170,7 @@ class Bench {
       const Sample adb_pull =
           spawn_measured(adb_argv({"pull", "/sdcard/big.bin", (temp_ / "out/adb.bin").string()}),
                          adb.environment());
-      if (!through_daemon.ok || !direct.ok || !adb_pull.ok)
-        return fail(name, "the CLI pulls");
+      if (!through_daemon.ok || !direct.ok || !adb_pull.ok) return fail(name, "the CLI pulls");
       cli.adbwire.push_back(through_daemon.seconds);
       cli.adbwire_rss_kib = std::max(cli.adbwire_rss_kib, through_daemon.max_rss_kib);
       cli_no_daemon.adbwire.push_back(direct.seconds);
@@ -184,8 +183,7 @@ class Bench {
     const double mb = static_cast<double>(size_) / 1e6;
     std::printf("%s: %llu MiB, %d runs (MB = 10^6 bytes; adbwire library on an open connection)\n",
                 name.c_str(), static_cast<unsigned long long>(size_ >> 20), runs_);
-    for (const Measure* m : {&pull, &push, &exec_out, &cli, &cli_no_daemon})
-      print_measure(*m, mb);
+    for (const Measure* m : {&pull, &push, &exec_out, &cli, &cli_no_daemon}) print_measure(*m, mb);
     std::fflush(stdout);
     return true;
   }

@@ -185,8 +185,8 @@ std::size_t ReplayScript::expected_for(const Message& actual) {
     // lost the race with the device's CLSE); one the live host did not send is dropped, and
     // gates nothing any more.
     const bool live_close = is_close_stdin(actual);
-    if (live_close && (queue == queues.end() || queue->second.empty() ||
-                       !close_stdin_[queue->second.front()])) {
+    if (live_close &&
+        (queue == queues.end() || queue->second.empty() || !close_stdin_[queue->second.front()])) {
       return kSkip;
     }
     if (queue != queues.end() && actual.command != kCommandOkay) {

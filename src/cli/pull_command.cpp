@@ -18,7 +18,7 @@ struct PullArgs {
   bool quiet = false;
   TimeoutOption timeout;
   std::string compression = "none";  // -z: adb pulls plain unless asked
-  bool no_compression = false;      // -Z
+  bool no_compression = false;       // -Z
   SyncLimits limits;
 };
 

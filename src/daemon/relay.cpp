@@ -47,8 +47,8 @@ class Outgoing {
     }
     headers_.resize((data.size() + kMaxPayload - 1) / kMaxPayload);
     for (std::size_t i = 0; i < headers_.size(); ++i) {
-      const std::span<std::uint8_t> piece = data.subspan(i * kMaxPayload).first(
-          std::min(kMaxPayload, data.size() - i * kMaxPayload));
+      const std::span<std::uint8_t> piece =
+          data.subspan(i * kMaxPayload).first(std::min(kMaxPayload, data.size() - i * kMaxPayload));
       headers_[i] = data_frame_header(piece.size());
       pieces_.push_back({headers_[i].data(), headers_[i].size()});
       pieces_.push_back({piece.data(), piece.size()});

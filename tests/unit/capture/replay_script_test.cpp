@@ -111,7 +111,8 @@ TEST(ReplayScript, CloseStdinIsOptionalEitherWay) {
     EXPECT_EQ(script.host_messages_left(), 0u) << script.next_expected();
   }
   {
-    SCOPED_TRACE("the capture's host sent only OKAYs (its close-stdin lost the race with the CLSE)");
+    SCOPED_TRACE(
+        "the capture's host sent only OKAYs (its close-stdin lost the race with the CLSE)");
     Script s;
     s.add(kHost, kCommandOpen, 10, 0, bytes_of("shell,v2,raw:echo hi"));
     s.add(kDevice, kCommandOkay, 1, 10);
