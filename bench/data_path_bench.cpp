@@ -165,11 +165,11 @@ class Bench {
       if (!adb_process(exec_out, adb_argv({"exec-out", "cat /sdcard/big.bin"}), adb_env))
         return fail(name, "adb exec-out");
 
-      const Sample through_daemon = spawn_measured(cli_pull, cli_env);
-      const Sample direct = spawn_measured(cli_direct, cli_env);
+      const Sample through_daemon = settled_spawn(cli_pull, cli_env);
+      const Sample direct = settled_spawn(cli_direct, cli_env);
       const Sample adb_pull =
-          spawn_measured(adb_argv({"pull", "/sdcard/big.bin", (temp_ / "out/adb.bin").string()}),
-                         adb.environment());
+          settled_spawn(adb_argv({"pull", "/sdcard/big.bin", (temp_ / "out/adb.bin").string()}),
+                        adb.environment());
       if (!through_daemon.ok || !direct.ok || !adb_pull.ok) return fail(name, "the CLI pulls");
       cli.adbwire.push_back(through_daemon.seconds);
       cli.adbwire_rss_kib = std::max(cli.adbwire_rss_kib, through_daemon.max_rss_kib);
@@ -194,9 +194,19 @@ class Bench {
     return false;
   }
 
+  // Each measurement starts once what the one before wrote is on the disk: a push
+  // leaves 128 MiB the kernel is still writing out, and the transfer after it (always the same
+  // one, in this order) ran several times slower.
+  static Sample settled_spawn(const std::vector<std::string>& argv,
+                              const std::vector<std::string>& env) {
+    ::sync();
+    return spawn_measured(argv, env);
+  }
+
   // Connects in a child, then times body alone.
   bool library(Measure& m, const std::string& target, const adbwire::ConnectOptions& options,
                const std::function<bool(adbwire::Device&)>& body) {
+    ::sync();
     const Sample s = in_child([&] {
       adbwire::Device device = adbwire::Device::connect(target, options);
       const auto start = Clock::now();
@@ -212,7 +222,7 @@ class Bench {
 
   static bool adb_process(Measure& m, const std::vector<std::string>& argv,
                           const std::vector<std::string>& env) {
-    const Sample s = spawn_measured(argv, env);
+    const Sample s = settled_spawn(argv, env);
     if (!s.ok) return false;
     m.adb.push_back(s.seconds);
     return true;
