@@ -7,6 +7,7 @@
 #include "base/signal_cleanup.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/pull_files.hpp"
 #include "cli/transfer_report.hpp"
 
 namespace adbwire::cli {
@@ -69,8 +70,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.limits = args->limits;
       options.progress = progress_bar(args->quiet);
       options.deadline = args->timeout.deadline();
-      SyncClient sync(device, options.deadline);
-      const TransferStats stats = sync.pull(remotes, local, options);
+      const TransferStats stats = pull_to_host(globals, device, remotes, local, options);
       print_summary(remotes.size() == 1 ? remotes.front() : local, "pulled", stats, args->quiet);
       return 0;
     };

@@ -139,6 +139,39 @@ std::error_code parse_banner_record(std::string_view text, BannerRecord& out) {
   return {};
 }
 
+std::string format_pull_into(const PullInto& pull) {
+  return std::string(kPullIntoRequest) + std::to_string(pull.size) + ":" +
+         std::to_string(pull.slack) + ":" + std::to_string(pull.deadline_ms) + ":" +
+         pull.compression + ":" + std::to_string(pull.local.size()) + ":" + pull.local +
+         pull.remote;
+}
+
+std::error_code parse_pull_into(std::string_view text, PullInto& out) {
+  if (!text.starts_with(kPullIntoRequest)) return make_error_code(errc::parse_error);
+  text.remove_prefix(kPullIntoRequest.size());
+  // Each number up to the next colon; false when it is not one.
+  const auto field = [&text](auto& value) {
+    const std::size_t colon = text.find(':');
+    if (colon == std::string_view::npos || colon == 0) return false;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + colon, value);
+    if (error != std::errc() || end != text.data() + colon) return false;
+    text.remove_prefix(colon + 1);
+    return true;
+  };
+  std::size_t local_size = 0;
+  if (!field(out.size) || !field(out.slack) || !field(out.deadline_ms))
+    return make_error_code(errc::parse_error);
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return make_error_code(errc::parse_error);
+  out.compression = std::string(text.substr(0, colon));
+  text.remove_prefix(colon + 1);
+  if (!field(local_size) || local_size > text.size()) return make_error_code(errc::parse_error);
+  out.local = std::string(text.substr(0, local_size));
+  out.remote = std::string(text.substr(local_size));
+  if (out.remote.empty()) return make_error_code(errc::parse_error);
+  return {};
+}
+
 std::string device_request(std::string_view target, std::chrono::milliseconds auth_timeout) {
   return std::string(kDeviceRequest) + std::to_string(auth_timeout.count()) + ":" +
          std::string(target);

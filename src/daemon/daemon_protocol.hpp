@@ -49,6 +49,18 @@ inline constexpr std::string_view kCloseRequest = "host:adbwire-close:";
 // "host:adbwire-sessions": OKAY DATA* DONE, the open sessions as a JSON array of
 // {"name", "target", "pid"}.
 inline constexpr std::string_view kSessionsRequest = "host:adbwire-sessions";
+// "host:adbwire-pull-into:SIZE:SLACK:DEADLINE_MS:COMPRESSION:LOCAL_LENGTH:LOCAL REMOTE" (a
+// PullInto; the names as bytes, a device's name may be any), sent after the device request with the
+// descriptor of a regular file the client opened for writing beside its first byte (SCM_RIGHTS):
+// the daemon receives the device's file into that descriptor on the connection it holds, and
+// answers NOTE* OKAY DATA* DONE ("BYTES WIRE_BYTES") or FAIL. It writes only into the descriptor it
+// was given, never opens a path of the client's; the client keeps the temporary file, its final
+// name and its cleanup. Several may follow one another on one connection.
+inline constexpr std::string_view kPullIntoRequest = "host:adbwire-pull-into:";
+// "host:adbwire-status": OKAY DATA* DONE, a JSON object of counts since the daemon started:
+// relayed_bytes (device bytes relayed to clients' sockets), pulled_into_files and
+// pulled_into_bytes (files received straight into clients' descriptors).
+inline constexpr std::string_view kStatusRequest = "host:adbwire-status";
 
 // What host:version answers: AOSP's ADB_SERVER_VERSION (41), which adb's own client checks
 // before anything else (a server of another version is killed and replaced).
@@ -92,6 +104,20 @@ std::error_code parse_banner_record(std::string_view text, BannerRecord& out);
 std::string device_request(std::string_view target, std::chrono::milliseconds auth_timeout);
 bool parse_device_request(std::string_view request, std::string& target,
                           std::chrono::milliseconds& auth_timeout);
+
+// One file of a pull the daemon receives into the client's descriptor.
+struct PullInto {
+  std::string remote;             // the device's path
+  std::string local;              // where it goes, for the daemon's error sentences only
+  std::uint64_t size = 0;         // what the device announced (the client's plan)
+  std::uint64_t slack = 0;        // SyncLimits::file_slack
+  std::string compression;        // to_string(SyncCompression)
+  std::int64_t deadline_ms = -1;  // left of the pull's deadline; -1: the default (per stall)
+};
+// The whole request (kPullIntoRequest and the fields), and back: parse_error when it is not one
+// or a field is malformed.
+std::string format_pull_into(const PullInto& pull);
+std::error_code parse_pull_into(std::string_view text, PullInto& out);
 
 // Whether name may name a session: letters, digits, '-', '_' and '.' (it is part of requests and
 // messages); "" is the default session.

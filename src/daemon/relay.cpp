@@ -65,7 +65,8 @@ class Outgoing {
 
 }  // namespace
 
-void relay(Stream& stream, int client, std::span<const std::uint8_t> early, RelayFraming framing) {
+std::uint64_t relay(Stream& stream, int client, std::span<const std::uint8_t> early,
+                    RelayFraming framing) {
   if (!early.empty()) {
     std::error_code error;
     stream.write(early, kNoDeadline, error);
@@ -90,6 +91,7 @@ void relay(Stream& stream, int client, std::span<const std::uint8_t> early, Rela
   });
   std::vector<std::uint8_t> chunk;
   Outgoing outgoing(framing);
+  std::uint64_t relayed = 0;
   for (;;) {
     std::error_code error;
     const std::size_t n = stream.read_chunk(chunk, kRelaySize, kNoDeadline, error);
@@ -97,10 +99,12 @@ void relay(Stream& stream, int client, std::span<const std::uint8_t> early, Rela
     if (!send_all(client, outgoing.pieces(std::span(chunk.data(), n), error), kNoDeadline, gone) ||
         error || n == 0)
       break;
+    relayed += n;
   }
   stream.close();
   ::shutdown(client, SHUT_RDWR);  // ends the reading thread's recv
   up.join();
+  return relayed;
 }
 
 }  // namespace adbwire::daemon

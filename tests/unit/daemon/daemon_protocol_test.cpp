@@ -260,6 +260,29 @@ TEST(DaemonProtocol, SessionSpecsRoundTripAndBadOnesSayWhy) {
   }
 }
 
+TEST(DaemonProtocol, PullIntoRequestsCarryAnyNamesAndBadOnesFail) {
+  // A device's name may hold colons, spaces and bytes that are not UTF-8; a local name colons.
+  const PullInto sent{
+      std::string("/sdcard/a:b \xff\x01c", 16), "out:/x y", 1ull << 40, 4096, "zstd", 1500};
+  PullInto got;
+  ASSERT_FALSE(parse_pull_into(format_pull_into(sent), got));
+  EXPECT_EQ(got.remote, sent.remote);
+  EXPECT_EQ(got.local, sent.local);
+  EXPECT_EQ(got.size, sent.size);
+  EXPECT_EQ(got.slack, sent.slack);
+  EXPECT_EQ(got.compression, sent.compression);
+  EXPECT_EQ(got.deadline_ms, 1500);
+  ASSERT_FALSE(parse_pull_into(format_pull_into({"/r", "", 0, 0, "none", -1}), got));
+  EXPECT_EQ(got.deadline_ms, -1);
+  EXPECT_EQ(got.local, "");
+  for (const std::string bad :
+       {"host:adbwire-pull-into:", "host:adbwire-pull-into:1:2:3:none:9:short",
+        "host:adbwire-pull-into:x:2:3:none:0:/r", "host:adbwire-pull-into:1:2:3:none:0:",
+        "host:adbwire-pull-into:1::3:none:0:/r", "host:adbwire-device:1:2:3:none:0:/r"}) {
+    EXPECT_EQ(parse_pull_into(bad, got), errc::parse_error) << bad;
+  }
+}
+
 TEST(DaemonProtocol, SessionNamesAreWordsWithoutSeparators) {
   for (const std::string_view good : {"", "a", "agent-1", "x_y.z"})
     EXPECT_TRUE(valid_session_name(good));
