@@ -12,11 +12,8 @@
 // with each algorithm (zstd, lz4, brotli) on an open connection, beside `adb pull` of that
 // file (Debian's adb 29 knows no compression), with the bytes that crossed the wire. The
 // first part pulls plain (-Z), so its ratio compares like with like.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,57 +45,9 @@ using Clock = std::chrono::steady_clock;
 using adbwire::bench::free_port;
 using adbwire::bench::kAdb;
 
-struct Sample {
-  double seconds = 0;
-  long max_rss_kib = 0;
-  bool ok = false;
-};
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// Runs body in a forked child; returns its wall time and peak RSS.
-Sample in_child(const std::function<bool()>& body) {
-  Sample sample;
-  const auto start = Clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    bool ok = false;
-    try {
-      ok = body();
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "sync_bench: %s\n", error.what());
-    }
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  rusage usage{};
-  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return sample;
-  sample.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  sample.max_rss_kib = usage.ru_maxrss;
-  sample.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  return sample;
-}
-
-// Runs argv with output discarded, in a child measured like in_child.
-Sample spawn_measured(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-  return in_child([&] {
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> envp;
-    for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
-    envp.push_back(nullptr);
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, STDOUT_FILENO);
-    dup2(null, STDERR_FILENO);
-    execve(argv[0].c_str(), args.data(), envp.data());
-    return false;
-  });
-}
+using adbwire::bench::in_child;
+using adbwire::bench::Sample;
+using adbwire::bench::spawn_measured;
 
 int run_quiet(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   return spawn_measured(argv, env).ok ? 0 : 1;
@@ -250,22 +199,8 @@ int run(std::size_t mib, int runs) {
   env.push_back("HOME=" + (temp / "home").string());
   env.push_back("ADB_MDNS=0");
   const std::string adb_port = std::to_string(free_port());
-  pid_t server = -1;
-  {
-    std::vector<std::string> argv = {kAdb, "-P", adb_port, "nodaemon", "server"};
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> envp;
-    for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn(&server, kAdb, &actions, nullptr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-  }
+  const pid_t server =
+      adbwire::bench::spawn_quiet({kAdb, "-P", adb_port, "nodaemon", "server"}, env);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   bool adb_ok = run_quiet({kAdb, "-P", adb_port, "connect", serial}, env) == 0 &&
                 run_quiet({kAdb, "-P", adb_port, "-s", serial, "wait-for-device"}, env) == 0;
@@ -303,9 +238,9 @@ int run(std::size_t mib, int runs) {
   }
 
   const double mb = static_cast<double>(size) / 1e6;
-  const double adbwire_rate = mb / median(adbwire_seconds);
-  const double adbwire_process_rate = mb / median(adbwire_process_seconds);
-  const double adb_rate = mb / median(adb_seconds);
+  const double adbwire_rate = mb / adbwire::bench::median(adbwire_seconds);
+  const double adbwire_process_rate = mb / adbwire::bench::median(adbwire_process_seconds);
+  const double adb_rate = mb / adbwire::bench::median(adb_seconds);
   std::printf(
       "pull of %zu MiB from the virtual device on loopback, median of %d runs (MB = 10^6 bytes)\n",
       mib, runs);
@@ -327,7 +262,7 @@ int run(std::size_t mib, int runs) {
       "\npull of %zu MiB of text-like content (log lines), open connection, median of %d runs\n",
       mib, runs);
   for (const Variant& variant : variants) {
-    const double rate = mb / median(variant.seconds);
+    const double rate = mb / adbwire::bench::median(variant.seconds);
     std::printf(
         "  adbwire pull -z %-6s  %8.1f MB/s   %11llu bytes on the wire (%5.1f%% of the file)\n",
         std::string(adbwire::to_string(variant.compression)).c_str(), rate,
@@ -335,7 +270,7 @@ int run(std::size_t mib, int runs) {
         100.0 * static_cast<double>(variant.wire_bytes) / static_cast<double>(size));
   }
   std::printf("  adb pull (process, no compression in adb 29)  %8.1f MB/s\n",
-              mb / median(adb_text_seconds));
+              mb / adbwire::bench::median(adb_text_seconds));
   return 0;
 }
 

@@ -3,15 +3,18 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <asio/ip/tcp.hpp>
 #include <chrono>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
@@ -26,12 +29,14 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-double median_ms(std::vector<double> samples) {
-  if (samples.empty()) return 0;
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  return n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
+
+double median_ms(std::vector<double> samples) { return median(std::move(samples)); }
 
 std::vector<double> time_each(int n, const std::function<void()>& op) {
   std::vector<double> samples;
@@ -42,6 +47,44 @@ std::vector<double> time_each(int n, const std::function<void()>& op) {
     samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   return samples;
+}
+
+Sample in_child(const std::function<bool()>& body) {
+  Sample sample;
+  const auto start = Clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    bool ok = false;
+    try {
+      ok = body();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "bench child: %s\n", error.what());
+    }
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return sample;
+  sample.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  sample.max_rss_kib = usage.ru_maxrss;
+  sample.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return sample;
+}
+
+Sample spawn_measured(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  return in_child([&] {
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
+    envp.push_back(nullptr);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    execve(argv[0].c_str(), args.data(), envp.data());
+    return false;
+  });
 }
 
 pid_t spawn_quiet(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
@@ -135,7 +178,8 @@ void keep_only_descriptors(int a, int b) {
 
 }  // namespace
 
-ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
+ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root,
+                                         std::string_view profile, bool delayed_ack) {
   int port_pipe[2];
   int stop_fds[2];
   // Close-on-exec: an adb server or node spawned later must not hold the stop pipe open.
@@ -155,6 +199,16 @@ ForkedVirtualDevice::ForkedVirtualDevice(const std::filesystem::path& root) {
     try {
       VirtualDeviceOptions options;
       options.root = root;
+      apply_profile(options, profile);
+      if (delayed_ack) {
+        // An empty list means all the device implements (VirtualDeviceOptions::features).
+        if (options.features.empty())
+          options.features = {"shell_v2",        "cmd",
+                              "stat_v2",         "ls_v2",
+                              "sendrecv_v2",     "sendrecv_v2_brotli",
+                              "sendrecv_v2_lz4", "sendrecv_v2_zstd"};
+        options.features.emplace_back("delayed_ack");
+      }
       VirtualDevice vd(options);
       vd.start();
       const std::uint16_t port = vd.port();

@@ -9,16 +9,32 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace adbwire::bench {
 
 inline constexpr const char* kAdb = "/usr/bin/adb";
 
+// The median of values (0 for none).
+double median(std::vector<double> values);
 // Median of samples in milliseconds.
 double median_ms(std::vector<double> samples);
 // Runs op n times; the time of each run in milliseconds.
 std::vector<double> time_each(int n, const std::function<void()>& op);
+// What a measured child process took: its wall time, its peak RSS (ru_maxrss) and whether
+// it succeeded.
+struct Sample {
+  double seconds = 0;
+  long max_rss_kib = 0;
+  bool ok = false;
+};
+// Runs body in a forked child (its true result is exit status 0), so the child's peak RSS is
+// its own. Fork before starting threads in the bench, or only from a single-threaded one.
+Sample in_child(const std::function<bool()>& body);
+// Runs argv with env and output discarded, measured like in_child.
+Sample spawn_measured(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+
 // A loopback port with nothing listening: bound once, then released.
 std::uint16_t free_port();
 // Starts argv[0] with argv and env, stdout and stderr to /dev/null; the pid, or -1.
@@ -30,8 +46,10 @@ pid_t spawn_quiet(const std::vector<std::string>& argv, const std::vector<std::s
 // starts any thread (it forks). It serves `root` until destroyed.
 class ForkedVirtualDevice {
  public:
-  // Fails (throws adbwire::Error) when the device does not start.
-  explicit ForkedVirtualDevice(const std::filesystem::path& root);
+  // Fails (throws adbwire::Error) when the device does not start. `profile` is one of
+  // virtual_device_profiles(); delayed_ack adds "delayed_ack" to what it offers.
+  explicit ForkedVirtualDevice(const std::filesystem::path& root,
+                               std::string_view profile = "default", bool delayed_ack = false);
   // Stops the device and waits for its process.
   ~ForkedVirtualDevice();
   ForkedVirtualDevice(const ForkedVirtualDevice&) = delete;

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "adbwire/deadline.hpp"
 #include "adbwire/output_limits.hpp"
@@ -44,11 +45,22 @@ class Stream {
   ~Stream();
 
   // Waits for data and copies up to buffer.size() bytes; returns how many, 0 once the device
-  // has ended the stream (and every byte it sent was read). Received data is acknowledged to
-  // the device only as it is read here, so an unread stream holds at most one payload (with
-  // delayed_ack: one receive window) and the device waits (backpressure).
+  // has ended the stream (and every byte it sent was read); a large buffer takes as much as
+  // has arrived. Received data is acknowledged to the device as it arrives while less than one
+  // max payload waits unread ahead of it, and past that only as it is read here: an unread
+  // stream holds at most about two payloads (with delayed_ack: one receive window more) and
+  // the device waits (backpressure), while a reader that keeps up never makes it wait.
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline = kDefaultDeadline);
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline, std::error_code& error);
+
+  // As read_some, without a copy where the connection allows: returns n, the data being chunk's
+  // first n bytes. A received payload is handed over whole (chunk is then exactly it, and may
+  // hold more than max bytes, up to the connection's max payload); other backends read up to
+  // max bytes into chunk, reusing its memory. chunk's old content is dropped either way.
+  std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max,
+                         Deadline deadline = kDefaultDeadline);
+  std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
+                         std::error_code& error);
 
   // Reads until the device ends the stream. Memory grows with the output, up to the
   // Device's output_limits().command bytes: past it errc::limit_exceeded and the stream is
@@ -75,6 +87,8 @@ class Stream {
   Deadline resolve(Deadline deadline) const noexcept;
   std::size_t read_some_into(std::span<std::uint8_t> buffer, Deadline deadline,
                              detail::Failure& failure);
+  std::size_t read_chunk_into(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
+                              detail::Failure& failure);
   void write_from(std::span<const std::uint8_t> data, Deadline deadline, detail::Failure& failure);
 
   std::unique_ptr<StreamBackend> backend_;

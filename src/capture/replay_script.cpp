@@ -180,12 +180,17 @@ std::size_t ReplayScript::expected_for(const Message& actual) {
     }
     auto& queues = actual.command == kCommandOkay ? acks_ : requests_;
     const auto queue = queues.find(recorded->second);
+    // A close-stdin the capture's host sent here is matched; one it did not is passed over
+    // (kSkip), also on a stream where the capture's host sent nothing at all (its close-stdin
+    // lost the race with the device's CLSE); one the live host did not send is dropped, and
+    // gates nothing any more.
+    const bool live_close = is_close_stdin(actual);
+    if (live_close &&
+        (queue == queues.end() || queue->second.empty() || !close_stdin_[queue->second.front()])) {
+      return kSkip;
+    }
     if (queue != queues.end() && actual.command != kCommandOkay) {
-      // A close-stdin the capture's host sent here is matched; one it did not is passed over
-      // (kSkip); one the live host did not send is dropped, and gates nothing any more.
-      const bool live_close = is_close_stdin(actual);
       auto& requests = queue->second;
-      if (live_close && (requests.empty() || !close_stdin_[requests.front()])) return kSkip;
       while (!live_close && !requests.empty() && close_stdin_[requests.front()]) {
         pending_.erase(requests.front());
         requests.pop_front();

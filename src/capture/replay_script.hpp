@@ -10,7 +10,9 @@
 // - a host OKAY only acknowledges: its place among the stream's other host messages is free;
 // - a shell v2 close-stdin goes out whenever the host's stdin ends (adb sends it when its own
 //   stdin reaches EOF, racing the command's exit; adbwire at once when there is no input), so
-//   it is optional: matched when the capture's host sent one at that point, else passed over;
+//   it is optional: matched when the capture's host sent one at that point, else passed over
+//   (also where the capture's host sent none, its close-stdin having lost the race with the
+//   device's CLSE: adbd ignores a WRTE for a stream it no longer has);
 // - host messages on a stream the device has closed may be left out (adbd ignores them; AOSP's
 //   host still acknowledges the last data and answers CLSE with CLSE, adbwire does not).
 // What is compared strictly: the handshake in capture order, and on each stream the host's

@@ -20,15 +20,17 @@ Device connect_directly(const GlobalOptions& globals) {
   return Device::connect(globals.serial, connect_options(globals));
 }
 
+bool full_program_uses_daemon(const GlobalOptions& globals) {
+  const std::string_view target = globals.serial.empty() ? env("ANDROID_SERIAL") : globals.serial;
+  return daemon_serves(target, globals.no_daemon, !globals.record.empty(), env("ADBWIRE_NO_DAEMON"),
+                       env("ADBWIRE_NO_HOLDER"));
+}
+
 Device connect_from_full_program(const GlobalOptions& given) {
   GlobalOptions globals = given;
   globals.serial = select_target(given);
-  const std::string_view target = globals.serial;
-  if (daemon_serves(target, globals.no_daemon, !globals.record.empty(), env("ADBWIRE_NO_DAEMON"),
-                    env("ADBWIRE_NO_HOLDER"))) {
-    return connect_through_daemon(globals);
-  }
-  return connect_directly(globals);
+  return full_program_uses_daemon(globals) ? connect_through_daemon(globals)
+                                           : connect_directly(globals);
 }
 
 }  // namespace adbwire::cli

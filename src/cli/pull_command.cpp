@@ -8,6 +8,8 @@
 #include "base/signal_cleanup.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/device_selection.hpp"
+#include "cli/pull_files.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/transfer_report.hpp"
 
@@ -19,8 +21,8 @@ struct PullArgs {
   bool keep_attributes = false;
   bool quiet = false;
   TimeoutOption timeout;
-  std::string compression = "any";  // -z
-  bool no_compression = false;      // -Z
+  std::string compression = "none";  // -z: adb pulls plain unless asked
+  bool no_compression = false;       // -Z
   SyncLimits limits;
 };
 
@@ -34,7 +36,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       ->required();
   cmd->add_flag("-a", args->keep_attributes, "keep the device's file modes and mtimes");
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
-  add_compression_options(*cmd, args->compression, args->no_compression);
+  add_compression_options(*cmd, args->compression, args->no_compression, "none");
   cmd->add_option("--max-entries", args->limits.max_tree_entries,
                   "refuse a pull of more files and folders than this (a hostile device can list "
                   "without end)")
@@ -74,7 +76,10 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
               "': No such file or directory\n");
         return 1;
       }
-      Device device = connect_device(globals);
+      // Chosen once: the connection and the daemon's pull into our files name the same device.
+      GlobalOptions chosen = globals;
+      chosen.serial = select_target(globals);
+      Device device = connect_device(chosen);
       detail::remove_on_signals();  // Ctrl-C leaves no hidden temporary file behind
       PullOptions options;
       options.compression = compression_choice(args->compression, args->no_compression);
@@ -82,13 +87,13 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.limits = args->limits;
       options.progress = progress_bar(args->quiet);
       options.deadline = args->timeout.deadline();
-      SyncClient sync(device, options.deadline);
       TransferStats stats;
       try {
-        stats = sync.pull(remotes, local, options);
+        stats = pull_to_host(chosen, device, remotes, local, options);
       } catch (const Error& e) {
         // As adb: a sync error is printed where the summary would be, on stdout.
-        print("adbwire: error: " + std::string(e.what()) + "\n");
+        print("adbwire: error: " + std::string(e.what()) + "
+");
         return 1;
       }
       std::string what = remotes.size() == 1 ? remotes.front() : local;

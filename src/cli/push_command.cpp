@@ -30,7 +30,7 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                                  "push LOCAL… REMOTE");
   cmd->add_option("paths", args->paths, "LOCAL… then REMOTE")->required()->expected(2, -1);
   cmd->add_flag("-q,--quiet", args->quiet, "print no progress and no summary");
-  add_compression_options(*cmd, args->compression, args->no_compression);
+  add_compression_options(*cmd, args->compression, args->no_compression, "any");
   add_timeout_option(*cmd, args->timeout, "-t,--timeout",
                      "give up after this many seconds in all (default: only when the device "
                      "stalls)");

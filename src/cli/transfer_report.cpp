@@ -17,13 +17,14 @@ constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
 
 }  // namespace
 
-void add_compression_options(CLI::App& command, std::string& algorithm, bool& none) {
+void add_compression_options(CLI::App& command, std::string& algorithm, bool& none,
+                             std::string_view fallback) {
   command
       .add_option("-z", algorithm,
                   "compression when the device offers it: any (the best both sides have), none, "
                   "brotli, lz4, zstd")
       ->check(CLI::IsMember({"any", "none", "brotli", "lz4", "zstd"}))
-      ->default_val("any");
+      ->default_val(std::string(fallback));
   command.add_flag("-Z", none, "no compression (as -z none)");
 }
 

@@ -10,8 +10,11 @@
 
 namespace adbwire::cli {
 
-// adb's -z ALGORITHM (any|none|brotli|lz4|zstd; default any) and -Z (no compression).
-void add_compression_options(CLI::App& command, std::string& algorithm, bool& none);
+// adb's -z ALGORITHM (any|none|brotli|lz4|zstd) and -Z (no compression). fallback: the
+// default, adb's: none for pull (the device compressing costs more than it saves on USB 3 and
+// TCP, and data already compressed gains nothing), any for push.
+void add_compression_options(CLI::App& command, std::string& algorithm, bool& none,
+                             std::string_view fallback);
 SyncCompression compression_choice(const std::string& algorithm, bool none);
 
 // A progress handler drawing "[ 42%] REMOTE" on stderr at most ten times a second, or an

@@ -17,6 +17,10 @@ namespace {
 constexpr std::size_t kWriteChunk = 256 * 1024;
 constexpr std::size_t kSendHighWater = kWriteChunk;
 constexpr std::size_t kReadBufferSize = 256 * 1024;
+// What one received chunk costs beyond its bytes (its vector and deque slot), charged against
+// the acknowledge-ahead bound so a device sending one-byte WRTEs cannot grow the queue past it
+// in bookkeeping.
+constexpr std::size_t kChunkOverhead = 64;
 
 std::vector<std::string> host_banner_features(std::uint32_t delayed_ack_window) {
   std::vector<std::string> features = protocol::host_features();
@@ -62,6 +66,19 @@ struct Connection::StreamState {
     changed.notify_all();
   }
 
+  // The unacknowledged bytes, once what is queued ahead of them fell under `bound` (then they
+  // are taken: the caller acknowledges them); else 0.
+  std::size_t take_acknowledgeable(std::size_t bound) ADBWIRE_REQUIRES(mutex) {
+    if (unacknowledged == 0) return 0;
+    const std::size_t ahead =
+        queued_charge > unacknowledged_charge ? queued_charge - unacknowledged_charge : 0;
+    if (ahead >= bound) return 0;
+    const std::size_t taken = unacknowledged;
+    unacknowledged = 0;
+    unacknowledged_charge = 0;
+    return taken;
+  }
+
   const std::string service;
 
   detail::Mutex mutex;
@@ -71,6 +88,12 @@ struct Connection::StreamState {
   // Received, not yet read; front_offset bytes of chunks.front() are read.
   std::deque<std::vector<std::uint8_t>> chunks ADBWIRE_GUARDED_BY(mutex);
   std::size_t front_offset ADBWIRE_GUARDED_BY(mutex) = 0;
+  // Unread bytes of chunks, each chunk charged kChunkOverhead more.
+  std::size_t queued_charge ADBWIRE_GUARDED_BY(mutex) = 0;
+  // The newest chunks, not yet acknowledged to the device because the queue ahead of them was
+  // at the bound when they arrived: their bytes, and their share of queued_charge.
+  std::size_t unacknowledged ADBWIRE_GUARDED_BY(mutex) = 0;
+  std::size_t unacknowledged_charge ADBWIRE_GUARDED_BY(mutex) = 0;
   std::uint64_t writes_posted ADBWIRE_GUARDED_BY(mutex) = 0;
   std::uint64_t writes_done ADBWIRE_GUARDED_BY(mutex) = 0;
   bool locally_closed ADBWIRE_GUARDED_BY(mutex) = false;
@@ -91,46 +114,50 @@ class Connection::SessionStream final : public StreamBackend {
                         detail::Failure& failure) override {
     if (buffer.empty()) return 0;
     std::size_t copied = 0;
-    std::size_t consumed_chunk = 0;
+    std::size_t release = 0;
     {
       detail::MutexLock lock(state_->mutex);
-      const bool ready = detail::wait_until(
-          state_->changed, lock, deadline, [&]() ADBWIRE_REQUIRES(state_->mutex) {
-            return !state_->chunks.empty() || state_->phase == StreamState::Phase::ended ||
-                   state_->phase == StreamState::Phase::failed;
-          });
-      if (!ready) {
-        failure.set(errc::timeout, "no output from '" + state_->service + "' before the deadline");
-        return 0;
+      if (!wait_readable(lock, deadline, failure)) return 0;
+      // A large buffer takes every chunk that fits in one call, not one chunk per call.
+      while (copied < buffer.size() && !state_->chunks.empty()) {
+        const std::vector<std::uint8_t>& front = state_->chunks.front();
+        const std::size_t n = std::min(buffer.size() - copied, front.size() - state_->front_offset);
+        std::memcpy(buffer.data() + copied, front.data() + state_->front_offset, n);
+        copied += n;
+        consume_locked(n);
       }
-      if (state_->chunks.empty()) {
-        if (state_->phase == StreamState::Phase::failed) failure = state_->failure;
-        return 0;
-      }
-      // The deadline holds while data flows too: a device that never stops sending must not
-      // keep a call going past it (the data stays for a later read).
-      if (deadline != kNoDeadline && Clock::now() >= deadline) {
-        failure.set(errc::timeout,
-                    "'" + state_->service + "' was still sending when its deadline passed");
-        return 0;
-      }
-      const std::vector<std::uint8_t>& front = state_->chunks.front();
-      copied = std::min(buffer.size(), front.size() - state_->front_offset);
-      std::memcpy(buffer.data(), front.data() + state_->front_offset, copied);
-      state_->front_offset += copied;
-      if (state_->front_offset == front.size()) {
-        consumed_chunk = front.size();
-        state_->chunks.pop_front();
-        state_->front_offset = 0;
-      }
+      release = state_->take_acknowledgeable(connection_->acknowledge_ahead_);
     }
-    if (consumed_chunk != 0) {
-      asio::post(connection_->io_,
-                 [connection = connection_.get(), state = state_, consumed_chunk] {
-                   connection->do_acknowledge(state, consumed_chunk);
-                 });
-    }
+    acknowledge(release);
     return copied;
+  }
+
+  // The received payload itself, moved out (the rest of one a read_some began is copied).
+  std::size_t read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
+                         detail::Failure& failure) override {
+    if (max == 0) return 0;
+    std::size_t release = 0;
+    {
+      detail::MutexLock lock(state_->mutex);
+      if (!wait_readable(lock, deadline, failure)) {
+        chunk.clear();
+        return 0;
+      }
+      std::vector<std::uint8_t>& front = state_->chunks.front();
+      const std::size_t left = front.size() - state_->front_offset;
+      if (state_->front_offset == 0) {
+        chunk.swap(front);  // front, now chunk's old buffer, is dropped below
+      } else {
+        chunk.assign(front.begin() + static_cast<std::ptrdiff_t>(state_->front_offset),
+                     front.end());
+      }
+      state_->front_offset = 0;
+      state_->queued_charge -= left + kChunkOverhead;
+      state_->chunks.pop_front();
+      release = state_->take_acknowledgeable(connection_->acknowledge_ahead_);
+    }
+    acknowledge(release);
+    return chunk.size();
   }
 
   void write(std::span<const std::uint8_t> data, Deadline deadline,
@@ -173,6 +200,52 @@ class Connection::SessionStream final : public StreamBackend {
   }
 
  private:
+  // Waits until a chunk is queued (true) or the stream ended (false, failure set if it failed)
+  // or the deadline passed (false, timeout).
+  bool wait_readable(detail::MutexLock& lock, Deadline deadline, detail::Failure& failure)
+      ADBWIRE_REQUIRES(state_->mutex) {
+    const bool ready =
+        detail::wait_until(state_->changed, lock, deadline, [&]() ADBWIRE_REQUIRES(state_->mutex) {
+          return !state_->chunks.empty() || state_->phase == StreamState::Phase::ended ||
+                 state_->phase == StreamState::Phase::failed;
+        });
+    if (!ready) {
+      failure.set(errc::timeout, "no output from '" + state_->service + "' before the deadline");
+      return false;
+    }
+    if (state_->chunks.empty()) {
+      if (state_->phase == StreamState::Phase::failed) failure = state_->failure;
+      return false;
+    }
+    // The deadline holds while data flows too: a device that never stops sending must not
+    // keep a call going past it (the data stays for a later read).
+    if (deadline != kNoDeadline && Clock::now() >= deadline) {
+      failure.set(errc::timeout,
+                  "'" + state_->service + "' was still sending when its deadline passed");
+      return false;
+    }
+    return true;
+  }
+
+  // The reader took n bytes of the front chunk.
+  void consume_locked(std::size_t n) ADBWIRE_REQUIRES(state_->mutex) {
+    state_->front_offset += n;
+    state_->queued_charge -= n;
+    if (state_->front_offset == state_->chunks.front().size()) {
+      state_->queued_charge -= kChunkOverhead;
+      state_->chunks.pop_front();
+      state_->front_offset = 0;
+    }
+  }
+
+  // Acknowledges bytes the reader's draining released (take_acknowledgeable), on the I/O thread.
+  void acknowledge(std::size_t bytes) {
+    if (bytes == 0) return;
+    asio::post(connection_->io_, [connection = connection_.get(), state = state_, bytes] {
+      connection->do_acknowledge(state, bytes);
+    });
+  }
+
   bool writable_locked(detail::Failure& failure) const ADBWIRE_REQUIRES(state_->mutex) {
     switch (state_->phase) {
       case StreamState::Phase::open:
@@ -311,6 +384,9 @@ void Connection::post_close_stream(const std::shared_ptr<StreamState>& state) {
     state->locally_closed = true;
     state->chunks.clear();
     state->front_offset = 0;
+    state->queued_charge = 0;
+    state->unacknowledged = 0;
+    state->unacknowledged_charge = 0;
     if (state->phase == StreamState::Phase::opening || state->phase == StreamState::Phase::open) {
       state->phase = StreamState::Phase::failed;
       state->failure.set(errc::closed, "'" + state->service + "' was closed");
@@ -377,6 +453,8 @@ void Connection::on_read(const std::error_code& error, std::size_t bytes) {
   }
   const std::error_code session_error = session_.receive(std::span(read_buffer_.data(), bytes));
   handle_events();
+  for (const auto& state : to_wake_) state->changed.notify_all();
+  to_wake_.clear();
   if (session_error) {
     fail(make_error_code(errc::protocol_error),
          target_ + " broke the ADB protocol: " + session_.error_detail());
@@ -437,12 +515,26 @@ void Connection::handle_event(protocol::Event& event) {
           session_.acknowledge(event.stream, 0);
           return;
         }
+        // Acknowledged here, as it arrives, while the queue ahead of it is under the bound:
+        // the device sends the next payload while the reader copies this one. Past the bound
+        // the reader acknowledges as it drains (read_some), so an unread stream holds the
+        // device back.
+        const std::size_t size = event.data.size();
+        bool acknowledge_now = false;
         {
           detail::MutexLock lock(state->mutex);
           if (state->locally_closed) return;
+          acknowledge_now = state->unacknowledged == 0 && state->queued_charge < acknowledge_ahead_;
+          state->queued_charge += size + kChunkOverhead;
+          if (!acknowledge_now) {
+            state->unacknowledged += size;
+            state->unacknowledged_charge += size + kChunkOverhead;
+          }
           state->chunks.push_back(std::move(event.data));
         }
-        state->changed.notify_all();
+        if (acknowledge_now) session_.acknowledge(event.stream, size);
+        // One wake-up per batch of received messages, not one per message.
+        if (to_wake_.empty() || to_wake_.back() != state) to_wake_.push_back(std::move(state));
       }
       return;
     case Type::stream_writable:
@@ -579,6 +671,7 @@ void Connection::went_online() {
     }
     info_.version = session_.negotiated_version();
     info_.max_payload = session_.negotiated_max_payload();
+    acknowledge_ahead_ = info_.max_payload;
     info_.delayed_ack = session_.delayed_ack();
     if (tls_ != nullptr) {
       info_.auth = AuthMethod::tls;

@@ -105,6 +105,8 @@ class Connection final : public StreamOpener, public std::enable_shared_from_thi
   transport::OutputPump pump_;
   bool stopped_ = false;  // fail() ran: no more reads or writes
   std::unordered_map<std::uint32_t, std::shared_ptr<StreamState>> streams_by_id_;
+  // Streams that received data in the batch being handled, woken once it is done.
+  std::vector<std::shared_ptr<StreamState>> to_wake_;
   std::vector<PrivateKey> keys_;
   bool keys_loaded_ = false;
   std::size_t next_key_ = 0;
@@ -112,6 +114,12 @@ class Connection final : public StreamOpener, public std::enable_shared_from_thi
 
   // Written by the I/O thread before phase_ becomes online; read-only afterwards.
   protocol::Banner peer_banner_;
+  // A received payload is acknowledged as it arrives while the unread bytes queued ahead of it
+  // (each chunk charged a little for its bookkeeping) are under this many: one negotiated
+  // max payload. So a stream holds at most about two payloads (with delayed_ack, the receive
+  // window more) that its reader has not taken, and the device never waits on a reader that
+  // keeps up.
+  std::size_t acknowledge_ahead_ = protocol::kMaxPayloadV1;
 
   mutable detail::Mutex mutex_;
   std::condition_variable phase_changed_;

@@ -85,9 +85,10 @@ void run_exec(StreamOpener* opener, std::string_view command, const OutputHandle
     }
     return;
   }
-  std::vector<std::uint8_t> buffer(kReadSize);
-  while (const std::size_t n = stream->read_some(buffer, deadline, failure)) {
-    if (on_chunk) on_chunk(std::span<const std::uint8_t>(buffer.data(), n));
+  // The received payloads themselves reach the handler: no copy between the connection and it.
+  std::vector<std::uint8_t> chunk;
+  while (const std::size_t n = stream->read_chunk(chunk, kReadSize, deadline, failure)) {
+    if (on_chunk) on_chunk(std::span<const std::uint8_t>(chunk.data(), n));
     if (failure) break;  // the handler stopped the command (a bound): the stream closes here
   }
 }

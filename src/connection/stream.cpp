@@ -82,6 +82,28 @@ std::size_t Stream::read_some_into(std::span<std::uint8_t> buffer, Deadline dead
   return backend_->read_some(buffer, resolve(deadline), failure);
 }
 
+std::size_t Stream::read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max,
+                               Deadline deadline) {
+  return detail::or_throw(
+      [&](detail::Failure& f) { return read_chunk_into(chunk, max, deadline, f); });
+}
+
+std::size_t Stream::read_chunk(std::vector<std::uint8_t>& chunk, std::size_t max, Deadline deadline,
+                               std::error_code& error) {
+  return detail::or_code(
+      error, [&](detail::Failure& f) { return read_chunk_into(chunk, max, deadline, f); });
+}
+
+std::size_t Stream::read_chunk_into(std::vector<std::uint8_t>& chunk, std::size_t max,
+                                    Deadline deadline, detail::Failure& failure) {
+  if (!backend_) {
+    chunk.clear();
+    failure = closed_stream();
+    return 0;
+  }
+  return backend_->read_chunk(chunk, max, resolve(deadline), failure);
+}
+
 std::string Stream::read_all(Deadline deadline) {
   return detail::or_throw([&](detail::Failure& f) {
     return read_to_end(backend_.get(), read_all_limit_, resolve(deadline), f);

@@ -1,6 +1,7 @@
 #include "daemon/client.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -30,6 +32,8 @@ constexpr std::size_t kReceiveSize = 256 * 1024;
 // which the caller's deadline covers); this bounds the wait for a daemon that stopped answering.
 constexpr auto kAnswerWait = 30s;
 constexpr auto kReadyWait = 10s;  // for a daemon just started to listen
+// How often a pull into a file shows its progress while the daemon fills it.
+constexpr auto kWaitTick = 100ms;
 
 // One stream the daemon relays: our writes go to the device as they are, its bytes come back as
 // DATA frames ending in DONE (or FAIL when the connection failed under it).
@@ -39,20 +43,25 @@ class DaemonStream final : public StreamBackend {
       : fd_(fd), reader_(std::move(reader)), on_note_(std::move(on_note)) {}
   ~DaemonStream() override { ::close(fd_); }
 
+  // Fills buffer from as many DATA frames as have arrived (a sync reader then parses whole
+  // chunks, not pieces cut at frame bounds); waits only while it has nothing to return.
   std::size_t read_some(std::span<std::uint8_t> buffer, Deadline deadline,
                         detail::Failure& failure) override {
+    std::size_t copied = 0;
     for (;;) {
       if (closed_) {
         failure.set(errc::closed, "the stream was closed");
         return 0;
       }
       if (!pending_.empty()) {
-        const std::size_t n = std::min(buffer.size(), pending_.size());
-        std::copy_n(pending_.begin(), n, buffer.begin());
+        const std::size_t n = std::min(buffer.size() - copied, pending_.size());
+        std::copy_n(pending_.begin(), n, buffer.begin() + static_cast<std::ptrdiff_t>(copied));
         pending_ = pending_.subspan(n);
-        return n;
+        copied += n;
+        if (copied == buffer.size()) return copied;
+        continue;
       }
-      if (ended_) return 0;
+      if (ended_ || (failed_ && copied > 0)) return copied;
       if (failed_) {
         failure = failed_with_;
         return 0;
@@ -68,17 +77,20 @@ class DaemonStream final : public StreamBackend {
         case FrameReader::Result::need_more:
           break;
       }
-      const long n = receive_some(fd_, inbox_, deadline, failure);
+      if (copied > 0) return copied;
+      // Received straight into the frame reader's buffer: no copy on the way in.
+      const long n = receive_some(fd_, reader_.prepare(kReceiveSize), deadline, failure);
       if (n < 0) {
+        reader_.commit(0);
         if (closed_) failure.set(errc::closed, "the stream was closed");
         return 0;
       }
+      reader_.commit(static_cast<std::size_t>(n));
       if (n == 0) {
         fail(errc::device_offline,
              "the adbwire daemon ended the stream without a word (was it stopped?)");
         continue;
       }
-      reader_.feed(std::span(inbox_.data(), static_cast<std::size_t>(n)));
     }
   }
 
@@ -138,7 +150,6 @@ class DaemonStream final : public StreamBackend {
   std::atomic<bool> ended_{false};
   std::atomic<bool> failed_{false};
   detail::Failure failed_with_;
-  std::array<std::uint8_t, kReceiveSize> inbox_{};
   NoteHandler on_note_;
 };
 
@@ -360,34 +371,88 @@ bool read_answer(int fd, FrameReader& reader, Deadline deadline, const NoteHandl
   }
 }
 
-Device connect_through_daemon(std::string_view target, const DaemonStart& start,
-                              std::chrono::milliseconds auth_timeout, const OutputLimits& limits,
-                              NoteHandler on_note) {
-  detail::Failure failure;
-  const DaemonPaths paths = daemon_paths(daemon_identity(start.program), failure);
-  failure.throw_if_failed();
+namespace {
+
+// A connection to the daemon switched to target's device (the device request answered), or -1
+// with failure.
+int device_connection(std::string_view target, const DaemonStart& start,
+                      std::chrono::milliseconds auth_timeout, const NoteHandler& on_note,
+                      BannerRecord& record, detail::Failure& failure) {
   const int fd = reach_daemon(start.program, &start, failure);
-  failure.throw_if_failed();
-  const std::string request = device_request(target, auth_timeout);
+  if (failure) return -1;
   // The daemon may connect first: as long as a direct connect could take, a person's key
   // acceptance included.
   const Deadline deadline =
       deadline_after(kAnswerWait + ConnectOptions{}.connect_timeout + auth_timeout);
   FrameReader reader;
   std::string text;
-  BannerRecord record;
-  if (send_request(fd, request, deadline, failure) &&
+  if (send_request(fd, device_request(target, auth_timeout), deadline, failure) &&
       read_answer(fd, reader, deadline, on_note, &text, failure) &&
       parse_banner_record(text, record)) {
     failure.set(errc::protocol_error, "the adbwire daemon sent a malformed banner");
   }
   if (failure) {
     ::close(fd);
-    failure.throw_if_failed();
+    return -1;
   }
-  auto opener = std::make_shared<DaemonOpener>(paths.socket, request, std::string(target),
-                                               std::move(record), fd, std::move(on_note));
+  return fd;
+}
+
+}  // namespace
+
+Device connect_through_daemon(std::string_view target, const DaemonStart& start,
+                              std::chrono::milliseconds auth_timeout, const OutputLimits& limits,
+                              NoteHandler on_note) {
+  detail::Failure failure;
+  const DaemonPaths paths = daemon_paths(daemon_identity(start.program), failure);
+  failure.throw_if_failed();
+  BannerRecord record;
+  const int fd = device_connection(target, start, auth_timeout, on_note, record, failure);
+  failure.throw_if_failed();
+  auto opener = std::make_shared<DaemonOpener>(paths.socket, device_request(target, auth_timeout),
+                                               std::string(target), std::move(record), fd,
+                                               std::move(on_note));
   return Device(std::move(opener), ConnectOptions{}.command_timeout, limits);
+}
+
+PullIntoClient::PullIntoClient(std::string_view target, const DaemonStart& start,
+                               std::chrono::milliseconds auth_timeout, NoteHandler on_note)
+    : on_note_(std::move(on_note)) {
+  detail::Failure failure;
+  BannerRecord record;
+  fd_ = device_connection(target, start, auth_timeout, on_note_, record, failure);
+  failure.throw_if_failed();
+}
+
+PullIntoClient::~PullIntoClient() { ::close(fd_); }
+
+bool PullIntoClient::pull(const PullInto& pull, int file, const std::function<void()>& on_wait,
+                          std::uint64_t& bytes, std::uint64_t& wire_bytes,
+                          detail::Failure& failure) {
+  std::vector<std::uint8_t> out;
+  if (protocol::append_smart_request(out, format_pull_into(pull))) {
+    failure.set(errc::invalid_argument, "a request longer than 65535 bytes");
+    return false;
+  }
+  if (!send_with_descriptor(fd_, out, file, deadline_after(kAnswerWait), failure)) return false;
+  // The daemon answers when the file is in; it watches the device's stalls and deadline itself.
+  while (reader_.unread().empty() && !wait_ready(fd_, POLLIN, deadline_after(kWaitTick))) {
+    if (on_wait) on_wait();
+  }
+  std::string text;
+  if (!read_answer(fd_, reader_, deadline_after(kAnswerWait), on_note_, &text, failure))
+    return false;
+  const std::size_t space = text.find(' ');
+  const auto number = [](std::string_view digits, std::uint64_t& value) {
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return error == std::errc() && end == digits.data() + digits.size() && !digits.empty();
+  };
+  if (space == std::string::npos || !number(std::string_view(text).substr(0, space), bytes) ||
+      !number(std::string_view(text).substr(space + 1), wire_bytes)) {
+    failure.set(errc::protocol_error, "the adbwire daemon answered a pull with a malformed count");
+    return false;
+  }
+  return true;
 }
 
 bool stop_daemon(const fs::path& program) {

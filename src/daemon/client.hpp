@@ -60,6 +60,32 @@ Device connect_through_daemon(std::string_view target, const DaemonStart& start,
                               std::chrono::milliseconds auth_timeout, const OutputLimits& limits,
                               NoteHandler on_note);
 
+// Pulls files into descriptors through the daemon (kPullIntoRequest): one connection to it,
+// switched to target's device, for every file of one pull, so a file's bytes go from the
+// daemon's connection straight into the file, never through this process. Not thread-safe.
+class PullIntoClient {
+ public:
+  // Throws adbwire::Error as connect_through_daemon.
+  PullIntoClient(std::string_view target, const DaemonStart& start,
+                 std::chrono::milliseconds auth_timeout, NoteHandler on_note);
+  ~PullIntoClient();
+  PullIntoClient(const PullIntoClient&) = delete;
+  PullIntoClient& operator=(const PullIntoClient&) = delete;
+
+  // Has the daemon receive pull.remote into file (a regular file open for writing; this process
+  // keeps its descriptor), calling on_wait about every 100 ms until it answers. bytes: what the
+  // file received; wire_bytes: what crossed the wire. Errors: the pull's own (the daemon's FAIL:
+  // SyncClient::pull's codes and sentences), invalid_argument, closed or device_offline (the
+  // daemon went away), protocol_error.
+  bool pull(const PullInto& pull, int file, const std::function<void()>& on_wait,
+            std::uint64_t& bytes, std::uint64_t& wire_bytes, detail::Failure& failure);
+
+ private:
+  int fd_ = -1;
+  FrameReader reader_;
+  NoteHandler on_note_;
+};
+
 // Ends this user's daemon for program (host:kill) and waits until its socket is gone. False when
 // none was running. Throws adbwire::Error: permission_denied (as reach_daemon), timeout (it did
 // not end within 10 s).

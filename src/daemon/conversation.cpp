@@ -16,6 +16,7 @@
 #include "adbwire/protocol/banner.hpp"
 #include "adbwire/protocol/smart_socket.hpp"
 #include "daemon/daemon_protocol.hpp"
+#include "daemon/pull_into.hpp"
 #include "daemon/relay.hpp"
 #include "daemon/session_spec.hpp"
 #include "daemon/unix_socket.hpp"
@@ -120,6 +121,11 @@ std::optional<Selector> transport_selector(std::string_view command, bool& with_
 class Conversation {
  public:
   Conversation(DaemonState& state, int fd, bool local) : state_(state), fd_(fd), local_(local) {}
+  ~Conversation() {
+    if (passed_ >= 0) ::close(passed_);
+  }
+  Conversation(const Conversation&) = delete;
+  Conversation& operator=(const Conversation&) = delete;
 
   void run() {
     for (;;) {
@@ -143,7 +149,8 @@ class Conversation {
   bool receive() {
     std::array<std::uint8_t, 4096> buffer;
     detail::Failure failure;
-    const long n = receive_some(fd_, buffer, deadline_after(kRequestWait), failure);
+    const long n =
+        receive_with_descriptor(fd_, buffer, deadline_after(kRequestWait), passed_, failure);
     if (n <= 0) return false;
     reader_.feed(std::span(buffer.data(), static_cast<std::size_t>(n)));
     return true;
@@ -404,7 +411,8 @@ class Conversation {
     send(out);
     Stream stream(std::move(backend), state_.open_wait);
     const auto early = reader_.unread();
-    relay(stream, fd_, early, framed_ ? RelayFraming::framed : RelayFraming::raw);
+    state_.relayed_bytes +=
+        relay(stream, fd_, early, framed_ ? RelayFraming::framed : RelayFraming::raw);
   }
 
   // adbwire's requests (daemon_protocol.hpp).
@@ -425,6 +433,7 @@ class Conversation {
       reply_framed(format_banner_record(device_->record()), notes);
       return true;
     }
+    if (request.starts_with(kPullIntoRequest)) return pull_into(request);
     if (request.starts_with(kSessionRequest)) {
       state_.sessions.serve(std::string_view(request).substr(kSessionRequest.size()), fd_,
                             reader_.unread(), failure);
@@ -460,6 +469,13 @@ class Conversation {
       }
       return false;
     }
+    if (request == kStatusRequest) {
+      reply_framed(nlohmann::json{{"relayed_bytes", state_.relayed_bytes.load()},
+                                  {"pulled_into_files", state_.pulled_into_files.load()},
+                                  {"pulled_into_bytes", state_.pulled_into_bytes.load()}}
+                       .dump());
+      return false;
+    }
     if (request == kSessionsRequest) {
       nlohmann::json list = nlohmann::json::array();
       for (const SessionInfo& session : state_.sessions.list()) {
@@ -475,12 +491,45 @@ class Conversation {
     return false;
   }
 
+  // kPullIntoRequest: the file goes into the descriptor that came with the request, which is
+  // closed after (the client keeps its own).
+  bool pull_into(const std::string& request) {
+    detail::Failure failure;
+    const int file = std::exchange(passed_, -1);
+    PullInto pull;
+    std::string answer;
+    if (!device_) {
+      failure.set(errc::invalid_argument, "a pull into a file needs the device request first");
+    } else if (file < 0) {
+      failure.set(errc::invalid_argument, "a pull into a file came without the file");
+    } else if (parse_pull_into(request, pull)) {
+      failure.set(errc::parse_error, "a malformed pull into a file");
+    } else {
+      if (!pulls_) pulls_ = std::make_unique<PullIntoServer>(device_, fd_);
+      const auto use = device_->use();
+      std::uint64_t bytes = 0;
+      if (pulls_->pull(pull, file, bytes, answer, failure)) {
+        ++state_.pulled_into_files;
+        state_.pulled_into_bytes += bytes;
+      }
+    }
+    if (file >= 0) ::close(file);
+    if (failure) {
+      fail_framed(failure);
+    } else {
+      reply_framed(answer);
+    }
+    return true;
+  }
+
   DaemonState& state_;
   const int fd_;
   const bool local_;
   protocol::SmartRequestReader reader_;
   std::shared_ptr<HeldDevice> device_;  // after a transport switch
   bool framed_ = false;                 // after adbwire's device request
+  int passed_ = -1;                     // a descriptor the client sent, not used yet
+  std::unique_ptr<PullIntoServer> pulls_;
 };
 
 }  // namespace

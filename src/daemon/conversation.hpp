@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 
 #include "daemon/registry.hpp"
@@ -20,6 +21,11 @@ struct DaemonState {
   const std::atomic<bool>& stopping;
   // How long a device stream's open may take (DaemonOptions::open_wait).
   std::chrono::milliseconds open_wait{30000};
+  // What host:adbwire-status reports: device bytes relayed to clients' sockets, and files (and
+  // their bytes) received straight into clients' descriptors (kPullIntoRequest).
+  std::atomic<std::uint64_t> relayed_bytes{0};
+  std::atomic<std::uint64_t> pulled_into_files{0};
+  std::atomic<std::uint64_t> pulled_into_bytes{0};
 };
 
 // Serves the requests on fd until the client closes it, a one-shot reply was sent or a stream

@@ -324,6 +324,9 @@ int serve_daemon(const DaemonOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+  // A file a client passed to be filled past a file-size limit fails that pull (EFBIG), rather
+  // than ending the daemon.
+  ::signal(SIGXFSZ, SIG_IGN);
   const int signals = ::signalfd(-1, &stop_signals, SFD_CLOEXEC | SFD_NONBLOCK);
   // A recording a session is pulling leaves no temporary file: SIGHUP removes it on the way out;
   // after SIGINT or SIGTERM the pulls fail with their connections (removing their files), and

@@ -66,6 +66,16 @@ void append_frame(std::vector<std::uint8_t>& out, FrameKind kind, std::string_vi
                std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()));
 }
 
+std::array<std::uint8_t, 8> data_frame_header(std::size_t size) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::array<std::uint8_t, 8> header{'D', 'A', 'T', 'A'};
+  for (int i = 0; i < 4; ++i) {
+    header[4 + static_cast<std::size_t>(i)] =
+        static_cast<std::uint8_t>(kDigits[(std::min(size, kMaxPayload) >> (12 - 4 * i)) & 15]);
+  }
+  return header;
+}
+
 void append_reply(std::vector<std::uint8_t>& out, std::string_view text) {
   append_frame(out, FrameKind::okay);
   if (!text.empty()) append_frame(out, FrameKind::data, text);
@@ -129,6 +139,39 @@ std::error_code parse_banner_record(std::string_view text, BannerRecord& out) {
   return {};
 }
 
+std::string format_pull_into(const PullInto& pull) {
+  return std::string(kPullIntoRequest) + std::to_string(pull.size) + ":" +
+         std::to_string(pull.slack) + ":" + std::to_string(pull.deadline_ms) + ":" +
+         pull.compression + ":" + std::to_string(pull.local.size()) + ":" + pull.local +
+         pull.remote;
+}
+
+std::error_code parse_pull_into(std::string_view text, PullInto& out) {
+  if (!text.starts_with(kPullIntoRequest)) return make_error_code(errc::parse_error);
+  text.remove_prefix(kPullIntoRequest.size());
+  // Each number up to the next colon; false when it is not one.
+  const auto field = [&text](auto& value) {
+    const std::size_t colon = text.find(':');
+    if (colon == std::string_view::npos || colon == 0) return false;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + colon, value);
+    if (error != std::errc() || end != text.data() + colon) return false;
+    text.remove_prefix(colon + 1);
+    return true;
+  };
+  std::size_t local_size = 0;
+  if (!field(out.size) || !field(out.slack) || !field(out.deadline_ms))
+    return make_error_code(errc::parse_error);
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return make_error_code(errc::parse_error);
+  out.compression = std::string(text.substr(0, colon));
+  text.remove_prefix(colon + 1);
+  if (!field(local_size) || local_size > text.size()) return make_error_code(errc::parse_error);
+  out.local = std::string(text.substr(0, local_size));
+  out.remote = std::string(text.substr(local_size));
+  if (out.remote.empty()) return make_error_code(errc::parse_error);
+  return {};
+}
+
 std::string device_request(std::string_view target, std::chrono::milliseconds auth_timeout) {
   return std::string(kDeviceRequest) + std::to_string(auth_timeout.count()) + ":" +
          std::string(target);
@@ -155,14 +198,23 @@ bool valid_session_name(std::string_view name) noexcept {
 }
 
 void FrameReader::feed(std::span<const std::uint8_t> bytes) {
-  if (consumed_ > 0 && consumed_ == buffer_.size()) {
-    buffer_.clear();
+  const std::span<std::uint8_t> room = prepare(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), room.begin());
+  commit(bytes.size());
+}
+
+std::span<std::uint8_t> FrameReader::prepare(std::size_t n) {
+  if (consumed_ == size_) {
+    size_ = 0;
     consumed_ = 0;
-  } else if (consumed_ > buffer_.size() / 2) {
-    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(consumed_));
+  } else if (consumed_ > size_ / 2) {
+    std::copy(buffer_.begin() + static_cast<std::ptrdiff_t>(consumed_),
+              buffer_.begin() + static_cast<std::ptrdiff_t>(size_), buffer_.begin());
+    size_ -= consumed_;
     consumed_ = 0;
   }
-  buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+  if (buffer_.size() < size_ + n) buffer_.resize(size_ + n);
+  return {buffer_.data() + size_, n};
 }
 
 FrameReader::Result FrameReader::fail(std::string detail) {
@@ -173,7 +225,7 @@ FrameReader::Result FrameReader::fail(std::string detail) {
 
 FrameReader::Result FrameReader::next(Frame& frame) {
   if (failed_) return Result::failed;
-  const std::span<const std::uint8_t> bytes = std::span(buffer_).subspan(consumed_);
+  const std::span<const std::uint8_t> bytes(buffer_.data() + consumed_, size_ - consumed_);
   if (bytes.size() < kTagSize) return Result::need_more;
   const std::string_view word = as_text(bytes.first(kTagSize));
   const Tag* tag = std::find_if(std::begin(kTags), std::end(kTags),

@@ -16,6 +16,7 @@
 // still sees a status; NOTE, DATA and DONE are adbwire's.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,18 @@ inline constexpr std::string_view kCloseRequest = "host:adbwire-close:";
 // "host:adbwire-sessions": OKAY DATA* DONE, the open sessions as a JSON array of
 // {"name", "target", "pid"}.
 inline constexpr std::string_view kSessionsRequest = "host:adbwire-sessions";
+// "host:adbwire-pull-into:SIZE:SLACK:DEADLINE_MS:COMPRESSION:LOCAL_LENGTH:LOCAL REMOTE" (a
+// PullInto; the names as bytes, a device's name may be any), sent after the device request with the
+// descriptor of a regular file the client opened for writing beside its first byte (SCM_RIGHTS):
+// the daemon receives the device's file into that descriptor on the connection it holds, and
+// answers NOTE* OKAY DATA* DONE ("BYTES WIRE_BYTES") or FAIL. It writes only into the descriptor it
+// was given, never opens a path of the client's; the client keeps the temporary file, its final
+// name and its cleanup. Several may follow one another on one connection.
+inline constexpr std::string_view kPullIntoRequest = "host:adbwire-pull-into:";
+// "host:adbwire-status": OKAY DATA* DONE, a JSON object of counts since the daemon started:
+// relayed_bytes (device bytes relayed to clients' sockets), pulled_into_files and
+// pulled_into_bytes (files received straight into clients' descriptors).
+inline constexpr std::string_view kStatusRequest = "host:adbwire-status";
 
 // What host:version answers: AOSP's ADB_SERVER_VERSION (41), which adb's own client checks
 // before anything else (a server of another version is killed and replaced).
@@ -63,6 +76,9 @@ enum class FrameKind { okay, fail, note, data, done };
 void append_frame(std::vector<std::uint8_t>& out, FrameKind kind,
                   std::span<const std::uint8_t> payload = {});
 void append_frame(std::vector<std::uint8_t>& out, FrameKind kind, std::string_view payload);
+// The header ("DATA" + hex4) of one DATA frame of size bytes (at most kMaxPayload): a relay
+// sends it with the payload where it lies (scatter-gather) instead of copying it into a frame.
+std::array<std::uint8_t, 8> data_frame_header(std::size_t size);
 // A whole reply: OKAY, then text as DATA frames, then DONE.
 void append_reply(std::vector<std::uint8_t>& out, std::string_view text);
 
@@ -89,6 +105,20 @@ std::string device_request(std::string_view target, std::chrono::milliseconds au
 bool parse_device_request(std::string_view request, std::string& target,
                           std::chrono::milliseconds& auth_timeout);
 
+// One file of a pull the daemon receives into the client's descriptor.
+struct PullInto {
+  std::string remote;             // the device's path
+  std::string local;              // where it goes, for the daemon's error sentences only
+  std::uint64_t size = 0;         // what the device announced (the client's plan)
+  std::uint64_t slack = 0;        // SyncLimits::file_slack
+  std::string compression;        // to_string(SyncCompression)
+  std::int64_t deadline_ms = -1;  // left of the pull's deadline; -1: the default (per stall)
+};
+// The whole request (kPullIntoRequest and the fields), and back: parse_error when it is not one
+// or a field is malformed.
+std::string format_pull_into(const PullInto& pull);
+std::error_code parse_pull_into(std::string_view text, PullInto& out);
+
 // Whether name may name a session: letters, digits, '-', '_' and '.' (it is part of requests and
 // messages); "" is the default session.
 bool valid_session_name(std::string_view name) noexcept;
@@ -108,18 +138,25 @@ class FrameReader {
   };
 
   void feed(std::span<const std::uint8_t> bytes);
+  // Room for up to n more bytes, to receive into directly (no copy from a buffer of the
+  // caller's); commit() then says how many arrived. Invalidates what next() and unread() gave.
+  std::span<std::uint8_t> prepare(std::size_t n);
+  void commit(std::size_t n) noexcept { size_ += std::min(n, buffer_.size() - size_); }
   Result next(Frame& frame);
   // Bytes fed but not read as frames: what followed an answer on the same connection. Valid
-  // until the next feed() or next().
+  // until the next feed(), prepare() or next().
   std::string_view unread() const noexcept {
-    return {reinterpret_cast<const char*>(buffer_.data()) + consumed_, buffer_.size() - consumed_};
+    return {reinterpret_cast<const char*>(buffer_.data()) + consumed_, size_ - consumed_};
   }
   const std::string& error_detail() const noexcept { return error_detail_; }
 
  private:
   Result fail(std::string detail);
 
+  // Grown, never shrunk or cleared (a clear would zero it again on the next resize): bytes
+  // [consumed_, size_) are fed and not read yet.
   std::vector<std::uint8_t> buffer_;
+  std::size_t size_ = 0;
   std::size_t consumed_ = 0;
   bool failed_ = false;
   std::string error_detail_;

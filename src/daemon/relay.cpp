@@ -1,7 +1,9 @@
 #include "daemon/relay.hpp"
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 
+#include <array>
 #include <cerrno>
 #include <thread>
 #include <vector>
@@ -14,14 +16,62 @@ namespace adbwire::daemon {
 namespace {
 
 constexpr std::size_t kRelaySize = 256 * 1024;
+// The client socket's send buffer: room for a few device payloads, so the device's bytes keep
+// moving while the client writes its file, and the relay is woken per megabyte rather than per
+// 200 KiB (the kernel's default). Kernel memory, bounded by net.core.wmem_max.
+constexpr int kClientSendBuffer = 2 * 1024 * 1024;
+
+// The device's bytes as pieces to send: each payload is sent from where the connection received
+// it (Stream::read_chunk hands it over whole), framed by headers made beside it, never copied.
+class Outgoing {
+ public:
+  explicit Outgoing(RelayFraming framing) : framing_(framing) {}
+
+  // The pieces for one read: data (raw), data as DATA frames, DONE at the end (n == 0), FAIL
+  // when the stream failed.
+  std::span<iovec> pieces(std::span<std::uint8_t> data, const std::error_code& error) {
+    pieces_.clear();
+    if (framing_ == RelayFraming::raw) {
+      if (!data.empty()) pieces_.push_back({data.data(), data.size()});
+      return pieces_;
+    }
+    if (error || data.empty()) {
+      tail_.clear();
+      if (error) {
+        append_frame(tail_, FrameKind::fail, failure_payload(error, last_error_detail()));
+      } else {
+        append_frame(tail_, FrameKind::done);
+      }
+      pieces_.push_back({tail_.data(), tail_.size()});
+      return pieces_;
+    }
+    headers_.resize((data.size() + kMaxPayload - 1) / kMaxPayload);
+    for (std::size_t i = 0; i < headers_.size(); ++i) {
+      const std::span<std::uint8_t> piece =
+          data.subspan(i * kMaxPayload).first(std::min(kMaxPayload, data.size() - i * kMaxPayload));
+      headers_[i] = data_frame_header(piece.size());
+      pieces_.push_back({headers_[i].data(), headers_[i].size()});
+      pieces_.push_back({piece.data(), piece.size()});
+    }
+    return pieces_;
+  }
+
+ private:
+  RelayFraming framing_;
+  std::vector<std::array<std::uint8_t, 8>> headers_;
+  std::vector<std::uint8_t> tail_;
+  std::vector<iovec> pieces_;
+};
 
 }  // namespace
 
-void relay(Stream& stream, int client, std::span<const std::uint8_t> early, RelayFraming framing) {
+std::uint64_t relay(Stream& stream, int client, std::span<const std::uint8_t> early,
+                    RelayFraming framing) {
   if (!early.empty()) {
     std::error_code error;
     stream.write(early, kNoDeadline, error);
   }
+  ::setsockopt(client, SOL_SOCKET, SO_SNDBUF, &kClientSendBuffer, sizeof kClientSendBuffer);
   std::thread up([&stream, client] {
     std::vector<std::uint8_t> buffer(kRelaySize);
     bool writable = true;
@@ -39,30 +89,22 @@ void relay(Stream& stream, int client, std::span<const std::uint8_t> early, Rela
     }
     stream.close();
   });
-  std::vector<std::uint8_t> buffer(kRelaySize);
-  std::vector<std::uint8_t> frames;
+  std::vector<std::uint8_t> chunk;
+  Outgoing outgoing(framing);
+  std::uint64_t relayed = 0;
   for (;;) {
     std::error_code error;
-    const std::size_t n = stream.read_some(buffer, kNoDeadline, error);
-    const std::span<const std::uint8_t> data(buffer.data(), n);
-    std::span<const std::uint8_t> out = data;
-    if (framing == RelayFraming::framed) {
-      frames.clear();
-      if (error) {
-        append_frame(frames, FrameKind::fail, failure_payload(error, last_error_detail()));
-      } else if (n == 0) {
-        append_frame(frames, FrameKind::done);
-      } else {
-        append_frame(frames, FrameKind::data, data);
-      }
-      out = frames;
-    }
+    const std::size_t n = stream.read_chunk(chunk, kRelaySize, kNoDeadline, error);
     detail::Failure gone;
-    if (!send_all(client, out, kNoDeadline, gone) || error || n == 0) break;
+    if (!send_all(client, outgoing.pieces(std::span(chunk.data(), n), error), kNoDeadline, gone) ||
+        error || n == 0)
+      break;
+    relayed += n;
   }
   stream.close();
   ::shutdown(client, SHUT_RDWR);  // ends the reading thread's recv
   up.join();
+  return relayed;
 }
 
 }  // namespace adbwire::daemon

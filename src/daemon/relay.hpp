@@ -22,6 +22,8 @@ enum class RelayFraming {
 // the stream) or the connection fails. early: the client's bytes that came with its request,
 // sent to the device first. The client's bytes go to the device on a thread of their own; the
 // device's are sent on the calling thread, so a slow client slows the device, not our memory.
-void relay(Stream& stream, int client, std::span<const std::uint8_t> early, RelayFraming framing);
+// Returns how many of the device's bytes it sent to the client.
+std::uint64_t relay(Stream& stream, int client, std::span<const std::uint8_t> early,
+                    RelayFraming framing);
 
 }  // namespace adbwire::daemon

@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -141,10 +144,27 @@ bool wait_ready(int fd, short events, Deadline deadline) {
 
 bool send_all(int fd, std::span<const std::uint8_t> data, Deadline deadline,
               detail::Failure& failure) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  iovec piece{const_cast<std::uint8_t*>(data.data()), data.size()};
+  return send_all(fd, std::span(&piece, 1), deadline, failure);
+}
+
+bool send_all(int fd, std::span<iovec> pieces, Deadline deadline, detail::Failure& failure) {
+  while (!pieces.empty() && pieces.front().iov_len == 0) pieces = pieces.subspan(1);
+  while (!pieces.empty()) {
+    msghdr message{};
+    message.msg_iov = pieces.data();
+    message.msg_iovlen = std::min<std::size_t>(pieces.size(), IOV_MAX);
+    const ssize_t n = ::sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
-      data = data.subspan(static_cast<std::size_t>(n));
+      auto sent = static_cast<std::size_t>(n);
+      while (!pieces.empty() && sent >= pieces.front().iov_len) {
+        sent -= pieces.front().iov_len;
+        pieces = pieces.subspan(1);
+      }
+      if (sent > 0) {
+        pieces.front().iov_base = static_cast<char*>(pieces.front().iov_base) + sent;
+        pieces.front().iov_len -= sent;
+      }
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -181,6 +201,79 @@ long receive_some(int fd, std::span<std::uint8_t> buffer, Deadline deadline,
     }
     failure.set(errc::closed,
                 std::string("the connection to the adbwire daemon broke: ") + std::strerror(errno));
+    return -1;
+  }
+}
+
+bool send_with_descriptor(int fd, std::span<const std::uint8_t> data, int passed, Deadline deadline,
+                          detail::Failure& failure) {
+  if (data.empty()) {
+    failure.set(errc::invalid_argument, "a descriptor needs at least one byte to travel with");
+    return false;
+  }
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+  iovec first{const_cast<std::uint8_t*>(data.data()), 1};
+  msghdr message{};
+  message.msg_iov = &first;
+  message.msg_iovlen = 1;
+  message.msg_control = control.data();
+  message.msg_controllen = control.size();
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &passed, sizeof(int));
+  for (;;) {
+    const ssize_t n = ::sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n == 1) break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!wait_ready(fd, POLLOUT, deadline)) {
+        failure.set(errc::timeout, "the other end did not take our bytes in time");
+        return false;
+      }
+      continue;
+    }
+    failure.set(errc::closed, "the other end closed the connection");
+    return false;
+  }
+  return send_all(fd, data.subspan(1), deadline, failure);
+}
+
+long receive_with_descriptor(int fd, std::span<std::uint8_t> buffer, Deadline deadline, int& passed,
+                             detail::Failure& failure) {
+  for (;;) {
+    alignas(cmsghdr) std::array<char, CMSG_SPACE(4 * sizeof(int))> control{};
+    iovec into{buffer.data(), buffer.size()};
+    msghdr message{};
+    message.msg_iov = &into;
+    message.msg_iovlen = 1;
+    message.msg_control = control.data();
+    message.msg_controllen = control.size();
+    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n >= 0) {
+      for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
+           header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        const std::size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (std::size_t i = 0; i < count; ++i) {
+          int received = -1;
+          std::memcpy(&received, CMSG_DATA(header) + i * sizeof(int), sizeof(int));
+          if (passed >= 0) ::close(passed);
+          passed = received;
+        }
+      }
+      return static_cast<long>(n);
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (!wait_ready(fd, POLLIN, deadline)) {
+        failure.set(errc::timeout, "the other end said nothing in time");
+        return -1;
+      }
+      continue;
+    }
+    failure.set(errc::closed, std::string("the connection broke: ") + std::strerror(errno));
     return -1;
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -57,6 +58,20 @@ bool wait_ready(int fd, short events, Deadline deadline);
 // Sends all of data (MSG_NOSIGNAL). false with failure: timeout, or closed when the peer went.
 bool send_all(int fd, std::span<const std::uint8_t> data, Deadline deadline,
               detail::Failure& failure);
+
+// The same for data in pieces (one sendmsg for many), pieces adjusted as they go out.
+bool send_all(int fd, std::span<iovec> pieces, Deadline deadline, detail::Failure& failure);
+
+// send_all for data with the descriptor passed sent beside its first byte (SCM_RIGHTS): the
+// daemon's client hands it a file to fill or read; the receiver gets its own descriptor of it.
+bool send_with_descriptor(int fd, std::span<const std::uint8_t> data, int passed, Deadline deadline,
+                          detail::Failure& failure);
+
+// receive_some on a socket that may also carry a descriptor (send_with_descriptor): one that
+// arrives is stored in passed (close-on-exec; a descriptor passed still unclaimed there is closed
+// first, so only the last one sent is kept).
+long receive_with_descriptor(int fd, std::span<std::uint8_t> buffer, Deadline deadline, int& passed,
+                             detail::Failure& failure);
 
 // Reads what is there (up to buffer.size()), waiting until deadline. > 0 bytes; 0 at the end;
 // -1 with failure (timeout, or closed when the connection was reset). Works on pipes too.

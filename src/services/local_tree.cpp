@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -173,6 +174,27 @@ bool TempFile::create(int folder_fd, const std::string& name, const std::string&
   return false;
 }
 
+// ext4 (by default, auto_da_alloc) starts writing the whole new file out inside a rename that
+// replaces a file, on the caller's time: about 40 ms per 128 MiB here. Swapping the two names
+// atomically and removing the old file's costs what adb's unlink-then-create does, and the name
+// never stops naming one whole file. Only over a regular file: renameat replaces a link named
+// like the file (never what it points to) and refuses a folder; so does the fallback.
+bool TempFile::exchange_with_existing() {
+  struct stat there {};
+  if (::fstatat(folder_fd_, name_.c_str(), &there, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(there.st_mode)) {
+    return false;
+  }
+  if (::renameat2(folder_fd_, temp_name_.c_str(), folder_fd_, name_.c_str(), RENAME_EXCHANGE) !=
+      0) {
+    return false;  // a file system without it, or the name changed meanwhile
+  }
+  if (::unlinkat(folder_fd_, temp_name_.c_str(), 0) == 0) return true;
+  // Something other than a file took the name meanwhile: put it back, then rename over it.
+  ::renameat2(folder_fd_, temp_name_.c_str(), folder_fd_, name_.c_str(), RENAME_EXCHANGE);
+  return false;
+}
+
 bool TempFile::commit(mode_t mode, std::int64_t mtime, Failure& failure) {
   bool ok = ::fchmod(fd_, mode) == 0;
   if (ok && mtime >= 0) {
@@ -186,8 +208,8 @@ bool TempFile::commit(mode_t mode, std::int64_t mtime, Failure& failure) {
                 "writing " + shown(display_) + ": " + errno_text(ok ? errno : error));
     return false;
   }
-  // renameat replaces a link named like the file, never what it points to.
-  if (::renameat(folder_fd_, temp_name_.c_str(), folder_fd_, name_.c_str()) != 0) {
+  if (!exchange_with_existing() &&
+      ::renameat(folder_fd_, temp_name_.c_str(), folder_fd_, name_.c_str()) != 0) {
     failure.set(errc::io_error,
                 "cannot put the pulled file at " + shown(display_) + ": " + errno_text(errno));
     return false;

@@ -75,10 +75,14 @@ class TempFile {
 
   bool create(int folder_fd, const std::string& name, const std::string& display, Failure& failure);
   int fd() const noexcept { return fd_; }
-  // Sets mode (already masked) and, when mtime >= 0, the times; closes; renames over the name.
+  // Sets mode (already masked) and, when mtime >= 0, the times; closes; renames over the name
+  // (a regular file there is swapped out atomically, then removed).
   bool commit(mode_t mode, std::int64_t mtime, Failure& failure);
 
  private:
+  // Puts the file at the name when a regular file is there; false to rename instead.
+  bool exchange_with_existing();
+
   int folder_fd_ = -1;
   int fd_ = -1;
   std::string temp_name_;

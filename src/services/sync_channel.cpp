@@ -63,7 +63,6 @@ SyncChannel::SyncChannel(Device& device) : device_(&device) {
   const std::size_t payload = device.connection_info().max_payload;
   write_limit_ =
       std::max<std::size_t>(payload, 2 * protocol::kSyncHeaderSize + protocol::kSyncDataMax);
-  in_.resize(kReadBufferSize);
 }
 
 SyncChannel::~SyncChannel() {
@@ -123,7 +122,8 @@ bool SyncChannel::next(SyncReply& reply, Deadline deadline, Failure& failure) {
       }
     }
     std::error_code error;
-    const std::size_t n = stream_.read_some(in_, deadline, error);
+    // The received payload itself: the sync parser reads it in place, no copy in between.
+    const std::size_t n = stream_.read_chunk(in_, kReadBufferSize, deadline, error);
     failure = detail::reported(error);
     if (failure) {
       broken_ = true;

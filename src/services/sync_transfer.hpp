@@ -1,7 +1,10 @@
 // The two transfer loops of SyncClient over a SyncChannel. Internal.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,11 +15,33 @@
 
 namespace adbwire::detail {
 
+// One file of a pull, on its way into a descriptor.
+struct FileFetch {
+  std::string_view remote;
+  std::string_view local;  // where it goes, for messages
+  std::uint64_t size = 0;  // what the device announced (its stat or listing)
+};
+
+// Receives fetch.remote into fd over channel (decoded with codec): at most fetch.size +
+// options.limits.file_slack bytes, progress.file_bytes and total_bytes counted and
+// options.progress called per chunk, wire_bytes counting what crossed the wire. Errors as
+// SyncClient::pull's for one file; fd then holds part of the file (the caller removes it).
+bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
+                  std::optional<SyncCodec> codec, const PullOptions& options,
+                  SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure);
+
+// Fills fd with one file of a pull instead of receive_file on the pull's channel, with the same
+// contract: the CLI's pull through the daemon hands the descriptor of its temporary file to the
+// daemon, which receives into it on the connection it holds.
+using FileFetcher = std::function<bool(const FileFetch& fetch, int fd, SyncProgress& progress,
+                                       std::uint64_t& wire_bytes, Failure& failure)>;
+
 // SyncClient::pull: plans the whole tree (names and bounds checked), then writes it under the
-// destination (services/local_tree.hpp), each file through a temporary file.
+// destination (services/local_tree.hpp), each file through a temporary file, filled by fetcher
+// when given, else on channel.
 TransferStats pull_files(SyncChannel& channel, const std::vector<std::string>& remotes,
                          const std::filesystem::path& local, const PullOptions& options,
-                         Failure& failure);
+                         Failure& failure, const FileFetcher& fetcher = {});
 
 // SyncClient::push: walks the local tree, then sends every file over the one stream with up to
 // kMaxDeferred acknowledgements outstanding, as AOSP does.

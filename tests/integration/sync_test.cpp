@@ -366,6 +366,35 @@ TEST_F(SyncTest, EachCompressionMovesFilesAndTreesByteForByte) {
   }
 }
 
+// The name always holds one whole file: the old one is swapped out, not written into, so a
+// second link to it keeps the old bytes (as rename would), and nothing else is left in the
+// folder. A folder under the name is refused and left alone.
+TEST_F(SyncTest, APullReplacesAnExistingFileWholeAndRefusesAFolder) {
+  start();
+  write_random_file(device_root_.path() / "sdcard/new.bin", 300000, 5, 0644, 1650000000);
+  write_random_file(local_.path() / "out/kept.bin", 1000, 6, 0644, 1650000000);
+  fs::create_hard_link(local_.path() / "out/kept.bin", local_.path() / "out/other-link.bin");
+  const std::string old_bytes = read_file(local_.path() / "out/kept.bin");
+  pull(*device_, "/sdcard/new.bin", local_.path() / "out/kept.bin");
+  EXPECT_EQ(read_file(local_.path() / "out/kept.bin"),
+            read_file(device_root_.path() / "sdcard/new.bin"));
+  EXPECT_EQ(read_file(local_.path() / "out/other-link.bin"), old_bytes);
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(local_.path() / "out"))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"kept.bin", "other-link.bin"}));
+
+  fs::create_directories(local_.path() / "dest/new.bin/child");
+  SyncClient sync(*device_);
+  std::error_code error;
+  sync.pull("/sdcard/new.bin", local_.path() / "dest", PullOptions{}, error);
+  EXPECT_EQ(error, errc::io_error) << sync.last_error();
+  EXPECT_TRUE(fs::is_directory(local_.path() / "dest/new.bin/child"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(local_.path() / "dest"), fs::directory_iterator()),
+            1);
+}
+
 TEST_F(SyncTest, AnyPicksZstdAndNoneIsPlain) {
   start();
   write_text_file(device_root_.path() / "sdcard/text.log", 1024 * 1024, 23, 0644, 1650000000);

@@ -110,6 +110,24 @@ TEST(ReplayScript, CloseStdinIsOptionalEitherWay) {
     ASSERT_TRUE(send(script, kCommandClse, 7, 1)) << script.mismatch();
     EXPECT_EQ(script.host_messages_left(), 0u) << script.next_expected();
   }
+  {
+    SCOPED_TRACE(
+        "the capture's host sent only OKAYs (its close-stdin lost the race with the CLSE)");
+    Script s;
+    s.add(kHost, kCommandOpen, 10, 0, bytes_of("shell,v2,raw:echo hi"));
+    s.add(kDevice, kCommandOkay, 1, 10);
+    s.add(kDevice, kCommandWrte, 1, 10, {1, 3, 0, 0, 0, 'h', 'i', '\n'});
+    s.add(kDevice, kCommandWrte, 1, 10, {3, 1, 0, 0, 0, 0});
+    s.add(kDevice, kCommandClse, 1, 10);
+    s.add(kHost, kCommandOkay, 10, 1);
+    ReplayScript script = s.build();
+    ASSERT_TRUE(send(script, kCommandOpen, 7, 0, bytes_of("shell,v2,raw:echo hi")));
+    ASSERT_TRUE(send(script, kCommandWrte, 7, 1, kCloseStdin)) << script.mismatch();
+    ASSERT_TRUE(send(script, kCommandOkay, 7, 1)) << script.mismatch();
+    EXPECT_EQ(script.host_messages_left(), 0u) << script.next_expected();
+    // Another WRTE there is still a mismatch: only the close-stdin is free.
+    EXPECT_FALSE(send(script, kCommandWrte, 7, 1, {0, 1, 0, 0, 0, 'x'}));
+  }
 }
 
 TEST(ReplayScript, AcksOwedOnAStreamTheDeviceClosedAreOptional) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -252,6 +253,85 @@ TEST(Connection, UnreadDataHoldsTheDeviceBack) {
   for (std::size_t i = 0; i < rest.size(); ++i) {
     ASSERT_EQ(static_cast<std::uint8_t>(rest[i]), test::source_byte(i + 1)) << i;
   }
+}
+
+// The resident memory of this process now, in KiB (VmRSS); 0 when unknown.
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+// A reader that never reads, on a stream with far more to come: the connection acknowledges
+// only what fits under its bound as it arrives (one max payload ahead; with delayed_ack the
+// window more), so the device is left holding the rest and the host's memory stays flat while
+// the reader stalls. Then the reader takes everything, in order.
+TEST(Connection, AStalledReaderLeavesTheDeviceWaitingAndMemoryFlat) {
+  for (const std::uint32_t window : {0u, 512u * 1024}) {
+    SCOPED_TRACE("delayed_ack window " + std::to_string(window));
+    FakeDeviceOptions fake_options;
+    fake_options.delayed_ack_window = window;
+    FakeDevice fake(fake_options);
+    ConnectOptions options = quick_options();
+    options.delayed_ack_window = window;
+    Device device = connect_to(fake, options);
+    ASSERT_EQ(device.connection_info().delayed_ack, window != 0);
+    constexpr std::size_t kSize = 64 * 1024 * 1024;
+    Stream stream = device.open("exec:source " + std::to_string(kSize));
+    std::uint8_t first = 0;
+    ASSERT_EQ(stream.read_some(std::span(&first, 1)), 1u);
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(device.exec("echo sync"), "sync");
+    const std::size_t held_back = fake.queued_for_host();
+    const long before_kib = resident_kib();
+    for (int i = 0; i < 20; ++i) {
+      std::this_thread::sleep_for(10ms);
+      ASSERT_EQ(device.exec("echo sync"), "sync");
+    }
+    const long after_kib = resident_kib();
+    // The device was told to wait: what it had not sent, it still has.
+    EXPECT_EQ(fake.queued_for_host(), held_back);
+    const std::size_t payload = device.connection_info().max_payload;
+    EXPECT_GE(held_back, kSize - (2 * payload + window));
+    EXPECT_GT(before_kib, 0);
+    EXPECT_LT(after_kib - before_kib, 2 * 1024) << "RSS " << before_kib << " -> " << after_kib;
+
+    std::vector<std::uint8_t> rest(kSize - 1);
+    std::size_t got = 0;
+    while (got < rest.size()) {
+      const std::size_t n = stream.read_some(std::span(rest).subspan(got));
+      ASSERT_GT(n, 0u) << "after " << got;
+      got += n;
+    }
+    std::uint8_t end = 0;
+    EXPECT_EQ(stream.read_some(std::span(&end, 1)), 0u);
+    for (std::size_t i = 0; i < rest.size(); ++i) ASSERT_EQ(rest[i], test::source_byte(i + 1)) << i;
+  }
+}
+
+// read_chunk hands over received payloads whole (the rest of one that read_some began), in
+// order, then 0 at the end.
+TEST(Connection, ReadChunkTakesPayloadsWholeAfterAPartialReadSome) {
+  FakeDeviceOptions fake_options;
+  fake_options.max_payload = 4096;
+  FakeDevice fake(fake_options);
+  Device device = connect_to(fake);
+  constexpr std::size_t kSize = 256 * 1024 + 5;
+  Stream stream = device.open("exec:source " + std::to_string(kSize));
+  std::vector<std::uint8_t> all(10);
+  ASSERT_EQ(stream.read_some(all), 10u);
+  std::vector<std::uint8_t> chunk(3, 0xEE);  // old content must not survive
+  std::size_t largest = 0;
+  while (const std::size_t n = stream.read_chunk(chunk, 100)) {
+    ASSERT_EQ(n, chunk.size());
+    largest = std::max(largest, n);
+    all.insert(all.end(), chunk.begin(), chunk.end());
+  }
+  EXPECT_TRUE(chunk.empty());
+  EXPECT_EQ(largest, 4096u);  // whole payloads, past max: nothing was copied to fit it
+  ASSERT_EQ(all.size(), kSize);
+  for (std::size_t i = 0; i < kSize; ++i) ASSERT_EQ(all[i], test::source_byte(i)) << i;
 }
 
 TEST(Connection, DelayedAckWhenBothSidesOfferIt) {

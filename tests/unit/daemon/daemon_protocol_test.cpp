@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,22 @@ struct Seen {
 };
 
 // Every frame a reader fed `stream` in pieces of `chunk` bytes yields, payloads copied out
-// before the next feed (their views last only until then).
+// before the next feed (their views last only until then). prepared: the pieces are received
+// into room the reader prepared (more than arrives, as a recv into it would), not fed.
 std::vector<Seen> frames_of(const std::vector<std::uint8_t>& stream, std::size_t chunk,
-                            Result& last) {
+                            Result& last, bool prepared = false) {
   FrameReader reader;
   std::vector<Seen> seen;
   last = Result::need_more;
   for (std::size_t at = 0; at < stream.size(); at += chunk) {
-    reader.feed(std::span(stream).subspan(at, std::min(chunk, stream.size() - at)));
+    const auto piece = std::span(stream).subspan(at, std::min(chunk, stream.size() - at));
+    if (prepared) {
+      const std::span<std::uint8_t> room = reader.prepare(piece.size() + 7);
+      std::copy(piece.begin(), piece.end(), room.begin());
+      reader.commit(piece.size());
+    } else {
+      reader.feed(piece);
+    }
     FrameReader::Frame frame;
     while ((last = reader.next(frame)) == Result::ready)
       seen.push_back({frame.kind, std::string(frame.text())});
@@ -116,9 +125,25 @@ TEST(DaemonProtocol, Chainsaw) {
   add(FrameKind::data, "");
   add(FrameKind::done, "");
   for (std::size_t chunk = 1; chunk <= stream.size(); ++chunk) {
-    Result last;
-    EXPECT_EQ(frames_of(stream, chunk, last), expected) << "chunk size " << chunk;
-    EXPECT_EQ(last, Result::need_more) << "chunk size " << chunk;
+    for (const bool prepared : {false, true}) {
+      Result last;
+      EXPECT_EQ(frames_of(stream, chunk, last, prepared), expected)
+          << "chunk size " << chunk << (prepared ? ", received into prepared room" : "");
+      EXPECT_EQ(last, Result::need_more) << "chunk size " << chunk;
+    }
+  }
+}
+
+// A relay sends a DATA frame's header beside a payload it does not copy: the same bytes.
+TEST(DaemonProtocol, ADataHeaderMadeApartIsAppendFramesOwn) {
+  for (const std::size_t size : {std::size_t{1}, std::size_t{300}, kMaxPayload}) {
+    const std::vector<std::uint8_t> payload(size, 'q');
+    std::vector<std::uint8_t> whole;
+    append_frame(whole, FrameKind::data, payload);
+    const auto header = data_frame_header(size);
+    ASSERT_EQ(whole.size(), header.size() + size);
+    EXPECT_TRUE(std::equal(header.begin(), header.end(), whole.begin())) << size;
+    EXPECT_TRUE(std::equal(payload.begin(), payload.end(), whole.begin() + 8)) << size;
   }
 }
 
@@ -232,6 +257,29 @@ TEST(DaemonProtocol, SessionSpecsRoundTripAndBadOnesSayWhy) {
        R"({"name":"","target":"t","idle_s":1,"auth_ms":1,"helper":"maybe","web":true,"ref_check":"always"})"}) {
     EXPECT_EQ(parse_session_spec(bad, back, detail), errc::invalid_argument) << bad;
     EXPECT_FALSE(detail.empty()) << bad;
+  }
+}
+
+TEST(DaemonProtocol, PullIntoRequestsCarryAnyNamesAndBadOnesFail) {
+  // A device's name may hold colons, spaces and bytes that are not UTF-8; a local name colons.
+  const PullInto sent{
+      std::string("/sdcard/a:b \xff\x01c", 16), "out:/x y", 1ull << 40, 4096, "zstd", 1500};
+  PullInto got;
+  ASSERT_FALSE(parse_pull_into(format_pull_into(sent), got));
+  EXPECT_EQ(got.remote, sent.remote);
+  EXPECT_EQ(got.local, sent.local);
+  EXPECT_EQ(got.size, sent.size);
+  EXPECT_EQ(got.slack, sent.slack);
+  EXPECT_EQ(got.compression, sent.compression);
+  EXPECT_EQ(got.deadline_ms, 1500);
+  ASSERT_FALSE(parse_pull_into(format_pull_into({"/r", "", 0, 0, "none", -1}), got));
+  EXPECT_EQ(got.deadline_ms, -1);
+  EXPECT_EQ(got.local, "");
+  for (const std::string bad :
+       {"host:adbwire-pull-into:", "host:adbwire-pull-into:1:2:3:none:9:short",
+        "host:adbwire-pull-into:x:2:3:none:0:/r", "host:adbwire-pull-into:1:2:3:none:0:",
+        "host:adbwire-pull-into:1::3:none:0:/r", "host:adbwire-device:1:2:3:none:0:/r"}) {
+    EXPECT_EQ(parse_pull_into(bad, got), errc::parse_error) << bad;
   }
 }
 

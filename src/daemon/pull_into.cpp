@@ -1,0 +1,78 @@
+#include "daemon/pull_into.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+
+#include <exception>
+#include <utility>
+
+#include "adbwire/error.hpp"
+#include "adbwire/protocol/printable.hpp"
+#include "adbwire/sync.hpp"
+#include "services/sync_transfer.hpp"
+
+namespace adbwire::daemon {
+namespace {
+
+// Whether the client's socket was hung up (or broke): it no longer waits for the file, and its
+// signal handler has removed the temporary file we write into.
+bool hung_up(int client) {
+  pollfd watch{client, POLLRDHUP, 0};
+  return ::poll(&watch, 1, 0) > 0 && (watch.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+}  // namespace
+
+PullIntoServer::PullIntoServer(std::shared_ptr<HeldDevice> device, int client)
+    : held_(std::move(device)), client_(client) {}
+
+PullIntoServer::~PullIntoServer() = default;
+
+bool PullIntoServer::pull(const PullInto& pull, int file, std::uint64_t& bytes, std::string& answer,
+                          detail::Failure& failure) {
+  struct stat st {};
+  const int flags = ::fcntl(file, F_GETFL);
+  if (::fstat(file, &st) != 0 || !S_ISREG(st.st_mode) || flags < 0 ||
+      (flags & O_ACCMODE) == O_RDONLY) {
+    failure.set(errc::invalid_argument,
+                "the adbwire daemon pulls only into a regular file the client opened for writing");
+    return false;
+  }
+  PullOptions options;
+  if (!parse_sync_compression(pull.compression, options.compression)) {
+    failure.set(errc::invalid_argument, "the adbwire daemon knows no compression '" +
+                                            protocol::printable(pull.compression, 40) + "'");
+    return false;
+  }
+  options.limits.file_slack = pull.slack;
+  if (pull.deadline_ms >= 0)
+    options.deadline = deadline_after(std::chrono::milliseconds(pull.deadline_ms));
+  const int client = client_;
+  options.progress = [client](const SyncProgress&) {
+    if (hung_up(client)) throw Error(errc::cancelled, "the client went away before its pull ended");
+  };
+  if (!channel_) {
+    device_.emplace(held_->share({}, OutputLimits{}));
+    channel_ = std::make_unique<detail::SyncChannel>(*device_);
+  }
+  SyncProgress progress;
+  std::uint64_t wire_bytes = 0;
+  try {
+    if (!detail::receive_file(*channel_, {pull.remote, pull.local, pull.size}, file,
+                              channel_->choose(options.compression), options, progress, wire_bytes,
+                              failure))
+      return false;
+  } catch (const Error& error) {
+    failure.set(error.code(), error.detail());
+    return false;
+  } catch (const std::exception& error) {
+    failure.set(errc::io_error, error.what());
+    return false;
+  }
+  bytes = progress.file_bytes;
+  answer = std::to_string(bytes) + " " + std::to_string(wire_bytes);
+  return true;
+}
+
+}  // namespace adbwire::daemon
