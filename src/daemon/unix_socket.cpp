@@ -142,6 +142,23 @@ bool wait_ready(int fd, short events, Deadline deadline) {
   }
 }
 
+namespace {
+
+// After a send that took nothing (n <= 0): whether to try again (interrupted, or the socket
+// takes bytes again before deadline); else why not, in failure.
+bool send_may_go_on(int fd, ssize_t n, Deadline deadline, detail::Failure& failure) {
+  if (n < 0 && errno == EINTR) return true;
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    if (wait_ready(fd, POLLOUT, deadline)) return true;
+    failure.set(errc::timeout, "the other end did not take our bytes in time");
+    return false;
+  }
+  failure.set(errc::closed, "the other end closed the connection");
+  return false;
+}
+
+}  // namespace
+
 bool send_all(int fd, std::span<const std::uint8_t> data, Deadline deadline,
               detail::Failure& failure) {
   iovec piece{const_cast<std::uint8_t*>(data.data()), data.size()};
@@ -167,16 +184,7 @@ bool send_all(int fd, std::span<iovec> pieces, Deadline deadline, detail::Failur
       }
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (!wait_ready(fd, POLLOUT, deadline)) {
-        failure.set(errc::timeout, "the other end did not take our bytes in time");
-        return false;
-      }
-      continue;
-    }
-    failure.set(errc::closed, "the other end closed the connection");
-    return false;
+    if (!send_may_go_on(fd, n, deadline, failure)) return false;
   }
   return true;
 }
@@ -226,16 +234,7 @@ bool send_with_descriptor(int fd, std::span<const std::uint8_t> data, int passed
   for (;;) {
     const ssize_t n = ::sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n == 1) break;
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (!wait_ready(fd, POLLOUT, deadline)) {
-        failure.set(errc::timeout, "the other end did not take our bytes in time");
-        return false;
-      }
-      continue;
-    }
-    failure.set(errc::closed, "the other end closed the connection");
-    return false;
+    if (!send_may_go_on(fd, n, deadline, failure)) return false;
   }
   return send_all(fd, data.subspan(1), deadline, failure);
 }
