@@ -9,11 +9,10 @@
 //            compatibility" table says the same to users);
 //   wording - as choice for the sentence only: the exit code and where the sentence goes (stdout
 //            or stderr) must still be adb's;
-// Compared after normalize() and without_code(): the program's name and the code's name that ends
-// each adbwire error are deliberate differences, listed there.
-//
 //   gap    - adbwire differs and should not: not built yet. Counted as differing in the summary,
 //            and failing once it agrees, so it moves to `agree`.
+// Compared after normalize() and without_code(): the program's name and the code's name that ends
+// each adbwire error are deliberate differences, listed there.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
