@@ -92,8 +92,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
         stats = pull_to_host(chosen, device, remotes, local, options);
       } catch (const Error& e) {
         // As adb: a sync error is printed where the summary would be, on stdout.
-        print("adbwire: error: " + std::string(e.what()) + "
-");
+        print("adbwire: error: " + std::string(e.what()) + "\n");
         return 1;
       }
       std::string what = remotes.size() == 1 ? remotes.front() : local;
