@@ -698,7 +698,8 @@ TEST_F(Daemon, APullCutOffOrRefusedLeavesNoFile) {
   const test::ProcessResult cut =
       adbwire({"-s", vd.target(), "pull", "-q", "/sdcard/big.bin", (out / "big.bin").string()});
   EXPECT_EQ(cut.exit_code, 1);
-  EXPECT_NE(cut.err.find("nothing was written to"), std::string::npos) << cut.err;
+  // As adb, a sync error is printed where the summary would be, on stdout.
+  EXPECT_NE(cut.out.find("nothing was written to"), std::string::npos) << cut.out << cut.err;
   EXPECT_TRUE(fs::is_empty(out)) << "a file or a temporary file was left behind";
 
   VirtualDevice plain;
@@ -711,7 +712,7 @@ TEST_F(Daemon, APullCutOffOrRefusedLeavesNoFile) {
   const test::ProcessResult refused =
       adbwire({"-s", plain.target(), "pull", "-q", "/sdcard/big.bin", (out / "big.bin").string()});
   EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_NE(refused.err.find("File too large"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.out.find("File too large"), std::string::npos) << refused.out << refused.err;
   EXPECT_TRUE(fs::is_empty(out)) << "a file or a temporary file was left behind";
   EXPECT_EQ(listener_pid(only_socket()), daemon) << "the daemon ended";
   EXPECT_EQ(adbwire({"-s", plain.target(), "shell", "echo", "alive"}).out, "alive\n");
