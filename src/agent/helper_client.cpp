@@ -171,8 +171,10 @@ bool HelperClient::exchange(std::span<const std::uint8_t> request, Deadline repl
                             std::string& payload, bool& failed, detail::Failure& failure) {
   std::error_code error;
   stream_.write(request, reply_deadline, error);
-  if (error == errc::closed) return false;
-  if (error) {
+  // A dumper that answered and ended before the request went out (an error it prints as it
+  // starts, such as UiAutomation already registered) left its reply queued: it is read below
+  // before the dumper counts as gone.
+  if (error && error != errc::closed) {
     failure.set(error, "sending a request to the on-device dumper failed");
     return false;
   }
