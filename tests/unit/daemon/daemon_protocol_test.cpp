@@ -262,8 +262,7 @@ TEST(DaemonProtocol, SessionSpecsRoundTripAndBadOnesSayWhy) {
 
 TEST(DaemonProtocol, PullIntoRequestsCarryAnyNamesAndBadOnesFail) {
   // A device's name may hold colons, spaces and bytes that are not UTF-8; a local name colons.
-  const PullInto sent{
-      std::string("/sdcard/a:b \xff\x01c", 16), "out:/x y", 1ull << 40, 4096, "zstd", 1500};
+  const PullInto sent{"/sdcard/a:b \xff\x01z", "out:/x y", 1ull << 40, 4096, "zstd", 1500};
   PullInto got;
   ASSERT_FALSE(parse_pull_into(format_pull_into(sent), got));
   EXPECT_EQ(got.remote, sent.remote);
