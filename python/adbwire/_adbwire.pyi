@@ -106,6 +106,7 @@ class PageOptions:
     helper_timeout: float
     web: bool
     web_input: str
+    ocr: str
     web_timeout: float
     timeout: float
     interactive_only: bool
@@ -128,6 +129,7 @@ class PageOptions:
         helper_timeout: float = ...,
         web: bool = ...,
         web_input: str = ...,
+        ocr: str = ...,
         web_timeout: float = ...,
         timeout: float = ...,
         interactive_only: bool = ...,
@@ -251,6 +253,16 @@ class HelperStatus:
     @property
     def last_error(self) -> str: ...
 
+class OcrStatus:
+    @property
+    def ran(self) -> bool: ...
+    @property
+    def texts(self) -> int: ...
+    @property
+    def took(self) -> float: ...
+    @property
+    def problem(self) -> str: ...
+
 class WebStatus:
     @property
     def webviews(self) -> int: ...
@@ -281,6 +293,9 @@ class Page:
     def helper_status(self) -> HelperStatus: ...
     @property
     def web_status(self) -> WebStatus: ...
+    @property
+    def ocr_status(self) -> OcrStatus: ...
+    def set_ocr(self, mode: str) -> None: ...
     @property
     def last_dump(self) -> str: ...
     def snapshot(self, timeout: Optional[float] = None) -> str: ...

@@ -67,6 +67,9 @@ std::string name_of(Enum value, const Names<Enum> (&names)[N]) {
   return {};
 }
 
+// PageOptions.ocr's names ("auto", "on", "off"); invalid_argument for any other.
+PageOptions::Ocr parse_ocr_mode(const std::string& text);
+
 // Text from a device (or quoting it) as a Python str: UTF-8, with bytes that are not UTF-8
 // replaced by U+FFFD. A device is untrusted input: its text must never make a call fail with
 // UnicodeDecodeError. Needs the GIL.

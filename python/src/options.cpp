@@ -27,6 +27,9 @@ constexpr Names<PageOptions::DumpMethod> kDumpMethods[] = {
 constexpr Names<PageOptions::Helper> kHelpers[] = {{"auto", PageOptions::Helper::automatic},
                                                    {"on", PageOptions::Helper::on},
                                                    {"off", PageOptions::Helper::off}};
+constexpr Names<PageOptions::Ocr> kOcrModes[] = {{"auto", PageOptions::Ocr::automatic},
+                                                 {"on", PageOptions::Ocr::on},
+                                                 {"off", PageOptions::Ocr::off}};
 constexpr Names<PageOptions::WebInput> kWebInputs[] = {{"screen", PageOptions::WebInput::screen},
                                                        {"cdp", PageOptions::WebInput::cdp}};
 
@@ -216,6 +219,12 @@ void bind_page_options(py::module_& module) {
         self.web_input = parse_name(text, kWebInputs, "web_input");
       },
       "How tap() reaches a web element: \"screen\" (input tap) or \"cdp\" (a DevTools click).");
+  cls.def_property(
+      "ocr", [](const PageOptions& self) { return name_of(self.ocr, kOcrModes); },
+      [](PageOptions& self, const std::string& text) { self.ocr = parse_ocr_mode(text); },
+      "Text read from the screen's pixels (Tesseract, English): \"auto\" (default; when the "
+      "app's windows hold no ref, each word group becomes a `Text [ref=N] \"...\" [ocr]` "
+      "line), \"on\" (any screen) or \"off\". Page.ocr_status says what it cost.");
   seconds_property(cls, "web_timeout", &PageOptions::web_timeout,
                    "Longest the WebView part of one snapshot may take.");
   seconds_property(cls, "timeout", &PageOptions::timeout,
@@ -235,6 +244,10 @@ void bind_page_options(py::module_& module) {
 }
 
 }  // namespace
+
+PageOptions::Ocr parse_ocr_mode(const std::string& text) {
+  return parse_name(text, kOcrModes, "ocr");
+}
 
 Deadline deadline_from(const std::optional<double>& timeout) {
   if (!timeout) return kDefaultDeadline;

@@ -103,6 +103,16 @@ void bind_page_results(py::module_& module) {
       .def_property_readonly(
           "problem", [](const WebStatus& w) { return text(w.problem); },
           "Why a WebView kept its native content only (\"\" when none did).");
+  py::class_<OcrStatus>(module, "OcrStatus",
+                        "What the last snapshot's text recognition (PageOptions.ocr) did.")
+      .def_readonly("ran", &OcrStatus::ran, "The screen's pixels were read.")
+      .def_readonly("texts", &OcrStatus::texts, "Word groups added, each with a ref.")
+      .def_property_readonly(
+          "took", [](const OcrStatus& o) { return seconds_from(o.took); },
+          "Seconds the screenshot and the reading took.")
+      .def_property_readonly(
+          "problem", [](const OcrStatus& o) { return text(o.problem); },
+          "Why the reading could not run (\"\" when it ran or was not needed).");
 }
 
 // Snapshot, last_snapshot, waits: the text refs refer to.
@@ -522,6 +532,18 @@ void bind_page(py::module_& module) {
       "web_status",
       [](PageBox& box) { return on_page(box, [](Page& page) { return page.web_status(); }); },
       "The WebView bridge's report on the last snapshot.");
+  cls.def_property_readonly(
+      "ocr_status",
+      [](PageBox& box) { return on_page(box, [](Page& page) { return page.ocr_status(); }); },
+      "What the last snapshot's text recognition did.");
+  cls.def(
+      "set_ocr",
+      [](PageBox& box, const std::string& mode) {
+        const PageOptions::Ocr parsed = parse_ocr_mode(mode);
+        on_page(box, [&](Page& page) { page.set_ocr(parsed); });
+      },
+      py::arg("mode"),
+      "Changes PageOptions.ocr (\"auto\", \"on\" or \"off\") for the snapshots to come.");
   bind_reading(cls);
   bind_acting(cls);
   bind_device_calls(cls);

@@ -9,7 +9,7 @@ import struct
 import pytest
 
 import adbwire
-from conftest import DEMO_PACKAGE, SOURCE_DIR
+from conftest import DEMO_PACKAGE, SOURCE_DIR, VirtualDevice
 
 
 def png_size(data):
@@ -209,3 +209,51 @@ def test_the_readme_example_runs(vdevice, capsys):
     assert '- Button [ref=5] "Add item"' in out and '"New item"' in out
     vdevice.wait_for_event(r"input text two")
     vdevice.wait_for_event(r"input keyevent 4")
+
+
+SURFACE_DUMP = (
+    "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+    '<node index="0" text="" resource-id="" class="android.view.SurfaceView" '
+    'package="com.example.game" content-desc="" checkable="false" checked="false" '
+    'clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" '
+    'long-clickable="false" password="false" selected="false" bounds="[0,0][720,1608]"/>'
+    "</hierarchy>"
+)
+
+
+def test_ocr_reads_a_screen_with_nothing_accessible(tmp_path, device_root):
+    """A tree of one SurfaceView over a real phone's screenshot: the words in its pixels become
+    [ocr] refs a tap reaches; ocr="off" reads nothing; the options speak Python's words."""
+    screenshot = SOURCE_DIR.parent / "shared" / "corpus" / "png" / "wecom-720x1608.png"
+    assert screenshot.is_file(), "the shared corpus is missing: %s" % screenshot
+    screens = tmp_path / "screens"
+    screens.mkdir()
+    (screens / "game.xml").write_text(SURFACE_DUMP)
+    (screens / "screens.xml").write_text(
+        '<screens start="s"><screen name="s" dump="game.xml" png="%s"/></screens>' % screenshot
+    )
+    device = VirtualDevice("--screens", str(screens), root=device_root)
+    try:
+        page = adbwire.Page.connect(device.target)
+        assert page.options.ocr == "auto"
+        text = page.snapshot()
+        assert '- Text [ref=1] "16:10" [ocr]' in text, text
+        status = page.ocr_status
+        assert status.ran and status.texts >= 1 and status.took > 0 and status.problem == ""
+        page.tap(1)
+        event = device.wait_for_event(r"input tap \d+ \d+")
+        x, y = (int(v) for v in event.split()[2:4])
+        assert 20 <= x <= 130 and 15 <= y <= 70, event  # the clock's box, top left
+
+        page.set_ocr("off")
+        text = page.snapshot()
+        assert "[ocr]" not in text and not page.ocr_status.ran, text
+        with pytest.raises(adbwire.InvalidArgumentError, match="auto, on, off"):
+            page.set_ocr("sometimes")
+        page.close()
+    finally:
+        device.stop()
+
+    assert adbwire.PageOptions(ocr="on").ocr == "on"
+    with pytest.raises(adbwire.InvalidArgumentError, match='ocr "yes"'):
+        adbwire.PageOptions(ocr="yes")
