@@ -14,6 +14,7 @@
 #include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
 #include "cli/terminal_text.hpp"
+#include "verbs/reply_text.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -64,6 +65,7 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
     return run_verb(globals, "snapshot", std::move(arguments), args.print);
   }
   std::string xml;
+  std::string ocr_cost;  // a reading of the pixels is slow: the first line says what it cost
   if (args.xml.empty()) {
     PageOptions options;
     options.helper = args.helper;
@@ -76,11 +78,12 @@ int run_snapshot(const SnapshotArgs& args, const GlobalOptions& globals) {
     Page page(connect_device(globals), options);
     page.snapshot();
     xml = page.last_dump();
+    ocr_cost = verbs::ocr_line(page.ocr_status());
   } else {
     xml = read_dump(args.xml);
   }
   const ui::Snapshot snapshot = ui::parse_dump(std::move(xml), args.options);
-  const std::string out = args.json ? snapshot.to_json() + "\n" : snapshot.to_text();
+  const std::string out = args.json ? snapshot.to_json() + "\n" : ocr_cost + snapshot.to_text();
   return print(out) ? 0 : 1;
 }
 

@@ -225,4 +225,14 @@ Reply action_done(Call& call, std::string summary) {
   return reply;
 }
 
+std::string ocr_line(const OcrStatus& ocr) {
+  const std::string cost = " in " + std::to_string(ocr.took.count()) + " ms";
+  if (!ocr.problem.empty()) return "# text not read from the pixels: " + ocr.problem + "\n";
+  if (!ocr.ran) return {};
+  if (ocr.texts == 0)
+    return "# OCR read the screen's pixels" + cost + " and found no text either\n";
+  return "# OCR read " + std::to_string(ocr.texts) + " text" + (ocr.texts == 1 ? "" : "s") +
+         " from the screen's pixels" + cost + ": [ocr] refs, tapped at the centre of their box\n";
+}
+
 }  // namespace adbwire::verbs

@@ -34,6 +34,9 @@ std::string describe(const ui::Snapshot& snapshot, ui::NodeIndex index);
 // now), that it is disabled (the app may ignore the action).
 std::string moved_note(const Page& page);
 
+// The first line of a snapshot whose text was read from the pixels: what it cost, or why it
+// could not be read; "" when no reading was needed.
+std::string ocr_line(const OcrStatus& ocr);
 // The snapshot text as it goes into a reply: whole when it fits the budget, else saved to a
 // file (the path, the counts and as much of a compact interactive view as fits).
 std::string fit(Call& call, const Page& page, std::string text);

@@ -50,17 +50,6 @@ std::string scale_words(const EncodedImage& image) {
          " screen (give its pixels with space screenshot, or divide by the scale)";
 }
 
-// The first line of a snapshot whose text was read from the pixels: what it cost.
-std::string ocr_line(const OcrStatus& ocr) {
-  const std::string cost = " in " + std::to_string(ocr.took.count()) + " ms";
-  if (!ocr.problem.empty()) return "# text not read from the pixels: " + ocr.problem + "\n";
-  if (!ocr.ran) return {};
-  if (ocr.texts == 0)
-    return "# OCR read the screen's pixels" + cost + " and found no text either\n";
-  return "# OCR read " + std::to_string(ocr.texts) + " text" + (ocr.texts == 1 ? "" : "s") +
-         " from the screen's pixels" + cost + ": [ocr] refs, tapped at the centre of their box\n";
-}
-
 }  // namespace
 
 Reply snapshot(Call& call) {

@@ -14,6 +14,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
 #include "adbwire/testing/vdevice.hpp"
+#include "integration/adb_server.hpp"
 #include "integration/temp_dir.hpp"
 #include "integration/verb_tools.hpp"
 #include "mcp/device_tools.hpp"
@@ -165,6 +166,18 @@ TEST_F(Pixels, TheSnapshotReplySaysWhatReadingThePixelsCostOrThatTheScreenHasNei
       << blank.text;
   const Said off = call("snapshot", {{"ocr", false}});
   EXPECT_EQ(off.text.find("OCR"), std::string::npos) << off.text;
+}
+
+TEST_F(Pixels, TheOneOffCliSnapshotSaysWhatReadingThePixelsCostFirst) {
+  const test::TempDir home;
+  const test::ProcessResult result = test::run_process(
+      {ADBWIRE_CLI_PATH, "-s", device_->target(), "--no-daemon", "snapshot"},
+      {"HOME=" + home.path().string(), "XDG_RUNTIME_DIR=" + home.path().string()}, {});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(std::regex_search(
+      result.out, std::regex("^# OCR read 3 texts from the screen's pixels in \\d+ ms")))
+      << result.out;
+  EXPECT_NE(result.out.find("- Text [ref=2] \"PLAY\" [ocr]"), std::string::npos) << result.out;
 }
 
 TEST_F(Pixels, ScreensWithAccessibleElementsReadNoPixelsUnlessAsked) {
