@@ -80,9 +80,17 @@ void stop_app(Device& device, std::string_view package, Deadline deadline, std::
 ForegroundActivity foreground_activity(Device& device, Deadline deadline = kDefaultDeadline);
 ForegroundActivity foreground_activity(Device& device, Deadline deadline, std::error_code& error);
 
-// The installed packages (`pm list packages`), sorted by name. The error_code overload returns
-// an empty list on error.
+// Which installed packages list_packages names: pm's -s (those of the system image) and -3
+// (those the user installed).
+enum class PackageKind { all, system, third_party };
+
+// The installed packages (`pm list packages`, with -s or -3 for a kind), sorted by name. The
+// error_code overloads return an empty list on error.
 std::vector<std::string> list_packages(Device& device, Deadline deadline = kDefaultDeadline);
 std::vector<std::string> list_packages(Device& device, Deadline deadline, std::error_code& error);
+std::vector<std::string> list_packages(Device& device, PackageKind kind,
+                                       Deadline deadline = kDefaultDeadline);
+std::vector<std::string> list_packages(Device& device, PackageKind kind, Deadline deadline,
+                                       std::error_code& error);
 
 }  // namespace adbwire

@@ -444,6 +444,8 @@ class Page {
   ForegroundActivity foreground(Deadline deadline, std::error_code& error);
   std::vector<std::string> packages(Deadline deadline = kDefaultDeadline);
   std::vector<std::string> packages(Deadline deadline, std::error_code& error);
+  std::vector<std::string> packages(PackageKind kind, Deadline deadline = kDefaultDeadline);
+  std::vector<std::string> packages(PackageKind kind, Deadline deadline, std::error_code& error);
   // The installed apps' labels ("Settings"), by package, as PackageManager gives them through
   // the on-device dumper (a shell has no command for labels). Errors: not_supported without
   // the dumper, command_failed (PackageManager could not be reached), the helper's errors.

@@ -68,10 +68,11 @@ ForegroundActivity Page::State::foreground(Deadline deadline, detail::Failure& f
   });
 }
 
-std::vector<std::string> Page::State::packages(Deadline deadline, detail::Failure& failure) {
+std::vector<std::string> Page::State::packages(PackageKind kind, Deadline deadline,
+                                               detail::Failure& failure) {
   const Deadline d = resolve(deadline);
   return call("packages", {}, false, failure, [&](detail::Failure& f) {
-    return forward(f, [&](std::error_code& e) { return list_packages(device, d, e); });
+    return forward(f, [&](std::error_code& e) { return list_packages(device, kind, d, e); });
   });
 }
 
@@ -246,10 +247,18 @@ ForegroundActivity Page::foreground(Deadline deadline, std::error_code& error) {
 }
 
 std::vector<std::string> Page::packages(Deadline deadline) {
-  return detail::or_throw([&](detail::Failure& f) { return state_->packages(deadline, f); });
+  return packages(PackageKind::all, deadline);
 }
 std::vector<std::string> Page::packages(Deadline deadline, std::error_code& error) {
-  return detail::or_code(error, [&](detail::Failure& f) { return state_->packages(deadline, f); });
+  return packages(PackageKind::all, deadline, error);
+}
+std::vector<std::string> Page::packages(PackageKind kind, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return state_->packages(kind, deadline, f); });
+}
+std::vector<std::string> Page::packages(PackageKind kind, Deadline deadline,
+                                        std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return state_->packages(kind, deadline, f); });
 }
 
 std::map<std::string, std::string> Page::app_labels(Deadline deadline) {

@@ -123,7 +123,7 @@ struct Page::State {
               detail::Failure& failure);
   void stop(std::string_view package, Deadline deadline, detail::Failure& failure);
   ForegroundActivity foreground(Deadline deadline, detail::Failure& failure);
-  std::vector<std::string> packages(Deadline deadline, detail::Failure& failure);
+  std::vector<std::string> packages(PackageKind kind, Deadline deadline, detail::Failure& failure);
   void install(const std::filesystem::path& apk, Deadline deadline, detail::Failure& failure);
   void uninstall(std::string_view package, Deadline deadline, detail::Failure& failure);
   std::vector<std::uint8_t> screenshot(Deadline deadline, detail::Failure& failure);

@@ -135,10 +135,14 @@ ForegroundActivity foreground(Device& device, Deadline deadline, detail::Failure
   return {};
 }
 
-std::vector<std::string> packages(Device& device, Deadline deadline, detail::Failure& failure) {
+std::vector<std::string> packages(Device& device, PackageKind kind, Deadline deadline,
+                                  detail::Failure& failure) {
+  const char* command = kind == PackageKind::system        ? "pm list packages -s"
+                        : kind == PackageKind::third_party ? "pm list packages -3"
+                                                           : "pm list packages";
   const std::string out =
-      detail::run_command(device, "pm list packages", deadline, detail::OutputCheck::exit_status,
-                          failure, &OutputLimits::packages);
+      detail::run_command(device, command, deadline, detail::OutputCheck::exit_status, failure,
+                          &OutputLimits::packages);
   if (failure) return {};
   std::vector<std::string> names = detail::parse_package_list(out);
   std::sort(names.begin(), names.end());
@@ -173,10 +177,18 @@ ForegroundActivity foreground_activity(Device& device, Deadline deadline, std::e
 }
 
 std::vector<std::string> list_packages(Device& device, Deadline deadline) {
-  return detail::or_throw([&](detail::Failure& f) { return packages(device, deadline, f); });
+  return list_packages(device, PackageKind::all, deadline);
 }
 std::vector<std::string> list_packages(Device& device, Deadline deadline, std::error_code& error) {
-  return detail::or_code(error, [&](detail::Failure& f) { return packages(device, deadline, f); });
+  return list_packages(device, PackageKind::all, deadline, error);
+}
+std::vector<std::string> list_packages(Device& device, PackageKind kind, Deadline deadline) {
+  return detail::or_throw([&](detail::Failure& f) { return packages(device, kind, deadline, f); });
+}
+std::vector<std::string> list_packages(Device& device, PackageKind kind, Deadline deadline,
+                                       std::error_code& error) {
+  return detail::or_code(error,
+                         [&](detail::Failure& f) { return packages(device, kind, deadline, f); });
 }
 
 Intent view_intent(std::string_view url) {

@@ -226,7 +226,10 @@ std::unique_ptr<Job> package_job(const Argv& args) {
     });
   }
   if (args.size() >= 2 && verb == "list" && args[1] == "packages") {
-    return now([](JobIo& io) {
+    // Every package here is one the user installed (the demo app among them): -s lists none.
+    const bool system_only = std::find(args.begin(), args.end(), "-s") != args.end();
+    return now([system_only](JobIo& io) {
+      if (system_only) return 0;
       std::string out = "package:" + std::string(kDemoPackage) + "\n";
       for (const std::string& name : io.device().state().packages())
         out += "package:" + name + "\n";

@@ -11,6 +11,7 @@ namespace {
 constexpr std::pair<std::string_view, Handler> kHandlers[] = {
     {"snapshot", handlers::snapshot},
     {"tap", handlers::tap},
+    {"click_area", handlers::click_area},
     {"long_press", handlers::long_press},
     {"type", handlers::type},
     {"scroll", handlers::scroll},

@@ -35,6 +35,7 @@ Reply record_stop(Call& call);
 
 // verbs_input.cpp
 Reply tap(Call& call);
+Reply click_area(Call& call);
 Reply long_press(Call& call);
 Reply type(Call& call);
 Reply scroll(Call& call);

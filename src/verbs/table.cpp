@@ -100,6 +100,18 @@ std::vector<Verb> make_table() {
                true,
                false,
                ""});
+  v.push_back({"click_area",
+               "Tap an area",
+               "Tap the centre of a rectangle given by its top-left (x1, y1) and bottom-right "
+               "(x2, y2) corners: for a region read off a screenshot rather than an element.",
+               {number_param("x1", "Left edge.", true), number_param("y1", "Top edge.", true),
+                number_param("x2", "Right edge.", true), number_param("y2", "Bottom edge.", true),
+                kNormalized, kSpace},
+               kAction,
+               {"x1", "y1", "x2", "y2"},
+               true,
+               false,
+               ""});
   v.push_back({"long_press",
                "Long-press",
                "Press and hold (1 s) an element by ref or selector, or a point: opens context "
@@ -253,9 +265,11 @@ std::vector<Verb> make_table() {
        "Wait for an element",
        "Take snapshots until an element matching the selector appears (or, with gone, "
        "until none is left), then return that snapshot (its refs are current). Use after "
-       "an action that loads something. An error after timeout_ms.",
+       "an action that loads something. An error after timeout_ms. With seconds instead "
+       "of a selector: a plain pause (an animation, a timer), nothing read.",
        {kSelector, kId, kText, kDesc, flag_param("gone", "Wait for it to disappear instead."),
-        integer_param("timeout_ms", "How long to wait (default 10000).", 1, 120000)},
+        integer_param("timeout_ms", "How long to wait (default 10000).", 1, 120000),
+        number_param("seconds", "A pause of this many seconds (0..600) instead of a selector.")},
        kReadOnly,
        {"selector"},
        true,
@@ -383,7 +397,9 @@ std::vector<Verb> make_table() {
                "List apps",
                "List the installed packages with their labels (labels need the on-device "
                "dumper), optionally filtered.",
-               {text_param("filter", "Only packages whose name or label contains this.")},
+               {text_param("filter", "Only packages whose name or label contains this."),
+                flag_param("system", "Only the system image's packages (pm -s)."),
+                flag_param("third_party", "Only the packages the user installed (pm -3).")},
                kReadOnly,
                {"filter"},
                true,

@@ -62,7 +62,12 @@ Reply foreground(Call& call) {
 
 Reply apps(Call& call) {
   Page& page = call.page();
-  std::vector<std::string> packages = page.packages();
+  if (call.flag("system") && call.flag("third_party"))
+    throw Error(errc::invalid_argument, "give system or third_party, not both");
+  const PackageKind kind = call.flag("system")        ? PackageKind::system
+                           : call.flag("third_party") ? PackageKind::third_party
+                                                      : PackageKind::all;
+  std::vector<std::string> packages = page.packages(kind);
   // Labels where the on-device dumper reads them; an app names itself, so a label is device
   // text: escaped and cut before it reaches the reply.
   std::map<std::string, std::string> labels;
@@ -85,8 +90,11 @@ Reply apps(Call& call) {
     return !filter.empty() && p.find(filter) == std::string::npos &&
            label_of_package(p).find(filter) == std::string::npos;
   });
+  const char* kind_words = kind == PackageKind::system        ? " of the system image"
+                           : kind == PackageKind::third_party ? " the user installed"
+                                                              : "";
   std::string text = std::to_string(packages.size()) + " package" +
-                     (packages.size() == 1 ? "" : "s") +
+                     (packages.size() == 1 ? "" : "s") + kind_words +
                      (filter.empty() ? "" : " matching " + in_quotes(filter)) + ":\n";
   for (const std::string& package : packages) {
     const std::string label = label_of_package(package);

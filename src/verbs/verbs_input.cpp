@@ -130,6 +130,20 @@ std::vector<std::vector<ScreenPoint>> parse_fingers(std::string_view text, const
 
 Reply tap(Call& call) { return tap_or_press(call, false); }
 
+Reply click_area(Call& call) {
+  const double x1 = call.required_number("x1");
+  const double y1 = call.required_number("y1");
+  const double x2 = call.required_number("x2");
+  const double y2 = call.required_number("y2");
+  if (!(x1 <= x2 && y1 <= y2))
+    throw Error(errc::invalid_argument,
+                "the area runs from its top-left corner (x1, y1) to its bottom-right (x2, y2): "
+                "x1 <= x2 and y1 <= y2");
+  const ScreenPoint at = call.at((x1 + x2) / 2, (y1 + y2) / 2);
+  call.page().tap_at(at);
+  return action_done(call, "Tapped the centre of the area, " + point_words(at) + ".");
+}
+
 Reply long_press(Call& call) { return tap_or_press(call, true); }
 
 Reply type(Call& call) {

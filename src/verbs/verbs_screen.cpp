@@ -1,4 +1,5 @@
 // Verbs that read the screen: snapshot, find, wait, screenshot, page_source, webviews.
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -16,6 +17,9 @@ using namespace std::chrono_literals;
 
 constexpr std::size_t kMaxFindMatches = 50;
 constexpr auto kWaitPause = 300ms;
+// wait's plain pause: longer than any animation or timer an agent waits out, short enough that a
+// wrong number does not hold the device for hours.
+constexpr double kLongestPause = 600;
 
 // The view of the last dump the arguments ask for (refs keep their numbers whatever is shown).
 std::string render(Call& call, Page& page) {
@@ -123,6 +127,18 @@ Reply find(Call& call) {
 }
 
 Reply wait(Call& call) {
+  if (const std::optional<double> seconds = call.number("seconds")) {
+    if (has_selector(call))
+      throw Error(errc::invalid_argument,
+                  "give seconds (a pause) or what to wait for (selector, text, id or desc), not "
+                  "both");
+    if (!(*seconds >= 0 && *seconds <= kLongestPause))
+      throw Error(errc::invalid_argument, "seconds must be between 0 and " +
+                                              format_number(kLongestPause) + ", not " +
+                                              format_number(*seconds));
+    call.cancel().sleep(std::chrono::milliseconds(std::llround(*seconds * 1000)));
+    return Reply::text("Waited " + format_number(*seconds) + " s; nothing was read.");
+  }
   if (!has_selector(call))
     throw Error(errc::invalid_argument, "give selector, text, id or desc: what to wait for");
   const bool until_gone = call.flag("gone");

@@ -300,6 +300,11 @@ TEST_F(AppsTest, ListPackagesIsSortedAndFollowsInstalls) {
   install(device, {apk("a.apk", "com.a.app", 1)});
   EXPECT_EQ(list_packages(device),
             (std::vector<std::string>{"com.a.app", "com.b.app", "com.example.adbwire.demo"}));
+  // pm's kinds: every package of the virtual device is one the user installed.
+  EXPECT_EQ(list_packages(device, PackageKind::third_party), list_packages(device));
+  EXPECT_TRUE(list_packages(device, PackageKind::system).empty());
+  const auto sent = vd.events();
+  EXPECT_NE(std::find(sent.begin(), sent.end(), "pm list packages -s"), sent.end());
   // The error_code overload of a call whose connection is gone: the code, the detail, nothing.
   device.close();
   std::error_code error;

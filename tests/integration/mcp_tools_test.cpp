@@ -303,6 +303,60 @@ TEST_F(McpTools, AppLabelsAreEscapedDeviceText) {
   EXPECT_NE(without.find("com.example.adbwire.demo\n"), std::string::npos) << without;
 }
 
+TEST_F(McpTools, ClickAreaTapsTheCentreOfTheRectangle) {
+  DeviceTools tools(options());
+  const Json tapped =
+      call(tools, "click_area", {{"x1", 100}, {"y1", 200}, {"x2", 300}, {"y2", 400}});
+  ASSERT_FALSE(tapped["isError"].get<bool>()) << text_of(tapped);
+  EXPECT_NE(text_of(tapped).find("Tapped the centre of the area, (200, 300)"), std::string::npos)
+      << text_of(tapped);
+  const auto sent = device_.events();
+  EXPECT_NE(std::find(sent.begin(), sent.end(), "input tap 200 300"), sent.end());
+  const Json normalized =
+      call(tools, "click_area",
+           {{"x1", 0.25}, {"y1", 0.5}, {"x2", 0.75}, {"y2", 0.5}, {"normalized", true}});
+  ASSERT_FALSE(normalized["isError"].get<bool>()) << text_of(normalized);
+  const auto after = device_.events();
+  EXPECT_NE(std::find(after.begin(), after.end(), "input tap 540 1200"), after.end());
+  const std::size_t before = after.size();
+  const Json reversed =
+      call(tools, "click_area", {{"x1", 300}, {"y1", 200}, {"x2", 100}, {"y2", 400}});
+  EXPECT_TRUE(reversed["isError"].get<bool>());
+  EXPECT_NE(text_of(reversed).find("x1 <= x2"), std::string::npos) << text_of(reversed);
+  EXPECT_EQ(device_.events().size(), before) << "a refused area sent something";
+}
+
+TEST_F(McpTools, WaitWithSecondsIsAPlainPause) {
+  DeviceTools tools(options());
+  const std::size_t before = device_.events().size();
+  const auto start = std::chrono::steady_clock::now();
+  const Json waited = call(tools, "wait", {{"seconds", 0.2}});
+  ASSERT_FALSE(waited["isError"].get<bool>()) << text_of(waited);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+  EXPECT_NE(text_of(waited).find("Waited 0.2 s"), std::string::npos) << text_of(waited);
+  EXPECT_EQ(device_.events().size(), before) << "a pause read the screen";
+  const Json both = call(tools, "wait", {{"seconds", 1}, {"text", "Milk"}});
+  EXPECT_TRUE(both["isError"].get<bool>());
+  EXPECT_NE(text_of(both).find("not both"), std::string::npos) << text_of(both);
+  const Json too_long = call(tools, "wait", {{"seconds", 601}});
+  EXPECT_TRUE(too_long["isError"].get<bool>());
+  EXPECT_NE(text_of(too_long).find("between 0 and 600"), std::string::npos) << text_of(too_long);
+}
+
+TEST_F(McpTools, AppsListsTheSystemsPackagesOrTheUsersOnly) {
+  DeviceTools tools(options());
+  const std::string users = text_of(call(tools, "apps", {{"third_party", true}}));
+  EXPECT_NE(users.find("1 package the user installed"), std::string::npos) << users;
+  EXPECT_NE(users.find("com.example.adbwire.demo\n"), std::string::npos) << users;
+  const std::string system = text_of(call(tools, "apps", {{"system", true}}));
+  EXPECT_NE(system.find("0 packages of the system image"), std::string::npos) << system;
+  const auto sent = device_.events();
+  EXPECT_NE(std::find(sent.begin(), sent.end(), "pm list packages -s"), sent.end());
+  const Json both = call(tools, "apps", {{"system", true}, {"third_party", true}});
+  EXPECT_TRUE(both["isError"].get<bool>());
+  EXPECT_NE(text_of(both).find("not both"), std::string::npos) << text_of(both);
+}
+
 TEST_F(McpTools, TheDeviceArgumentDrivesAnotherDevice) {
   VirtualDevice other(demo());
   other.start();

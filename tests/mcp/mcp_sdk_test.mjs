@@ -257,6 +257,8 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
        "dumper touch 2 fingers 200 ms: 100,900 -> 100,300; 300,900 -> 300,300"],
       ["drag", { from_x: 100, from_y: 800, to_x: 300, to_y: 900 }, /rag/],
       ["press", { key: "66" }, /Pressed 66/, "input keyevent 66"],
+      ["click_area", { x1: 100, y1: 200, x2: 300, y2: 400 }, /centre of the area/,
+       "dumper touch 1 finger 0 ms: 200,300 -> 200,300"],
       ["home", {}, /Pressed home/, "input keyevent 3"],
       ["recent", {}, /recent apps/, "input keyevent 187"],
       ["launch", { package: "com.example.adbwire.demo" }, /Launched/,
