@@ -57,8 +57,8 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   add_timeout_option(*cmd, args->timeout, "-t,--timeout",
                      "give up after this many seconds in all, checked while data flows (default: "
                      "only when the device stalls)");
-  cmd->callback([args, &globals, &run] {
-    run = [args, &globals] {
+  cmd->callback([args, cmd, &globals, &run] {
+    run = [args, cmd, &globals] {
       std::vector<std::string> remotes = args->paths;
       std::string local = ".";
       if (remotes.size() > 1) {
@@ -82,7 +82,7 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       Device device = connect_device(chosen);
       detail::remove_on_signals();  // Ctrl-C leaves no hidden temporary file behind
       PullOptions options;
-      options.compression = compression_choice(args->compression, args->no_compression);
+      options.compression = compression_choice(*cmd, args->compression, args->no_compression);
       options.keep_attributes = args->keep_attributes;
       options.limits = args->limits;
       options.progress = progress_bar(args->quiet);
