@@ -14,6 +14,8 @@ void add_snapshot_command(CLI::App& app, const GlobalOptions& globals, Run& run)
 void add_shell_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_exec_out_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+// The front's pull: only through the daemon, on the device the call names.
+void add_front_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_keygen_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_pair_command(CLI::App& app, const GlobalOptions& globals, Run& run);

@@ -34,7 +34,8 @@ Device connect_device(const GlobalOptions& globals);
 // of -H/-P). Defined in connect_direct.cpp, which only the full program links (it brings the
 // whole connection runtime).
 Device connect_from_full_program(const GlobalOptions& globals);
-// Whether connect_from_full_program goes through the daemon for globals.
+// Whether connect_from_full_program goes through the daemon for globals (daemon_serves() on
+// globals and the environment; defined in daemon_connect.cpp, for both programs).
 bool full_program_uses_daemon(const GlobalOptions& globals);
 
 // Device::connect on -s with the global flags: a connection of this process's own.

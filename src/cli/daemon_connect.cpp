@@ -36,6 +36,12 @@ bool daemon_serves(std::string_view target, bool opted_out, bool record,
   return !error && parsed.kind() != Target::Kind::server;
 }
 
+bool full_program_uses_daemon(const GlobalOptions& globals) {
+  const std::string_view target = globals.serial.empty() ? env("ANDROID_SERIAL") : globals.serial;
+  return daemon_serves(target, globals.no_daemon, !globals.record.empty(), env("ADBWIRE_NO_DAEMON"),
+                       env("ADBWIRE_NO_HOLDER"));
+}
+
 namespace {
 
 // Whole seconds, 1 to kMaxIdleSeconds, from the environment variable `name` (else its old name

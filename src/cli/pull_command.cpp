@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -6,9 +7,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
 #include "base/signal_cleanup.hpp"
-#include "cli/commands.hpp"
 #include "cli/connect.hpp"
-#include "cli/device_selection.hpp"
 #include "cli/pull_files.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/transfer_report.hpp"
@@ -26,9 +25,20 @@ struct PullArgs {
   SyncLimits limits;
 };
 
+// The front serves a pull only when its device is named (front::front_command): the name is the
+// choice.
+std::string named_target(const GlobalOptions& globals) {
+  const char* serial = std::getenv("ANDROID_SERIAL");
+  return !globals.serial.empty() ? globals.serial : serial != nullptr ? serial : std::string();
+}
+
 }  // namespace
 
-void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+void add_front_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  add_pull_command_with(app, globals, run, {named_target, nullptr});
+}
+
+void add_pull_command_with(CLI::App& app, const GlobalOptions& globals, Run& run, PullWays ways) {
   auto args = std::make_shared<PullArgs>();
   auto* cmd = app.add_subcommand(
       "pull", "copy files or folders from the device: pull [-a] REMOTE… [LOCAL]");
@@ -57,8 +67,8 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   add_timeout_option(*cmd, args->timeout, "-t,--timeout",
                      "give up after this many seconds in all, checked while data flows (default: "
                      "only when the device stalls)");
-  cmd->callback([args, &globals, &run] {
-    run = [args, &globals] {
+  cmd->callback([args, cmd, ways, &globals, &run] {
+    run = [args, cmd, ways, &globals] {
       std::vector<std::string> remotes = args->paths;
       std::string local = ".";
       if (remotes.size() > 1) {
@@ -78,18 +88,18 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       }
       // Chosen once: the connection and the daemon's pull into our files name the same device.
       GlobalOptions chosen = globals;
-      chosen.serial = select_target(globals);
+      chosen.serial = ways.choose_target(globals);
       Device device = connect_device(chosen);
       detail::remove_on_signals();  // Ctrl-C leaves no hidden temporary file behind
       PullOptions options;
-      options.compression = compression_choice(args->compression, args->no_compression);
+      options.compression = compression_choice(*cmd, args->compression, args->no_compression);
       options.keep_attributes = args->keep_attributes;
       options.limits = args->limits;
       options.progress = progress_bar(args->quiet);
       options.deadline = args->timeout.deadline();
       TransferStats stats;
       try {
-        stats = pull_to_host(chosen, device, remotes, local, options);
+        stats = pull_to_host(chosen, device, remotes, local, options, ways.pull_directly);
       } catch (const Error& e) {
         // As adb: a sync error is printed where the summary would be, on stdout.
         print("adbwire: error: " + std::string(e.what()) + "\n");

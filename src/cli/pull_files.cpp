@@ -29,10 +29,12 @@ std::int64_t milliseconds_left(Deadline deadline) {
 
 TransferStats pull_to_host(const GlobalOptions& globals, Device& device,
                            const std::vector<std::string>& remotes,
-                           const std::filesystem::path& local, const PullOptions& options) {
+                           const std::filesystem::path& local, const PullOptions& options,
+                           DirectPull pull_directly) {
   if (!full_program_uses_daemon(globals)) {
-    SyncClient sync(device, options.deadline);
-    return sync.pull(remotes, local, options);
+    if (pull_directly == nullptr)
+      throw Error(errc::invalid_argument, "this program pulls only through the adbwire daemon");
+    return pull_directly(device, remotes, local, options);
   }
   const char* serial = std::getenv("ANDROID_SERIAL");
   const std::string target = !globals.serial.empty() ? globals.serial

@@ -34,13 +34,13 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   add_timeout_option(*cmd, args->timeout, "-t,--timeout",
                      "give up after this many seconds in all (default: only when the device "
                      "stalls)");
-  cmd->callback([args, &globals, &run] {
-    run = [args, &globals] {
+  cmd->callback([args, cmd, &globals, &run] {
+    run = [args, cmd, &globals] {
       const std::string remote = args->paths.back();
       const std::vector<std::filesystem::path> locals(args->paths.begin(), args->paths.end() - 1);
       Device device = connect_device(globals);
       PushOptions options;
-      options.compression = compression_choice(args->compression, args->no_compression);
+      options.compression = compression_choice(*cmd, args->compression, args->no_compression);
       options.progress = progress_bar(args->quiet);
       options.deadline = args->timeout.deadline();
       SyncClient sync(device, options.deadline);

@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "cli/terminal_text.hpp"
 
@@ -28,10 +30,23 @@ void add_compression_options(CLI::App& command, std::string& algorithm, bool& no
   command.add_flag("-Z", none, "no compression (as -z none)");
 }
 
-SyncCompression compression_choice(const std::string& algorithm, bool none) {
+SyncCompression compression_choice(const CLI::App& command, const std::string& algorithm,
+                                   bool none) {
   if (none) return SyncCompression::none;
   SyncCompression choice = SyncCompression::any;
-  parse_sync_compression(algorithm, choice);  // checked by the option's IsMember
+  const char* variable = std::getenv("ADB_COMPRESSION");
+  if (command.count("-z") != 0 || variable == nullptr) {
+    parse_sync_compression(algorithm, choice);  // checked by the option's IsMember
+    return choice;
+  }
+  const std::string_view wanted = variable;
+  if (wanted == "0") return SyncCompression::none;
+  if (wanted == "1") return SyncCompression::any;
+  if (!parse_sync_compression(wanted, choice)) {
+    throw Error(errc::invalid_argument,
+                "unexpected compression type '" + protocol::printable(wanted, 40) +
+                    "' in ADB_COMPRESSION (any, none, brotli, lz4, zstd, 1 or 0)");
+  }
   return choice;
 }
 

@@ -15,7 +15,11 @@ namespace adbwire::cli {
 // TCP, and data already compressed gains nothing), any for push.
 void add_compression_options(CLI::App& command, std::string& algorithm, bool& none,
                              std::string_view fallback);
-SyncCompression compression_choice(const std::string& algorithm, bool none);
+// The compression command's flags ask for. As adb: -Z, else -z, else $ADB_COMPRESSION (any,
+// none, brotli, lz4, zstd, or 1 for any and 0 for none), else the fallback. Throws
+// adbwire::Error (invalid_argument) when $ADB_COMPRESSION names none of those.
+SyncCompression compression_choice(const CLI::App& command, const std::string& algorithm,
+                                   bool none);
 
 // A progress handler drawing "[ 42%] REMOTE" on stderr at most ten times a second, or an
 // empty handler when stderr is not a terminal or quiet is set.

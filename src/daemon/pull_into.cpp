@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <exception>
 #include <utility>
 
@@ -14,6 +15,10 @@
 
 namespace adbwire::daemon {
 namespace {
+
+// How often a pull looks whether its client hung up: a few times a second, not per chunk (a
+// poll per 64 KiB, or per 4 KiB from an old device, is a system call the transfer does not need).
+constexpr auto kHangUpCheck = std::chrono::milliseconds(50);
 
 // Whether the client's socket was hung up (or broke): it no longer waits for the file, and its
 // signal handler has removed the temporary file we write into.
@@ -49,7 +54,10 @@ bool PullIntoServer::pull(const PullInto& pull, int file, std::uint64_t& bytes, 
   if (pull.deadline_ms >= 0)
     options.deadline = deadline_after(std::chrono::milliseconds(pull.deadline_ms));
   const int client = client_;
-  options.progress = [client](const SyncProgress&) {
+  options.progress = [client, next_check = Clock::now()](const SyncProgress&) mutable {
+    const auto now = Clock::now();
+    if (now < next_check) return;
+    next_check = now + kHangUpCheck;
     if (hung_up(client)) throw Error(errc::cancelled, "the client went away before its pull ended");
   };
   if (!channel_) {

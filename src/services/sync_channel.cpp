@@ -1,11 +1,48 @@
 #include "services/sync_channel.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 
 #include "adbwire/error.hpp"
 #include "adbwire/error_detail.hpp"
 #include "adbwire/protocol/printable.hpp"
+
+namespace adbwire {
+
+std::string_view to_string(SyncCompression compression) noexcept {
+  switch (compression) {
+    case SyncCompression::any:
+      return "any";
+    case SyncCompression::none:
+      return "none";
+    case SyncCompression::brotli:
+      return "brotli";
+    case SyncCompression::lz4:
+      return "lz4";
+    case SyncCompression::zstd:
+      return "zstd";
+  }
+  return "?";
+}
+
+bool parse_sync_compression(std::string_view text, SyncCompression& out) noexcept {
+  for (SyncCompression c : {SyncCompression::any, SyncCompression::none, SyncCompression::brotli,
+                            SyncCompression::lz4, SyncCompression::zstd}) {
+    if (text == to_string(c)) {
+      out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RemoteStat::is_directory() const noexcept { return S_ISDIR(mode); }
+bool RemoteStat::is_regular() const noexcept { return S_ISREG(mode); }
+bool RemoteStat::is_symlink() const noexcept { return S_ISLNK(mode); }
+
+}  // namespace adbwire
 
 namespace adbwire::detail {
 namespace {

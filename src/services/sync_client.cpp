@@ -1,8 +1,8 @@
 // SyncClient: stat/list, pull and push over one "sync:" stream (protocol/sync.md). The stream
 // plumbing is services/sync_channel, the pull side services/sync_pull (with pull_plan and
-// local_tree), the push side services/sync_push.
-#include <sys/stat.h>
+// local_tree) and services/sync_receive, the push side services/sync_push.
 
+#include <optional>
 #include <utility>
 
 #include "adbwire/error.hpp"
@@ -16,37 +16,6 @@ namespace adbwire {
 
 namespace fs = std::filesystem;
 using detail::Failure;
-
-std::string_view to_string(SyncCompression compression) noexcept {
-  switch (compression) {
-    case SyncCompression::any:
-      return "any";
-    case SyncCompression::none:
-      return "none";
-    case SyncCompression::brotli:
-      return "brotli";
-    case SyncCompression::lz4:
-      return "lz4";
-    case SyncCompression::zstd:
-      return "zstd";
-  }
-  return "?";
-}
-
-bool parse_sync_compression(std::string_view text, SyncCompression& out) noexcept {
-  for (SyncCompression c : {SyncCompression::any, SyncCompression::none, SyncCompression::brotli,
-                            SyncCompression::lz4, SyncCompression::zstd}) {
-    if (text == to_string(c)) {
-      out = c;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool RemoteStat::is_directory() const noexcept { return S_ISDIR(mode); }
-bool RemoteStat::is_regular() const noexcept { return S_ISREG(mode); }
-bool RemoteStat::is_symlink() const noexcept { return S_ISLNK(mode); }
 
 struct SyncClient::Impl {
   explicit Impl(Device& device) : channel(device) {}
@@ -73,7 +42,14 @@ struct SyncClient::Impl {
 
   TransferStats pull(const std::vector<std::string>& remotes, const fs::path& local,
                      const PullOptions& options, Failure& failure) {
-    return detail::pull_files(channel, remotes, local, options, failure);
+    const std::optional<detail::SyncCodec> codec = channel.choose(options.compression);
+    const detail::FileFetcher fetch_on_channel =
+        [&](const detail::FileFetch& fetch, int fd, SyncProgress& progress,
+            std::uint64_t& wire_bytes, Failure& file_failure) {
+          return detail::receive_file(channel, fetch, fd, codec, options, progress, wire_bytes,
+                                      file_failure);
+        };
+    return detail::pull_files(channel, remotes, local, options, failure, fetch_on_channel);
   }
 
   TransferStats push(const std::vector<fs::path>& locals, std::string_view remote,

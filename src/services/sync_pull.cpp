@@ -1,13 +1,6 @@
 // SyncClient::pull: plan, then write (include/adbwire/sync.hpp states what a device can and
 // cannot make a pull do).
 #include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <limits>
-#include <memory>
-#include <optional>
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
@@ -19,21 +12,8 @@ namespace adbwire::detail {
 namespace {
 
 namespace fs = std::filesystem;
-using protocol::SyncId;
-using protocol::SyncReply;
 
 std::string shown(std::string_view text) { return protocol::printable(text, 600); }
-
-// Writes all of bytes to fd; false with errno set on failure.
-bool write_all(int fd, std::span<const std::uint8_t> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
-  }
-  return true;
-}
 
 // Planning asks the device through the channel, each wait bounded by the call's deadline.
 class ChannelLister final : public PullLister {
@@ -54,24 +34,11 @@ class ChannelLister final : public PullLister {
   Deadline deadline_;
 };
 
-std::string corrupt_detail(std::string_view remote, const SyncDecompressor& decoder,
-                           std::string_view local, std::uint64_t written) {
-  return "pulling " + shown(remote) + ": the device sent corrupt " +
-         std::string(sync_codec_name(decoder.codec())) + "-compressed data: " + decoder.error() +
-         " (after " + std::to_string(written) + " bytes; nothing was written to " + shown(local) +
-         ")";
-}
-
 class Puller {
  public:
   Puller(SyncChannel& channel, const PullPlan& plan, LocalTree& tree, const PullOptions& options,
-         std::optional<SyncCodec> codec, const FileFetcher& fetcher)
-      : channel_(channel),
-        plan_(plan),
-        tree_(tree),
-        options_(options),
-        codec_(codec),
-        fetcher_(fetcher) {}
+         const FileFetcher& fetcher)
+      : channel_(channel), plan_(plan), tree_(tree), options_(options), fetcher_(fetcher) {}
 
   SyncProgress progress;
   std::uint64_t wire_bytes = 0;
@@ -80,7 +47,6 @@ class Puller {
     const PlanEntry& entry = plan_.entries()[index];
     const std::string remote = plan_.remote_path(index);
     const std::string local_text = tree_.display_path(index);
-    if (!fetcher_ && !channel_.ensure(options_.deadline, failure)) return false;
     const int folder = tree_.folder_fd(entry.parent, failure);
     if (folder < 0) return false;
     TempFile temp;
@@ -90,10 +56,7 @@ class Puller {
     progress.file_bytes = 0;
     progress.file_size = entry.size;
     const FileFetch fetch{remote, local_text, entry.size};
-    const bool received = fetcher_ ? fetcher_(fetch, temp.fd(), progress, wire_bytes, failure)
-                                   : receive_file(channel_, fetch, temp.fd(), codec_, options_,
-                                                  progress, wire_bytes, failure);
-    if (!received) return false;
+    if (!fetcher_(fetch, temp.fd(), progress, wire_bytes, failure)) return false;
     const mode_t mode =
         options_.private_files
             ? 0600
@@ -110,7 +73,6 @@ class Puller {
   const PullPlan& plan_;
   LocalTree& tree_;
   const PullOptions& options_;
-  std::optional<SyncCodec> codec_;
   const FileFetcher& fetcher_;
 };
 
@@ -127,88 +89,6 @@ std::string remote_join(std::string_view folder, std::string_view name) {
   if (joined.empty() || joined.back() != '/') joined += '/';
   joined += name;
   return joined;
-}
-
-bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
-                  std::optional<SyncCodec> codec, const PullOptions& options,
-                  SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
-  const std::string_view remote = fetch.remote;
-  const std::string_view local_text = fetch.local;
-  if (!channel.ensure(options.deadline, failure)) return false;
-  std::unique_ptr<SyncDecompressor> decoder;
-  if (codec) decoder = SyncDecompressor::make(*codec);
-  if (channel.sendrecv_v2()) {
-    const std::uint32_t flags = codec ? sync_codec_flag(*codec) : protocol::kSyncFlagNone;
-    if (protocol::append_sync_recv_v2(channel.out(), remote, flags)) {
-      failure.set(errc::invalid_argument, "device path longer than 1024 bytes: " + shown(remote));
-      return false;
-    }
-    channel.expect(SyncId::rcv2);
-  } else if (!channel.request(SyncId::recv, remote, failure)) {
-    return false;
-  }
-  if (!channel.flush(options.deadline, failure)) return false;
-
-  // The most this file may have: what the device announced, plus a little for a file that grew
-  // meanwhile. A compression bomb announced as 10 bytes stops here, not when the disk is full.
-  const std::uint64_t slack = options.limits.file_slack;
-  const std::uint64_t allowed = fetch.size > std::numeric_limits<std::uint64_t>::max() - slack
-                                    ? std::numeric_limits<std::uint64_t>::max()
-                                    : fetch.size + slack;
-  std::uint64_t written = 0;
-  bool sink_failed = false;
-  // Made once per file: a SyncSink built per chunk from this lambda would allocate each time.
-  const SyncSink store = [&](std::span<const std::uint8_t> bytes) {
-    sink_failed = true;
-    if (bytes.size() > allowed - written) {
-      failure.set(errc::limit_exceeded,
-                  "pulling " + shown(remote) + ": the device announced " +
-                      std::to_string(fetch.size) + " bytes and sent more than " +
-                      std::to_string(allowed) + " (SyncLimits::file_slack allows " +
-                      std::to_string(slack) +
-                      " more, for a file that grows meanwhile): a compression bomb or a lying "
-                      "device; nothing was written to " +
-                      shown(local_text));
-      return false;
-    }
-    if (!write_all(fd, bytes)) {
-      failure.set(errc::io_error, "writing " + shown(local_text) + ": " + std::strerror(errno));
-      return false;
-    }
-    sink_failed = false;
-    written += bytes.size();
-    progress.file_bytes += bytes.size();
-    progress.total_bytes += bytes.size();
-    return true;
-  };
-  for (SyncReply reply;;) {
-    if (!channel.next(reply, options.deadline, failure)) {
-      failure.detail = "pulling " + shown(remote) + ": " + failure.detail + " (after " +
-                       std::to_string(written) + " bytes; nothing was written to " +
-                       shown(local_text) + ")";
-      return false;
-    }
-    if (reply.type == SyncReply::Type::done) {
-      if (decoder && !decoder->finish()) {
-        failure.set(errc::protocol_error, corrupt_detail(remote, *decoder, local_text, written));
-        return false;
-      }
-      return true;
-    }
-    if (reply.type == SyncReply::Type::fail) {
-      failure.set(errc::command_failed, "pulling " + shown(remote) + ": " + shown(reply.message));
-      return false;
-    }
-    wire_bytes += reply.data.size();
-    const bool stored = decoder ? decoder->write(reply.data, store) : store(reply.data);
-    if (!stored) {
-      if (!sink_failed)
-        failure.set(errc::protocol_error, corrupt_detail(remote, *decoder, local_text, written));
-      channel.mark_broken();  // the rest of this file is still on its way
-      return false;
-    }
-    if (options.progress) channel.call_progress(options.progress, progress);
-  }
 }
 
 TransferStats pull_files(SyncChannel& channel, const std::vector<std::string>& remotes,
@@ -275,9 +155,8 @@ TransferStats pull_files(SyncChannel& channel, const std::vector<std::string>& r
       !tree.make_folders(options.keep_attributes || options.private_files, failure))
     return stats;
 
-  const std::optional<SyncCodec> codec = channel.choose(options.compression);
-  stats.compression = to_public(codec);
-  Puller puller(channel, plan, tree, options, codec, fetcher);
+  stats.compression = to_public(channel.choose(options.compression));
+  Puller puller(channel, plan, tree, options, fetcher);
   puller.progress.files_total = plan.file_count();
   puller.progress.total_size = plan.total_size();
   const auto& entries = plan.entries();

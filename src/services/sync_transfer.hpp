@@ -37,11 +37,11 @@ using FileFetcher = std::function<bool(const FileFetch& fetch, int fd, SyncProgr
                                        std::uint64_t& wire_bytes, Failure& failure)>;
 
 // SyncClient::pull: plans the whole tree (names and bounds checked), then writes it under the
-// destination (services/local_tree.hpp), each file through a temporary file, filled by fetcher
-// when given, else on channel.
+// destination (services/local_tree.hpp), each file through a temporary file filled by fetcher
+// (receive_file on channel for SyncClient).
 TransferStats pull_files(SyncChannel& channel, const std::vector<std::string>& remotes,
                          const std::filesystem::path& local, const PullOptions& options,
-                         Failure& failure, const FileFetcher& fetcher = {});
+                         Failure& failure, const FileFetcher& fetcher);
 
 // SyncClient::push: walks the local tree, then sends every file over the one stream with up to
 // kMaxDeferred acknowledgements outstanding, as AOSP does.

@@ -16,6 +16,7 @@ constexpr FrontCommand kFrontCommands[] = {
     {"version", add_version_command, false},
     {"shell", add_shell_command, true},
     {"exec-out", add_exec_out_command, true},
+    {"pull", add_front_pull_command, true},
     {"start-server", add_start_server_command, false},
     {"kill-server", add_kill_server_command, false},
 };
