@@ -24,6 +24,7 @@ method taking the CLI's positional arguments: ``page.launch("com.android.setting
 from adbwire._adbwire import (
     BusyError,
     CancelledError,
+    CancelScope,
     Capabilities,
     ClosedError,
     CommandFailedError,
@@ -56,6 +57,7 @@ from adbwire._adbwire import (
     VerbReply,
     WebStatus,
     __version__,
+    input_text_command,
     mdns_services,
     pair,
     verbs,
@@ -89,7 +91,7 @@ def _verb_method(verb):
         if lines
         else ""
     )
-    method._adbwire_verb = name
+    setattr(method, "_adbwire_verb", name)
     return method
 
 
@@ -101,6 +103,7 @@ del _verb
 __all__ = [
     "BusyError",
     "CancelledError",
+    "CancelScope",
     "Capabilities",
     "ClosedError",
     "CommandFailedError",
@@ -133,6 +136,7 @@ __all__ = [
     "VerbReply",
     "WebStatus",
     "__version__",
+    "input_text_command",
     "mdns_services",
     "pair",
     "verbs",

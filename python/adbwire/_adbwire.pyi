@@ -8,12 +8,13 @@ import datetime
 import enum
 import os
 import pathlib
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, TypeVar, Union
 
 __version__: str
 
 _Path = Union[str, os.PathLike[str]]
 _Progress = Callable[[int, int], object]
+_T = TypeVar("_T")
 
 class ErrorCode(enum.IntEnum):
     connection_refused = 1
@@ -411,3 +412,14 @@ class MdnsService:
     def address(self) -> str: ...
 
 def mdns_services(listen: float = 1.0, options: Optional[ConnectOptions] = None) -> list[MdnsService]: ...
+
+class CancelScope:
+    """The adbwire calls one function makes, which another thread may end (adbwire.aio)."""
+
+    def __init__(self) -> None: ...
+    def run(self, function: Callable[..., _T], *args: Any, **kwargs: Any) -> _T: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
+def input_text_command(text: str) -> str: ...

@@ -13,6 +13,7 @@
 #include "adbwire/install.hpp"
 #include "adbwire/sync.hpp"
 #include "binding.hpp"
+#include "interrupt.hpp"
 
 namespace adbwire::python {
 namespace {
@@ -32,22 +33,27 @@ SyncCompression compression_from(const std::string& text) {
   return compression;
 }
 
-// Progress handlers call back into Python on the calling thread, which holds no GIL during the
-// transfer. They refer to the caller's function rather than copy it: the library may copy and
-// destroy handlers while the GIL is released, and a py::function must not be.
+// Progress handlers call back into Python on the calling thread (on_caller: the main thread's
+// calls run on a helper), which holds no GIL during the transfer. They refer to the
+// caller's function rather than copy it: the library may copy and destroy handlers while the GIL is
+// released, and a py::function must not be.
 SyncProgressHandler sync_progress(const std::optional<py::function>& callback) {
   if (!callback) return {};
   return [&function = *callback](const SyncProgress& progress) {
-    py::gil_scoped_acquire gil;
-    function(progress.total_bytes, progress.total_size);
+    on_caller([&] {
+      py::gil_scoped_acquire gil;
+      function(progress.total_bytes, progress.total_size);
+    });
   };
 }
 
 InstallProgressHandler install_progress(const std::optional<py::function>& callback) {
   if (!callback) return {};
   return [&function = *callback](std::uint64_t sent, std::uint64_t total) {
-    py::gil_scoped_acquire gil;
-    function(sent, total);
+    on_caller([&] {
+      py::gil_scoped_acquire gil;
+      function(sent, total);
+    });
   };
 }
 
@@ -187,10 +193,8 @@ void bind_device_class(py::module_& module) {
         const ConnectOptions chosen = options.value_or(ConnectOptions{});
         auto box = std::make_shared<DeviceBox>();
         box->command_timeout = chosen.command_timeout;
-        {
-          py::gil_scoped_release release;
-          box->device = std::make_shared<Device>(Device::connect(target, chosen));
-        }
+        box->device = std::make_shared<Device>(cancellable(
+            interruptible_or_left([target, chosen] { return Device::connect(target, chosen); })));
         return box;
       },
       py::arg("target") = "", py::arg("options") = py::none(),
@@ -205,8 +209,7 @@ void bind_device_class(py::module_& module) {
       [](DeviceBox& box, const std::string& command, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
         const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return device->shell(command, deadline);
+        return interruptible([&] { return device->shell(command, deadline); });
       },
       py::arg("command"), py::arg("timeout") = py::none(),
       "Runs command through the device's shell (sh -c) and collects stdout, stderr and the "
@@ -221,8 +224,7 @@ void bind_device_class(py::module_& module) {
         std::string out;
         {
           const DeviceUse device(box);
-          py::gil_scoped_release release;
-          out = device->exec(command, deadline);
+          out = interruptible([&] { return device->exec(command, deadline); });
         }
         return to_bytes(out);
       },
@@ -238,9 +240,8 @@ void bind_device_class(py::module_& module) {
         std::optional<Stream> stream;
         {
           const DeviceUse device(*box);
-          py::gil_scoped_release release;
           try {
-            stream.emplace(device->open("exec:" + command));
+            interruptible([&] { stream.emplace(device->open("exec:" + command)); });
           } catch (const Error& error) {
             if (error.code() != errc::not_supported) throw;
             throw Error(errc::not_supported,
@@ -268,14 +269,14 @@ void bind_device_class(py::module_& module) {
         options.deadline = deadline_from(timeout);
         options.compression = compression_from(compression);
         const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return adbwire::push(*device, local, remote, options);
+        return interruptible([&] { return adbwire::push(*device, local, remote, options); });
       },
       py::arg("local"), py::arg("remote"), py::arg("progress") = py::none(),
       py::arg("timeout") = py::none(), py::arg("compression") = "any",
       "Copies a local file or folder (recursively) to the device, like adb push: files keep "
       "their permission bits and mtime. progress(done, total) is called with bytes after each "
-      "chunk (on the calling thread; an exception from it stops the transfer and propagates). "
+      "chunk (on the calling thread; an exception from it stops the transfer and "
+      "propagates). "
       "timeout=None bounds each wait for the device, a number the whole call. compression: "
       "\"any\" (the best the device offers), \"none\", \"brotli\", \"lz4\", \"zstd\". Errors "
       "also: NotFoundError (no such local path), CommandFailedError (the device's refusal), "
@@ -292,8 +293,7 @@ void bind_device_class(py::module_& module) {
         options.compression = compression_from(compression);
         options.keep_attributes = keep_attributes;
         const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return adbwire::pull(*device, remote, local, options);
+        return interruptible([&] { return adbwire::pull(*device, remote, local, options); });
       },
       py::arg("remote"), py::arg("local"), py::arg("progress") = py::none(),
       py::arg("timeout") = py::none(), py::arg("compression") = "any",
@@ -321,8 +321,8 @@ void bind_device_class(py::module_& module) {
         std::string answer;
         {
           const DeviceUse device(box);
-          py::gil_scoped_release release;
-          answer = adbwire::install(*device, apks, options, handler, deadline);
+          answer = interruptible(
+              [&] { return adbwire::install(*device, apks, options, handler, deadline); });
         }
         return text(answer);
       },
@@ -350,8 +350,8 @@ void bind_device_class(py::module_& module) {
         std::string answer;
         {
           const DeviceUse device(box);
-          py::gil_scoped_release release;
-          answer = adbwire::uninstall(*device, package, keep_data, deadline);
+          answer = interruptible(
+              [&] { return adbwire::uninstall(*device, package, keep_data, deadline); });
         }
         return text(answer);
       },

@@ -5,6 +5,7 @@
 #include "adbwire/mdns.hpp"
 #include "adbwire/pairing.hpp"
 #include "binding.hpp"
+#include "interrupt.hpp"
 
 namespace adbwire::python {
 
@@ -24,8 +25,8 @@ void bind_wireless(py::module_& module) {
         PairOptions pair_options;
         if (options) pair_options.keys = options->keys;
         pair_options.timeout = milliseconds_from(timeout, "timeout");
-        py::gil_scoped_release release;
-        return pair(address, code, pair_options);
+        return interruptible_or_left(
+            [address, code, pair_options] { return pair(address, code, pair_options); });
       },
       py::arg("address"), py::arg("code"), py::arg("options") = py::none(),
       py::arg("timeout") = 15.0,
@@ -56,8 +57,7 @@ void bind_wireless(py::module_& module) {
         MdnsOptions mdns;
         mdns.listen = milliseconds_from(listen, "listen");
         if (options) mdns.adb_server = options->server;
-        py::gil_scoped_release release;
-        return mdns_services(mdns);
+        return interruptible_or_left([mdns] { return mdns_services(mdns); });
       },
       py::arg("listen") = 1.0, py::arg("options") = py::none(),
       "The Wireless debugging services mDNS finds in `listen` seconds (adb mdns services), plus "
