@@ -18,8 +18,12 @@ with ``.code`` and ``.detail``. ``adbwire.droidrun.AdbwireDriver`` is a DroidRun
 The agent verbs the MCP server and the CLI offer (``adbwire.verbs()`` lists them) run on a Page
 with ``page.call("tap", text="OK")``; each verb Page has no method of its own for is also a
 method taking the CLI's positional arguments: ``page.launch("com.android.settings")``,
-``page.find("Wi-Fi")``, ``page.wait(text="Done", timeout_ms=5000)``.
+``page.find("Wi-Fi")``, ``page.wait(text="Done", timeout=5)``: durations in seconds, as
+everywhere in the package (the table's ``timeout_ms`` still works, deprecated; ``call`` takes the
+table's own names).
 """
+
+import warnings
 
 from adbwire._adbwire import (
     BusyError,
@@ -31,11 +35,13 @@ from adbwire._adbwire import (
     ConnectionRefusedError,
     ConnectOptions,
     Device,
+    DeviceEntry,
     DeviceOfflineError,
     Error,
     ErrorCode,
     ExecStream,
     ForegroundActivity,
+    Forwarder,
     HelperStatus,
     InvalidArgumentError,
     IoError,
@@ -57,6 +63,7 @@ from adbwire._adbwire import (
     VerbReply,
     WebStatus,
     __version__,
+    devices,
     input_text_command,
     mdns_services,
     pair,
@@ -64,10 +71,33 @@ from adbwire._adbwire import (
 )
 
 
+def _seconds_arguments(name, properties, arguments):
+    """The verb's *_ms arguments given in seconds under the name without _ms (timeout=2.5 for
+    timeout_ms=2500), as every other call of the package takes durations; the _ms names still
+    work, with a DeprecationWarning."""
+    for key in list(arguments):
+        if key.endswith("_ms") and key in properties:
+            warnings.warn(
+                "%s(%s=...) is deprecated: give %s in seconds" % (name, key, key[: -len("_ms")]),
+                DeprecationWarning,
+                stacklevel=3,
+            )
+        elif key + "_ms" in properties and key not in properties:
+            if key + "_ms" in arguments:
+                raise TypeError("%s() got both %s and %s_ms" % (name, key, key))
+            seconds = arguments.pop(key)
+            if not isinstance(seconds, (int, float)) or seconds < 0 or seconds != seconds:
+                raise InvalidArgumentError(
+                    "%s: %s must be a number of seconds >= 0, not %r" % (name, key, seconds)
+                )
+            arguments[key + "_ms"] = round(seconds * 1000)
+
+
 def _verb_method(verb):
     """A Page method running one verb of the table: positional arguments in the CLI's order."""
     name = verb["name"]
     positional = verb["positional"]
+    properties = verb["inputSchema"].get("properties", {})
 
     def method(self, *args, **arguments):
         if len(args) > len(positional):
@@ -79,10 +109,16 @@ def _verb_method(verb):
             if parameter in arguments:
                 raise TypeError("%s() got multiple values for argument %r" % (name, parameter))
             arguments[parameter] = value
+        _seconds_arguments(name, properties, arguments)
         return self.call(name, **arguments)
 
-    properties = verb["inputSchema"].get("properties", {})
-    lines = ["%s: %s" % (key, value.get("description", "")) for key, value in properties.items()]
+    lines = [
+        "%s: %s" % (key, value.get("description", ""))
+        if not key.endswith("_ms")
+        else "%s: %s (in seconds; %s, in milliseconds, is deprecated)"
+        % (key[: -len("_ms")], value.get("description", ""), key)
+        for key, value in properties.items()
+    ]
     method.__name__ = name
     method.__qualname__ = "Page." + name
     method.__doc__ = verb["description"] + (
@@ -110,11 +146,13 @@ __all__ = [
     "ConnectionRefusedError",
     "ConnectOptions",
     "Device",
+    "DeviceEntry",
     "DeviceOfflineError",
     "Error",
     "ErrorCode",
     "ExecStream",
     "ForegroundActivity",
+    "Forwarder",
     "HelperStatus",
     "InvalidArgumentError",
     "IoError",
@@ -136,6 +174,7 @@ __all__ = [
     "VerbReply",
     "WebStatus",
     "__version__",
+    "devices",
     "input_text_command",
     "mdns_services",
     "pair",

@@ -7,11 +7,16 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <variant>
 #include <vector>
 
 #include "adbwire/error.hpp"
 #include "adbwire/install.hpp"
+#include "adbwire/shell_options.hpp"
+#include "adbwire/shell_stream.hpp"
 #include "adbwire/sync.hpp"
+#include "base/shell_quote.hpp"
 #include "binding.hpp"
 #include "interrupt.hpp"
 
@@ -55,6 +60,56 @@ InstallProgressHandler install_progress(const std::optional<py::function>& callb
       function(sent, total);
     });
   };
+}
+
+// A command as Python callers give it: one shell line, or arguments to quote.
+using Command = std::variant<std::string, std::vector<std::string>>;
+
+std::string command_line(const Command& command) {
+  if (const auto* line = std::get_if<std::string>(&command)) return *line;
+  std::string joined;
+  for (const std::string& arg : std::get<std::vector<std::string>>(command))
+    joined += (joined.empty() ? "" : " ") + detail::shell_quote(arg);
+  return joined;
+}
+
+// Device::shell with input: the command reads `input`, then the end of its stdin.
+ShellResult shell_with_stdin(Device& device, const std::string& command, const std::string& input,
+                             Deadline deadline) {
+  if (!device.has_feature("shell_v2")) {
+    throw Error(errc::not_supported,
+                "the device lacks shell_v2, without which a command's stdin cannot be ended "
+                "(its reader would wait forever): pipe the input in the command instead");
+  }
+  const Deadline resolved = device.resolve(deadline);
+  ShellOptions options;
+  options.command = command;
+  ShellStream shell = ShellStream::open(device, options, resolved);
+  ShellResult result;
+  // The device may answer before it has read everything: its output is collected meanwhile.
+  std::exception_ptr writing_error;
+  std::thread writer([&] {
+    try {
+      shell.write_stdin(
+          std::span(reinterpret_cast<const std::uint8_t*>(input.data()), input.size()), resolved);
+      shell.close_stdin(resolved);
+    } catch (...) {
+      writing_error = std::current_exception();
+    }
+  });
+  const auto append = [](std::string& to) {
+    return [&to](std::span<const std::uint8_t> data) {
+      to.append(reinterpret_cast<const char*>(data.data()), data.size());
+    };
+  };
+  std::error_code error;
+  result.exit_code = shell.wait(append(result.out), append(result.err), resolved, error);
+  shell.close();  // the command has ended (or failed): a writer still blocked wakes
+  writer.join();
+  throw_if_error(error, "running `" + command + "` with input");
+  // A command that exits without reading all of its input is no error (head -1).
+  if (writing_error && result.exit_code < 0) std::rethrow_exception(writing_error);
+  return result;
 }
 
 constexpr Names<InstallMethod> kInstallMethods[] = {{"automatic", InstallMethod::automatic},
@@ -206,20 +261,28 @@ void bind_device_class(py::module_& module) {
 
   cls.def(
       "shell",
-      [](DeviceBox& box, const std::string& command, const std::optional<double>& timeout) {
+      [](DeviceBox& box, const Command& argv, const std::optional<double>& timeout,
+         const std::optional<std::variant<py::bytes, std::string>>& stdin_data) {
+        const std::string command = command_line(argv);
         const Deadline deadline = deadline_from(timeout);
         const DeviceUse device(box);
-        return interruptible([&] { return device->shell(command, deadline); });
+        if (!stdin_data) return interruptible([&] { return device->shell(command, deadline); });
+        const std::string input = std::visit(
+            [](const auto& data) { return static_cast<std::string>(data); }, *stdin_data);
+        return interruptible([&] { return shell_with_stdin(*device, command, input, deadline); });
       },
-      py::arg("command"), py::arg("timeout") = py::none(),
+      py::arg("command"), py::arg("timeout") = py::none(), py::arg("stdin") = py::none(),
       "Runs command through the device's shell (sh -c) and collects stdout, stderr and the "
       "exit code (shell protocol v2; v1 devices merge stderr and report exit_code -1). A "
-      "non-zero exit code is not an error. The timeout covers the whole command (it is then "
-      "closed on the device).");
+      "non-zero exit code is not an error. command: a string, or a list of arguments each "
+      "shell-quoted (no word splitting or globbing on the device). stdin: bytes or text sent "
+      "to the command's stdin, then its end (needs shell_v2: NotSupportedError without it). "
+      "The timeout covers the whole command (it is then closed on the device).");
 
   cls.def(
       "exec",
-      [](DeviceBox& box, const std::string& command, const std::optional<double>& timeout) {
+      [](DeviceBox& box, const Command& argv, const std::optional<double>& timeout) {
+        const std::string command = command_line(argv);
         const Deadline deadline = deadline_from(timeout);
         std::string out;
         {

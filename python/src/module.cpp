@@ -13,5 +13,6 @@ PYBIND11_MODULE(_adbwire, module) {
   adbwire::python::bind_device(module);
   adbwire::python::bind_page(module);
   adbwire::python::bind_wireless(module);
+  adbwire::python::bind_forward(module);
   adbwire::python::bind_interrupt(module);
 }

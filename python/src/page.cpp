@@ -501,7 +501,8 @@ void bind_page(py::module_& module) {
             }
             if (device->in_flight.load() != 0) {
               throw Error(errc::busy,
-                          "this Device has calls running on other threads: make the Page "
+                          "this Device has calls running on other threads (or an open "
+                          "Forwarder): make the Page "
                           "before sharing the Device, or use Page.connect");
             }
             auto page =
