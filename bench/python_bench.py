@@ -2,7 +2,9 @@
 
 1. a warm `dev.exec("true")` vs `subprocess.run(["adb", "-s", SERIAL, "shell", "true"])` (the real
    adb from Debian's package, through a private adb server), and vs the same exec from C++;
-2. `page.snapshot()` from Python vs `Page::snapshot().to_text()` from C++.
+2. `page.snapshot()` from Python vs `Page::snapshot().to_text()` from C++;
+3. a warm `await dev.shell("true")` through adbwire.aio vs the blocking `dev.shell("true")`, and
+   100 concurrent `shell("true")` tasks on one connection vs 100 blocking shells one after another.
 
 The virtual device (`adbwire vdevice`, demo screens) runs in a process of its own, as a phone is
 a machine of its own; the C++ figures come from python_bench_baseline, run against it in the
@@ -14,6 +16,7 @@ N commands per variant and round (default 200; adb gets min(N, 100): each is a p
 """
 
 import argparse
+import asyncio
 import os
 import pathlib
 import re
@@ -26,6 +29,7 @@ import tempfile
 import time
 
 import adbwire
+from adbwire import aio
 
 REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 ADB = "/usr/bin/adb"
@@ -39,6 +43,28 @@ def median_ms(call, n):
         call()
         samples.append((time.perf_counter() - started) * 1000)
     return statistics.median(samples)
+
+
+def aio_figures(dev, n):
+    """Medians in ms: one awaited shell("true"), and 100 of them gathered at once."""
+
+    async def measure():
+        device = aio.Device(dev)
+        for _ in range(50):
+            await device.shell("true")
+        single = []
+        for _ in range(n):
+            started = time.perf_counter()
+            await device.shell("true")
+            single.append((time.perf_counter() - started) * 1000)
+        gathered = []
+        for _ in range(ROUNDS):
+            started = time.perf_counter()
+            await asyncio.gather(*(device.shell("true") for _ in range(100)))
+            gathered.append((time.perf_counter() - started) * 1000)
+        return statistics.median(single), statistics.median(gathered)
+
+    return asyncio.run(measure())
 
 
 def free_port():
@@ -138,6 +164,11 @@ def main():
             rounds["cpp_snapshot"].append(float(values["snapshot_ms"]))
             rounds["python_exec"].append(median_ms(lambda: dev.exec("true"), args.n))
             rounds["python_snapshot"].append(median_ms(page.snapshot, args.n))
+        python_shell = median_ms(lambda: dev.shell("true"), args.n)
+        hundred_blocking = statistics.median(
+            median_ms(lambda: [dev.shell("true") for _ in range(100)], 1) for _ in range(ROUNDS)
+        )
+        aio_shell, hundred_gathered = aio_figures(dev, args.n)
         adb_command = [ADB, "-P", str(adb_port), "-s", serial, "shell", "true"]
         adb_n = min(args.n, 100)
         adb_shell = median_ms(lambda: subprocess.run(adb_command, env=adb_env, check=True), adb_n)
@@ -160,10 +191,17 @@ def main():
     print('  Python dev.exec("true") (warm)                %8.3f' % python_exec)
     print('  C++ Device::exec("true") (warm)               %8.3f' % cpp_exec)
     print("  subprocess.run([adb -s SERIAL shell true])     %8.3f   (N = %d)" % (adb_shell, adb_n))
+    print('  Python dev.shell("true") (warm)                %8.3f' % python_shell)
+    print('  adbwire.aio await dev.shell("true") (warm)     %8.3f' % aio_shell)
+    print('  100 x dev.shell("true") one after another      %8.3f' % hundred_blocking)
+    print('  100 x aio shell("true") gathered, one device   %8.3f' % hundred_gathered)
     print("  Python page.snapshot()                         %8.3f" % python_snapshot)
     print("  C++ Page::snapshot().to_text()                 %8.3f" % cpp_snapshot)
     print("ratios")
     print("  adb shell / Python exec:        %6.1fx" % (adb_shell / python_exec))
+    print("  aio shell / blocking shell:     %6.2fx" % (aio_shell / python_shell))
+    print("  adb shell / aio shell:          %6.1fx" % (adb_shell / aio_shell))
+    print("  100 sequential / 100 gathered:  %6.2fx" % (hundred_blocking / hundred_gathered))
     # Python against C++ round by round: the two halves of a round share the machine's mood.
     exec_ratio = statistics.median(p / c for p, c in zip(rounds["python_exec"], rounds["cpp_exec"]))
     snapshot_ratio = statistics.median(

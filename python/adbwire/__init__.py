@@ -18,23 +18,30 @@ with ``.code`` and ``.detail``. ``adbwire.droidrun.AdbwireDriver`` is a DroidRun
 The agent verbs the MCP server and the CLI offer (``adbwire.verbs()`` lists them) run on a Page
 with ``page.call("tap", text="OK")``; each verb Page has no method of its own for is also a
 method taking the CLI's positional arguments: ``page.launch("com.android.settings")``,
-``page.find("Wi-Fi")``, ``page.wait(text="Done", timeout_ms=5000)``.
+``page.find("Wi-Fi")``, ``page.wait(text="Done", timeout=5)``: durations in seconds, as
+everywhere in the package (the table's ``timeout_ms`` still works, deprecated; ``call`` takes the
+table's own names).
 """
+
+import warnings
 
 from adbwire._adbwire import (
     BusyError,
     CancelledError,
+    CancelScope,
     Capabilities,
     ClosedError,
     CommandFailedError,
     ConnectionRefusedError,
     ConnectOptions,
     Device,
+    DeviceEntry,
     DeviceOfflineError,
     Error,
     ErrorCode,
     ExecStream,
     ForegroundActivity,
+    Forwarder,
     HelperStatus,
     InvalidArgumentError,
     IoError,
@@ -57,16 +64,41 @@ from adbwire._adbwire import (
     VerbReply,
     WebStatus,
     __version__,
+    devices,
+    input_text_command,
     mdns_services,
     pair,
     verbs,
 )
 
 
+def _seconds_arguments(name, properties, arguments):
+    """The verb's *_ms arguments given in seconds under the name without _ms (timeout=2.5 for
+    timeout_ms=2500), as every other call of the package takes durations; the _ms names still
+    work, with a DeprecationWarning."""
+    for key in list(arguments):
+        if key.endswith("_ms") and key in properties:
+            warnings.warn(
+                "%s(%s=...) is deprecated: give %s in seconds" % (name, key, key[: -len("_ms")]),
+                DeprecationWarning,
+                stacklevel=3,
+            )
+        elif key + "_ms" in properties and key not in properties:
+            if key + "_ms" in arguments:
+                raise TypeError("%s() got both %s and %s_ms" % (name, key, key))
+            seconds = arguments.pop(key)
+            if not isinstance(seconds, (int, float)) or seconds < 0 or seconds != seconds:
+                raise InvalidArgumentError(
+                    "%s: %s must be a number of seconds >= 0, not %r" % (name, key, seconds)
+                )
+            arguments[key + "_ms"] = round(seconds * 1000)
+
+
 def _verb_method(verb):
     """A Page method running one verb of the table: positional arguments in the CLI's order."""
     name = verb["name"]
     positional = verb["positional"]
+    properties = verb["inputSchema"].get("properties", {})
 
     def method(self, *args, **arguments):
         if len(args) > len(positional):
@@ -78,10 +110,16 @@ def _verb_method(verb):
             if parameter in arguments:
                 raise TypeError("%s() got multiple values for argument %r" % (name, parameter))
             arguments[parameter] = value
+        _seconds_arguments(name, properties, arguments)
         return self.call(name, **arguments)
 
-    properties = verb["inputSchema"].get("properties", {})
-    lines = ["%s: %s" % (key, value.get("description", "")) for key, value in properties.items()]
+    lines = [
+        "%s: %s" % (key, value.get("description", ""))
+        if not key.endswith("_ms")
+        else "%s: %s (in seconds; %s, in milliseconds, is deprecated)"
+        % (key[: -len("_ms")], value.get("description", ""), key)
+        for key, value in properties.items()
+    ]
     method.__name__ = name
     method.__qualname__ = "Page." + name
     method.__doc__ = verb["description"] + (
@@ -90,7 +128,7 @@ def _verb_method(verb):
         if lines
         else ""
     )
-    method._adbwire_verb = name
+    setattr(method, "_adbwire_verb", name)
     return method
 
 
@@ -102,17 +140,20 @@ del _verb
 __all__ = [
     "BusyError",
     "CancelledError",
+    "CancelScope",
     "Capabilities",
     "ClosedError",
     "CommandFailedError",
     "ConnectionRefusedError",
     "ConnectOptions",
     "Device",
+    "DeviceEntry",
     "DeviceOfflineError",
     "Error",
     "ErrorCode",
     "ExecStream",
     "ForegroundActivity",
+    "Forwarder",
     "HelperStatus",
     "InvalidArgumentError",
     "IoError",
@@ -135,6 +176,8 @@ __all__ = [
     "VerbReply",
     "WebStatus",
     "__version__",
+    "devices",
+    "input_text_command",
     "mdns_services",
     "pair",
     "verbs",

@@ -13,8 +13,12 @@ it can be handed to DroidRun's tools or used directly::
     await driver.tap(540, 1200)
     tree = await driver.get_ui_tree()
 
-One connection serves every call (no ``adb`` process per action). Each blocking call runs in a
-worker thread (``asyncio.to_thread``) with the GIL released, so the event loop keeps running.
+One connection serves every call (no ``adb`` process per action). Calls go through
+``adbwire.aio``: the event loop keeps running while they wait, and a cancelled task (Ctrl-C in
+``asyncio.run`` too) ends its call at once, the connection staying usable. ``driver.device`` is
+the connection with DroidRun's ``device.shell``: ``await driver.device.shell("input ...")``
+returns the command's output as text (what DroidRun's stealth mode sends its swipes through);
+``driver.device.aio`` is the whole ``adbwire.aio.Device``.
 ``supported`` names every method: each works on any device adb reaches (input, uiautomator and
 screencap are on every Android build; drag falls back to a slow swipe before Android 12, install
 to push + pm before Android 7). What cannot be honoured raises ``NotImplementedError`` as
@@ -25,12 +29,14 @@ subclasses, except where DroidRun's contract is a return value (``input_text`` r
 
 from __future__ import annotations
 
-import asyncio
+import html
 import json
 import os
-from typing import Any, Dict, List, Optional
+import re
+from typing import Any, Dict, List, Optional, Tuple
 
 import adbwire
+from adbwire import aio
 
 # Named keys press_button() takes: those adbwire.Page.press knows by name.
 BUTTONS = frozenset(
@@ -55,6 +61,16 @@ BUTTONS = frozenset(
     }
 )
 
+# The root of a uiautomator dump: its first <node> start tag, found in the dump's head.
+_FIRST_NODE = re.compile(r"<node\b([^>]*)>")
+_ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_ROOT_SCAN = 64 * 1024
+
+# Android keycodes input_text sends to clear a field.
+_KEYCODE_MOVE_END = 123
+_KEYCODE_DEL = 67
+
 # Roles of the snapshot that can be checked (Portal's isCheckable).
 _CHECKABLE_ROLES = frozenset({"CheckBox", "Switch", "Radio", "Toggle"})
 
@@ -66,6 +82,19 @@ _CONNECTION_ERRORS = (
     adbwire.ConnectionRefusedError,
     adbwire.UnauthorizedError,
 )
+
+
+class ShellDevice:
+    """The connection as DroidRun's drivers use ``driver.device``: ``await shell(command)``
+    returns the command's output as text, stdout then stderr (DroidRun's adb device answers
+    with both in one), whatever its exit code. ``aio`` is the adbwire.aio.Device."""
+
+    def __init__(self, device: aio.Device) -> None:
+        self.aio = device
+
+    async def shell(self, command: str, timeout: Optional[float] = None) -> str:
+        result = await self.aio.shell(command, timeout)
+        return result.out + result.err
 
 
 class AdbwireDriver:
@@ -106,7 +135,7 @@ class AdbwireDriver:
     ) -> None:
         self.target = target
         self.page: Optional[adbwire.Page] = None
-        self.device: Optional[adbwire.Device] = None
+        self.device: Optional[ShellDevice] = None
         self.capabilities: Optional[adbwire.Capabilities] = None
         self.last_error = ""
         self._page_options = page_options
@@ -119,15 +148,15 @@ class AdbwireDriver:
         drag and drop). adbwire.Error when it fails."""
         if self.page is not None:
             return
-        page = await asyncio.to_thread(
+        page = await aio.run(
             adbwire.Page.connect, self.target, self._page_options, self._connect_options
         )
-        capabilities = await asyncio.to_thread(page.capabilities)
+        capabilities = await aio.run(page.capabilities)
         if self.page is not None:  # another task connected meanwhile: keep its connection
-            await asyncio.to_thread(page.close)
+            await aio.run(page.close)
             return
         self.capabilities = capabilities
-        self.device = page.device
+        self.device = ShellDevice(aio.Device(page.device))
         self.page = page
 
     async def ensure_connected(self) -> None:
@@ -139,29 +168,29 @@ class AdbwireDriver:
         """Closes the connection; the next call connects again."""
         page, self.page, self.device = self.page, None, None
         if page is not None:
-            await asyncio.to_thread(page.close)
+            await aio.run(page.close)
 
     # -- input actions -------------------------------------------------------
 
     async def tap(self, x: int, y: int) -> None:
         """Taps at pixel coordinates (input tap)."""
         page = await self._ready()
-        await asyncio.to_thread(page.tap_at, x, y)
+        await aio.run(page.tap_at, x, y)
 
     async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: float = 1000) -> None:
         """Swipes from (x1, y1) to (x2, y2) over duration_ms (input swipe; returns when done)."""
         page = await self._ready()
-        await asyncio.to_thread(page.swipe, x1, y1, x2, y2, duration_ms / 1000)
+        await aio.run(page.swipe, x1, y1, x2, y2, duration_ms / 1000)
 
     async def drag(self, x1: int, y1: int, x2: int, y2: int, duration: float = 3.0) -> None:
         """Drags from (x1, y1) to (x2, y2) over duration seconds: input draganddrop (Android
         12+), else a swipe that slow, which apps read as a drag."""
         page = await self._ready()
-        if not self.capabilities.has("drag_and_drop"):
-            await asyncio.to_thread(page.swipe, x1, y1, x2, y2, duration)
+        if self.capabilities is None or not self.capabilities.has("drag_and_drop"):
+            await aio.run(page.swipe, x1, y1, x2, y2, duration)
             return
         command = "input draganddrop %d %d %d %d %d" % (x1, y1, x2, y2, round(duration * 1000))
-        result = await asyncio.to_thread(page.device.shell, command)
+        result = await aio.run(page.device.shell, command)
         if result.exit_code != 0:
             raise adbwire.CommandFailedError(
                 "`%s` failed (exit %d): %s"
@@ -171,22 +200,28 @@ class AdbwireDriver:
     async def input_text(
         self, text: str, clear: bool = False, stealth: bool = False, wpm: int = 0
     ) -> bool:
-        """Types text into the focused field (found in a fresh snapshot; adbwire.Page.type
-        keeps spaces, escapes the shell and refuses silently dropped characters). Returns False
-        when no editable field has focus or the text cannot be typed (last_error says why).
-        stealth and wpm (DroidRun cloud typing) are not available: NotImplementedError."""
+        """Types text where the focus is, as DroidRun's contract says: the agent focused the
+        field, so it is not tapped again (a second tap can move the cursor or open a menu).
+        ASCII goes as `input text` (spaces, quotes and shell characters kept; clear deletes the
+        field's text first); other text through adbwire.Page.type (ADBKeyBoard or the on-device
+        dumper), which taps the field first. Returns False when no editable field has focus or
+        the text cannot be typed (last_error says why). stealth and wpm (DroidRun cloud typing)
+        are not available: NotImplementedError."""
         if stealth or wpm:
             raise NotImplementedError(
                 "adbwire types with `input text`; stealth typing and wpm are not available"
             )
         page = await self._ready()
-        tree = json.loads(await asyncio.to_thread(page.snapshot_json))
+        tree = json.loads(await aio.run(page.snapshot_json))
         field = _focused_field(tree["nodes"])
         if field is None:
             self.last_error = "no editable field has focus: tap one first"
             return False
         try:
-            await asyncio.to_thread(page.type, field["ref"], text, clear)
+            if text.isascii():
+                await self._type_at_focus(page, text, field.get("text", "") if clear else "")
+            else:
+                await aio.run(page.type, field["ref"], text, clear)
         except _CONNECTION_ERRORS:
             raise
         except adbwire.Error as error:
@@ -194,10 +229,29 @@ class AdbwireDriver:
             return False
         return True
 
+    async def _type_at_focus(self, page: adbwire.Page, text: str, replaced: str) -> None:
+        commands = []
+        if replaced:
+            # To the end of the field, then one backspace per character it holds.
+            commands.append("input keyevent %d" % _KEYCODE_MOVE_END)
+            commands.append("input keyevent" + (" %d" % _KEYCODE_DEL) * len(replaced))
+        typed = adbwire.input_text_command(text)
+        if typed:
+            commands.append(typed)
+        if not commands:
+            return
+        command = " && ".join(commands)
+        result = await aio.run(page.device.shell, command)
+        if result.exit_code not in (0, -1):
+            raise adbwire.CommandFailedError(
+                "typing failed (exit %d): %s"
+                % (result.exit_code, (result.err or result.out).strip())
+            )
+
     async def press_key(self, keycode: int) -> None:
         """Presses an Android keycode (input keyevent)."""
         page = await self._ready()
-        await asyncio.to_thread(page.press, int(keycode))
+        await aio.run(page.press, int(keycode))
 
     async def press_button(self, button: str) -> None:
         """Presses a named button; ValueError when it is not in supported_buttons."""
@@ -208,7 +262,7 @@ class AdbwireDriver:
                 "Button '%s' not supported. Supported: %s"
                 % (button, ", ".join(sorted(self.supported_buttons)))
             )
-        await asyncio.to_thread(page.press, name)
+        await aio.run(page.press, name)
 
     # -- app management ------------------------------------------------------
 
@@ -217,7 +271,7 @@ class AdbwireDriver:
         starting with "Failed" when the device refused (no such package or activity)."""
         page = await self._ready()
         try:
-            await asyncio.to_thread(page.launch, package, activity or "")
+            await aio.run(page.launch, package, activity or "")
         except _CONNECTION_ERRORS:
             raise
         except adbwire.Error as error:
@@ -232,13 +286,14 @@ class AdbwireDriver:
         device = (await self._ready()).device
         if not os.path.exists(path):
             return "Failed to install app: APK file not found at %s" % path
-        options = {
-            "grant_permissions": bool(kwargs.get("grant_permissions", True)),
-            "downgrade": bool(kwargs.get("downgrade", False)),
-            "allow_test": bool(kwargs.get("allow_test", False)),
-        }
         try:
-            answer = await asyncio.to_thread(lambda: device.install(path, **options))
+            answer = await aio.run(
+                device.install,
+                path,
+                grant_permissions=bool(kwargs.get("grant_permissions", True)),
+                downgrade=bool(kwargs.get("downgrade", False)),
+                allow_test=bool(kwargs.get("allow_test", False)),
+            )
         except _CONNECTION_ERRORS:
             raise
         except adbwire.Error as error:
@@ -249,7 +304,7 @@ class AdbwireDriver:
     async def list_packages(self, include_system: bool = False) -> List[str]:
         """Installed package names (pm list packages, with -3 unless include_system)."""
         device = (await self._ready()).device
-        return await asyncio.to_thread(_list_packages, device, include_system)
+        return await aio.run(_list_packages, device, include_system)
 
     async def get_apps(self, include_system: bool = True) -> List[Dict[str, str]]:
         """Installed apps as [{"package": ..., "label": ...}]. Labels come from PackageManager
@@ -257,10 +312,10 @@ class AdbwireDriver:
         Portal app reads them; stock Android's shell prints none, so without the dumper (or
         when it cannot reach PackageManager) label is "" and last_error says why."""
         page = await self._ready()
-        packages = await asyncio.to_thread(_list_packages, page.device, include_system)
+        packages = await aio.run(_list_packages, page.device, include_system)
         labels: Dict[str, str] = {}
         try:
-            labels = await asyncio.to_thread(page.app_labels)
+            labels = await aio.run(page.app_labels)
         except _CONNECTION_ERRORS:
             raise
         except adbwire.Error as error:
@@ -272,7 +327,7 @@ class AdbwireDriver:
     async def screenshot(self, hide_overlay: bool = True) -> bytes:
         """PNG bytes of the screen. adbwire draws no overlay, so hide_overlay changes nothing."""
         page = await self._ready()
-        return await asyncio.to_thread(page.screenshot)
+        return await aio.run(page.screenshot)
 
     async def get_ui_tree(self) -> Dict[str, Any]:
         """The screen in the shape DroidRun's Portal returns: {"a11y_tree": root node,
@@ -281,19 +336,22 @@ class AdbwireDriver:
         has a [ref]), isCheckable, isChecked, isEnabled, isFocused, isSelected, children, and
         adbwire's ref and role; "snapshot" holds the [ref=N] text whose refs these are."""
         page = await self._ready()
-        return await asyncio.to_thread(_ui_tree, page, self.capabilities)
+        return await aio.run(_ui_tree, page, self.capabilities)
 
     async def get_date(self) -> str:
         """The device's `date` output."""
         device = (await self._ready()).device
-        result = await asyncio.to_thread(device.shell, "date")
+        result = await aio.run(device.shell, "date")
         return result.out.strip()
 
     # -- helpers -------------------------------------------------------------
 
     async def _ready(self) -> adbwire.Page:
         await self.ensure_connected()
-        return self.page
+        page = self.page
+        if page is None:  # close() ran while this call connected
+            raise adbwire.ClosedError("the driver was closed: call connect() again")
+        return page
 
 
 def _list_packages(device: adbwire.Device, include_system: bool) -> List[str]:
@@ -349,15 +407,42 @@ def _portal_node(node: Dict[str, Any]) -> Dict[str, Any]:
     return converted
 
 
+def _root_node(
+    dump: str, nodes: List[Dict[str, Any]], screen: Tuple[int, int, int, int]
+) -> Dict[str, Any]:
+    """The dump's root (the window's top view, as Portal's tree starts) in the snapshot's node
+    shape, holding the snapshot's nodes: pruning drops layout-only views, the root among them.
+    A dump whose root cannot be read (none: an empty screen) gets one covering the screen."""
+    match = _FIRST_NODE.search(dump, 0, _ROOT_SCAN)
+    attributes = (
+        {name: html.unescape(value) for name, value in _ATTRIBUTE.findall(match.group(1))}
+        if match
+        else {}
+    )
+    bounds = _BOUNDS.fullmatch(attributes.get("bounds", ""))
+    root: Dict[str, Any] = {
+        "class": attributes.get("class", ""),
+        "resource_id": attributes.get("resource-id", ""),
+        "text": attributes.get("text", ""),
+        "desc": attributes.get("content-desc", ""),
+        "bounds": tuple(int(n) for n in bounds.groups()) if bounds else screen,
+        "children": nodes,
+    }
+    if len(nodes) == 1 and all(
+        nodes[0].get(key, "") == root[key] for key in ("class", "resource_id")
+    ):
+        if tuple(nodes[0].get("bounds", ())) == root["bounds"]:
+            return nodes[0]  # the snapshot kept the root itself
+    return root
+
+
 def _ui_tree(page: adbwire.Page, capabilities: adbwire.Capabilities) -> Dict[str, Any]:
     tree = json.loads(page.snapshot_json())
     text = page.last_snapshot()  # the same snapshot, unless another thread took one between
     width, height = capabilities.screen_size
     if tree.get("rotation", 0) in (1, 3):
         width, height = height, width
-    root = _portal_node(
-        {"class": "hierarchy", "bounds": (0, 0, width, height), "children": tree["nodes"]}
-    )
+    root = _portal_node(_root_node(page.last_dump, tree["nodes"], (0, 0, width, height)))
     focused = _focused_field(tree["nodes"])
     phone_state: Dict[str, Any] = {
         "currentApp": "",

@@ -29,7 +29,7 @@ from pathlib import Path
 
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 REPOSITORY = PYTHON_DIR.parent
-PACKAGE_FILES = ("__init__.py", "_adbwire.pyi", "droidrun.py", "py.typed")
+PACKAGE_FILES = ("__init__.py", "_adbwire.pyi", "aio.py", "droidrun.py", "py.typed")
 
 
 class BuildError(Exception):

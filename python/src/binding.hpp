@@ -141,8 +141,10 @@ void bind_options(py::module_& module);
 void bind_device(py::module_& module);
 // adbwire.Page and the small types its calls return.
 void bind_page(py::module_& module);
-// pair(), mdns_services() and their result types.
+// pair(), mdns_services(), devices() and their result types.
 void bind_wireless(py::module_& module);
+// adbwire.Forwarder (forward and reverse).
+void bind_forward(py::module_& module);
 // Page.call, adbwire.VerbReply and adbwire.verbs(): the agent verb table on a Page.
 void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox>>& page);
 

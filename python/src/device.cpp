@@ -7,12 +7,18 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <variant>
 #include <vector>
 
 #include "adbwire/error.hpp"
 #include "adbwire/install.hpp"
+#include "adbwire/shell_options.hpp"
+#include "adbwire/shell_stream.hpp"
 #include "adbwire/sync.hpp"
+#include "base/shell_quote.hpp"
 #include "binding.hpp"
+#include "interrupt.hpp"
 
 namespace adbwire::python {
 namespace {
@@ -32,23 +38,78 @@ SyncCompression compression_from(const std::string& text) {
   return compression;
 }
 
-// Progress handlers call back into Python on the calling thread, which holds no GIL during the
-// transfer. They refer to the caller's function rather than copy it: the library may copy and
-// destroy handlers while the GIL is released, and a py::function must not be.
+// Progress handlers call back into Python on the calling thread (on_caller: the main thread's
+// calls run on a helper), which holds no GIL during the transfer. They refer to the
+// caller's function rather than copy it: the library may copy and destroy handlers while the GIL is
+// released, and a py::function must not be.
 SyncProgressHandler sync_progress(const std::optional<py::function>& callback) {
   if (!callback) return {};
   return [&function = *callback](const SyncProgress& progress) {
-    py::gil_scoped_acquire gil;
-    function(progress.total_bytes, progress.total_size);
+    on_caller([&] {
+      py::gil_scoped_acquire gil;
+      function(progress.total_bytes, progress.total_size);
+    });
   };
 }
 
 InstallProgressHandler install_progress(const std::optional<py::function>& callback) {
   if (!callback) return {};
   return [&function = *callback](std::uint64_t sent, std::uint64_t total) {
-    py::gil_scoped_acquire gil;
-    function(sent, total);
+    on_caller([&] {
+      py::gil_scoped_acquire gil;
+      function(sent, total);
+    });
   };
+}
+
+// A command as Python callers give it: one shell line, or arguments to quote.
+using Command = std::variant<std::string, std::vector<std::string>>;
+
+std::string command_line(const Command& command) {
+  if (const auto* line = std::get_if<std::string>(&command)) return *line;
+  std::string joined;
+  for (const std::string& arg : std::get<std::vector<std::string>>(command))
+    joined += (joined.empty() ? "" : " ") + detail::shell_quote(arg);
+  return joined;
+}
+
+// Device::shell with input: the command reads `input`, then the end of its stdin.
+ShellResult shell_with_stdin(Device& device, const std::string& command, const std::string& input,
+                             Deadline deadline) {
+  if (!device.has_feature("shell_v2")) {
+    throw Error(errc::not_supported,
+                "the device lacks shell_v2, without which a command's stdin cannot be ended "
+                "(its reader would wait forever): pipe the input in the command instead");
+  }
+  const Deadline resolved = device.resolve(deadline);
+  ShellOptions options;
+  options.command = command;
+  ShellStream shell = ShellStream::open(device, options, resolved);
+  ShellResult result;
+  // The device may answer before it has read everything: its output is collected meanwhile.
+  std::exception_ptr writing_error;
+  std::thread writer([&] {
+    try {
+      shell.write_stdin(
+          std::span(reinterpret_cast<const std::uint8_t*>(input.data()), input.size()), resolved);
+      shell.close_stdin(resolved);
+    } catch (...) {
+      writing_error = std::current_exception();
+    }
+  });
+  const auto append = [](std::string& to) {
+    return [&to](std::span<const std::uint8_t> data) {
+      to.append(reinterpret_cast<const char*>(data.data()), data.size());
+    };
+  };
+  std::error_code error;
+  result.exit_code = shell.wait(append(result.out), append(result.err), resolved, error);
+  shell.close();  // the command has ended (or failed): a writer still blocked wakes
+  writer.join();
+  throw_if_error(error, "running `" + command + "` with input");
+  // A command that exits without reading all of its input is no error (head -1).
+  if (writing_error && result.exit_code < 0) std::rethrow_exception(writing_error);
+  return result;
 }
 
 constexpr Names<InstallMethod> kInstallMethods[] = {{"automatic", InstallMethod::automatic},
@@ -187,10 +248,8 @@ void bind_device_class(py::module_& module) {
         const ConnectOptions chosen = options.value_or(ConnectOptions{});
         auto box = std::make_shared<DeviceBox>();
         box->command_timeout = chosen.command_timeout;
-        {
-          py::gil_scoped_release release;
-          box->device = std::make_shared<Device>(Device::connect(target, chosen));
-        }
+        box->device = std::make_shared<Device>(cancellable(
+            interruptible_or_left([target, chosen] { return Device::connect(target, chosen); })));
         return box;
       },
       py::arg("target") = "", py::arg("options") = py::none(),
@@ -202,27 +261,33 @@ void bind_device_class(py::module_& module) {
 
   cls.def(
       "shell",
-      [](DeviceBox& box, const std::string& command, const std::optional<double>& timeout) {
+      [](DeviceBox& box, const Command& argv, const std::optional<double>& timeout,
+         const std::optional<std::variant<py::bytes, std::string>>& stdin_data) {
+        const std::string command = command_line(argv);
         const Deadline deadline = deadline_from(timeout);
         const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return device->shell(command, deadline);
+        if (!stdin_data) return interruptible([&] { return device->shell(command, deadline); });
+        const std::string input = std::visit(
+            [](const auto& data) { return static_cast<std::string>(data); }, *stdin_data);
+        return interruptible([&] { return shell_with_stdin(*device, command, input, deadline); });
       },
-      py::arg("command"), py::arg("timeout") = py::none(),
+      py::arg("command"), py::arg("timeout") = py::none(), py::arg("stdin") = py::none(),
       "Runs command through the device's shell (sh -c) and collects stdout, stderr and the "
       "exit code (shell protocol v2; v1 devices merge stderr and report exit_code -1). A "
-      "non-zero exit code is not an error. The timeout covers the whole command (it is then "
-      "closed on the device).");
+      "non-zero exit code is not an error. command: a string, or a list of arguments each "
+      "shell-quoted (no word splitting or globbing on the device). stdin: bytes or text sent "
+      "to the command's stdin, then its end (needs shell_v2: NotSupportedError without it). "
+      "The timeout covers the whole command (it is then closed on the device).");
 
   cls.def(
       "exec",
-      [](DeviceBox& box, const std::string& command, const std::optional<double>& timeout) {
+      [](DeviceBox& box, const Command& argv, const std::optional<double>& timeout) {
+        const std::string command = command_line(argv);
         const Deadline deadline = deadline_from(timeout);
         std::string out;
         {
           const DeviceUse device(box);
-          py::gil_scoped_release release;
-          out = device->exec(command, deadline);
+          out = interruptible([&] { return device->exec(command, deadline); });
         }
         return to_bytes(out);
       },
@@ -238,9 +303,8 @@ void bind_device_class(py::module_& module) {
         std::optional<Stream> stream;
         {
           const DeviceUse device(*box);
-          py::gil_scoped_release release;
           try {
-            stream.emplace(device->open("exec:" + command));
+            interruptible([&] { stream.emplace(device->open("exec:" + command)); });
           } catch (const Error& error) {
             if (error.code() != errc::not_supported) throw;
             throw Error(errc::not_supported,
@@ -268,14 +332,14 @@ void bind_device_class(py::module_& module) {
         options.deadline = deadline_from(timeout);
         options.compression = compression_from(compression);
         const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return adbwire::push(*device, local, remote, options);
+        return interruptible([&] { return adbwire::push(*device, local, remote, options); });
       },
       py::arg("local"), py::arg("remote"), py::arg("progress") = py::none(),
       py::arg("timeout") = py::none(), py::arg("compression") = "any",
       "Copies a local file or folder (recursively) to the device, like adb push: files keep "
       "their permission bits and mtime. progress(done, total) is called with bytes after each "
-      "chunk (on the calling thread; an exception from it stops the transfer and propagates). "
+      "chunk (on the calling thread; an exception from it stops the transfer and "
+      "propagates). "
       "timeout=None bounds each wait for the device, a number the whole call. compression: "
       "\"any\" (the best the device offers), \"none\", \"brotli\", \"lz4\", \"zstd\". Errors "
       "also: NotFoundError (no such local path), CommandFailedError (the device's refusal), "
@@ -292,8 +356,7 @@ void bind_device_class(py::module_& module) {
         options.compression = compression_from(compression);
         options.keep_attributes = keep_attributes;
         const DeviceUse device(box);
-        py::gil_scoped_release release;
-        return adbwire::pull(*device, remote, local, options);
+        return interruptible([&] { return adbwire::pull(*device, remote, local, options); });
       },
       py::arg("remote"), py::arg("local"), py::arg("progress") = py::none(),
       py::arg("timeout") = py::none(), py::arg("compression") = "any",
@@ -321,8 +384,8 @@ void bind_device_class(py::module_& module) {
         std::string answer;
         {
           const DeviceUse device(box);
-          py::gil_scoped_release release;
-          answer = adbwire::install(*device, apks, options, handler, deadline);
+          answer = interruptible(
+              [&] { return adbwire::install(*device, apks, options, handler, deadline); });
         }
         return text(answer);
       },
@@ -350,8 +413,8 @@ void bind_device_class(py::module_& module) {
         std::string answer;
         {
           const DeviceUse device(box);
-          py::gil_scoped_release release;
-          answer = adbwire::uninstall(*device, package, keep_data, deadline);
+          answer = interruptible(
+              [&] { return adbwire::uninstall(*device, package, keep_data, deadline); });
         }
         return text(answer);
       },

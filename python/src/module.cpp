@@ -1,5 +1,6 @@
 // The extension module adbwire._adbwire; the package adbwire re-exports it (python/adbwire).
 #include "binding.hpp"
+#include "interrupt.hpp"
 
 PYBIND11_MODULE(_adbwire, module) {
   module.doc() =
@@ -12,4 +13,6 @@ PYBIND11_MODULE(_adbwire, module) {
   adbwire::python::bind_device(module);
   adbwire::python::bind_page(module);
   adbwire::python::bind_wireless(module);
+  adbwire::python::bind_forward(module);
+  adbwire::python::bind_interrupt(module);
 }

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "adbwire/error.hpp"
+#include "agent/input_commands.hpp"
 #include "binding.hpp"
+#include "interrupt.hpp"
 
 namespace adbwire::python {
 namespace {
@@ -19,11 +21,13 @@ using std::chrono::milliseconds;
 // Runs f(page) with the GIL released and the Page's mutex held (adbwire::Page is for one
 // caller at a time). The mutex is taken only after the GIL is released, and released before
 // the GIL is taken back, so no thread ever waits for one while holding the other.
+// Interruptible by Ctrl-C (interrupt.hpp).
 template <typename F>
 auto on_page(PageBox& box, F&& f) {
-  py::gil_scoped_release release;
-  std::lock_guard<std::mutex> lock(box.mutex);
-  return f(box.page);
+  return interruptible([&] {
+    std::lock_guard<std::mutex> lock(box.mutex);
+    return f(box.page);
+  });
 }
 
 constexpr Names<Direction> kDirections[] = {{"up", Direction::up},
@@ -465,6 +469,30 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
 
 void bind_page(py::module_& module) {
   bind_page_results(module);
+  module.def(
+      "input_text_command",
+      [](const std::string& typed) {
+        if (agent::needs_unicode_path(typed)) {
+          throw Error(errc::not_supported,
+                      "`input text` cannot type non-ASCII characters (it would drop or garble "
+                      "them): Page.type() types them through ADBKeyBoard or the on-device dumper");
+        }
+        std::size_t bad_at = 0;
+        std::optional<std::string> command = agent::ascii_type_command(typed, bad_at);
+        if (!command) {
+          throw Error(errc::invalid_argument,
+                      "the text has control character " +
+                          std::to_string(static_cast<unsigned char>(typed[bad_at])) + " at byte " +
+                          std::to_string(bad_at) + "; only newline and tab can be typed");
+        }
+        return *command;
+      },
+      py::arg("text"),
+      "The shell command that types ASCII text wherever the focus is, as Page.type() sends it "
+      "(`input text` per word, shell-quoted; KEYCODE_SPACE, ENTER for \\n, TAB for \\t); \"\" "
+      "for \"\". For a field the caller has focused already: Device.shell() runs it. "
+      "NotSupportedError for non-ASCII text, InvalidArgumentError for other control "
+      "characters.");
   using Box = std::shared_ptr<PageBox>;
   py::class_<PageBox, Box> cls(
       module, "Page",
@@ -483,7 +511,8 @@ void bind_page(py::module_& module) {
             }
             if (device->in_flight.load() != 0) {
               throw Error(errc::busy,
-                          "this Device has calls running on other threads: make the Page "
+                          "this Device has calls running on other threads (or an open "
+                          "Forwarder): make the Page "
                           "before sharing the Device, or use Page.connect");
             }
             auto page =
@@ -500,14 +529,12 @@ void bind_page(py::module_& module) {
       "connect",
       [](const std::string& target, const std::optional<PageOptions>& options,
          const std::optional<ConnectOptions>& connect_options) {
-        const PageOptions page_options = options.value_or(PageOptions{});
+        PageOptions page_options = options.value_or(PageOptions{});
         const ConnectOptions chosen = connect_options.value_or(ConnectOptions{});
-        std::optional<Page> page;
-        {
-          py::gil_scoped_release release;
-          page.emplace(Page::connect(target, page_options, chosen));
-        }
-        return std::make_shared<PageBox>(std::move(*page), chosen.command_timeout);
+        Device device = cancellable(
+            interruptible_or_left([target, chosen] { return Device::connect(target, chosen); }));
+        return std::make_shared<PageBox>(std::move(device), std::move(page_options),
+                                         chosen.command_timeout);
       },
       py::arg("target") = "", py::arg("options") = py::none(),
       py::arg("connect_options") = py::none(),

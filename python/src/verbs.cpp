@@ -11,6 +11,7 @@
 #include "adbwire/error.hpp"
 #include "base/cancel_token.hpp"
 #include "binding.hpp"
+#include "interrupt.hpp"
 #include "verbs/call.hpp"
 #include "verbs/saved_files.hpp"
 #include "verbs/verb.hpp"
@@ -146,14 +147,13 @@ void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox
       "call",
       [](PageBox& box, const std::string& verb, const py::kwargs& arguments) {
         const verbs::Json json = json_from(arguments);
-        verbs::Reply reply;
-        {
-          py::gil_scoped_release release;
+        const verbs::Reply reply = interruptible([&] {
           std::lock_guard<std::mutex> lock(box.mutex);
           PageHost host(box.page, box.saved, box.recordings);
-          const detail::CancelToken cancel;
-          reply = verbs::run(host, verb, json, cancel);
-        }
+          const CancelScope* scope = current_scope();
+          const detail::CancelToken uncancelled;
+          return verbs::run(host, verb, json, scope != nullptr ? scope->token() : uncancelled);
+        });
         if (reply.is_error) {
           const std::error_code code = reply.error.category() == error_category()
                                            ? reply.error

@@ -98,6 +98,7 @@ def test_input_text_types_into_the_focused_field(vdevice, driver):
         await driver.tap(
             (bounds["left"] + bounds["right"]) // 2, (bounds["top"] + bounds["bottom"]) // 2
         )
+        taps = len([e for e in vdevice.events() if e.startswith("input tap")])
         assert await driver.input_text("milk and honey") is True
         typed = await driver.get_ui_tree()
         assert typed["phone_state"]["focusedElement"]["text"] == "milk and honey"
@@ -107,6 +108,8 @@ def test_input_text_types_into_the_focused_field(vdevice, driver):
         assert cleared["phone_state"]["focusedElement"]["text"] == "tea"
         with pytest.raises(NotImplementedError, match="stealth"):
             await driver.input_text("x", stealth=True)
+        # DroidRun focused the field: typing taps nothing more.
+        assert len([e for e in vdevice.events() if e.startswith("input tap")]) == taps
 
     run(scenario())
     vdevice.wait_for_event(r"input text milk")
@@ -195,6 +198,13 @@ def test_screenshot_and_date(driver):
 
 def test_ui_tree_in_portals_shape(driver):
     tree = run(driver.get_ui_tree())
+    # The root is the window's root view the dump starts with, as Portal's tree is.
+    root = tree["a11y_tree"]
+    assert root["className"] == "android.widget.FrameLayout"
+    assert root["boundsInScreen"] == {"left": 0, "top": 0, "right": 1080, "bottom": 2400}
+    assert [child["resourceId"] for child in root["children"]] == [
+        "%s:id/main" % DEMO_PACKAGE
+    ]
     assert tree["device_context"]["screen_bounds"] == {"width": 1080, "height": 2400}
     assert tree["phone_state"]["packageName"] == DEMO_PACKAGE
     assert tree["phone_state"]["activityName"] == ".ListActivity"
@@ -254,3 +264,28 @@ def _find(node, predicate):
         if found is not None:
             return found
     return None
+
+
+def test_stealth_mode_sends_its_swipes_through_an_awaitable_device_shell(vdevice, driver):
+    # DroidRun's StealthDriver.swipe, call for call: ensure_connected, then each motion event
+    # through `await driver.device.shell(...)`, whose answer is the command's output as text.
+    async def scenario():
+        await driver.ensure_connected()
+        await driver.device.shell("input motionevent DOWN 100 2000")
+        await driver.device.shell("input motionevent MOVE 100 1200")
+        await driver.device.shell("input motionevent UP 100 500")
+        return await driver.device.shell("echo answered")
+
+    assert run(scenario()) == "answered\n"
+    vdevice.wait_for_event(r"input motionevent DOWN 100 2000")
+    vdevice.wait_for_event(r"input motionevent UP 100 500")
+
+
+def test_cancelling_a_driver_call_ends_it_and_keeps_the_connection(driver):
+    async def scenario():
+        await driver.connect()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(driver.device.shell("sleep 30"), 0.3)
+        return await driver.get_date()
+
+    assert str(datetime.datetime.now().year) in run(scenario())

@@ -110,7 +110,7 @@ def test_pip_install_offline_then_import_and_connect(python, vdevice, tmp_path):
     )
 
     script = (
-        "import sys, adbwire, adbwire.droidrun\n"
+        "import sys, adbwire, adbwire.aio, adbwire.droidrun\n"
         "assert adbwire.__file__.startswith(sys.prefix), adbwire.__file__\n"
         "dev = adbwire.Device.connect(sys.argv[1])\n"
         "print(dev.shell('echo installed').out, end='')\n"
@@ -148,6 +148,7 @@ def test_pip_install_offline_then_import_and_connect(python, vdevice, tmp_path):
         names = set(archive.namelist())
     assert {
         "adbwire/__init__.py",
+        "adbwire/aio.py",
         "adbwire/droidrun.py",
         "adbwire/_adbwire.pyi",
         "adbwire/py.typed",
