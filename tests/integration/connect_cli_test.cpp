@@ -4,7 +4,6 @@
 // background process of the user, and a port that hangs up or never answers reads through the
 // daemon as it does on a direct connection. Part of adb_conformance_tests (the same fixtures).
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -32,15 +31,8 @@ using namespace std::chrono_literals;
 class BadPort {
  public:
   explicit BadPort(bool hang_up) : hang_up_(hang_up) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&address), size), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size);
-    port_ = ntohs(address.sin_port);
+    fd_ = test::listen_loopback(port_);
+    EXPECT_GE(fd_, 0);
     thread_ = std::thread([this] {
       for (;;) {
         const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
