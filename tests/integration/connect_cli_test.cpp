@@ -173,6 +173,19 @@ TEST_F(ConnectCli, ReconnectConnectsTheDaemonAgain) {
   EXPECT_EQ(usage.err, "adbwire: usage: adbwire reconnect [device|offline]\n");
 }
 
+TEST_F(ConnectCli, WithASessionConnectIsTheSessionVerb) {
+  ASSERT_EQ(adbwire({"open", "--session", "s", serial_}).exit_code, 0);
+  VirtualDevice second;
+  second.start();
+  const test::ProcessResult verb = adbwire({"--session", "s", "connect", second.target()});
+  EXPECT_EQ(verb.exit_code, 0) << verb.err;
+  EXPECT_EQ(verb.out.rfind("Connected to " + second.target() + " (", 0), 0u) << verb.out;
+  // The session's connection is the daemon's: adb's connect finds it held.
+  const std::string other = second.target().substr(4);
+  EXPECT_EQ(adbwire({"connect", other}).out, "already connected to " + other + "\n");
+  EXPECT_EQ(adbwire({"close", "--session", "s"}).exit_code, 0);
+}
+
 TEST_F(ConnectCli, KillServerEndsEveryBackgroundProcessOfTheUser) {
   ASSERT_EQ(adbwire({"connect", serial_}).exit_code, 0);
   // Another adbwire of this user (another HOME: another daemon) in the same runtime folder.
