@@ -57,6 +57,8 @@ void add_webviews_command(CLI::App& app, const GlobalOptions& globals, Run& run)
 void add_server_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_start_server_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_kill_server_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+// connect, disconnect and reconnect with adb's meaning (connect_command.cpp).
+void add_connect_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
@@ -71,7 +73,7 @@ inline constexpr AddCommand kCommands[] = {
     add_getprop_command,  add_reboot_command,       add_adbd_restart_commands,
     add_tcpip_command,    add_mcp_command,          add_webviews_command,
     add_server_command,   add_start_server_command, add_kill_server_command,
-    add_verb_commands,
+    add_connect_commands, add_verb_commands,
 };
 
 }  // namespace adbwire::cli

@@ -10,8 +10,10 @@
 
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
+#include "adbwire/target.hpp"
 #include "adbwire/usb.hpp"
 #include "cli/connect.hpp"
+#include "daemon/client.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -37,6 +39,23 @@ std::optional<std::uint64_t> parse_transport_id(const std::string& text) {
 
 }  // namespace
 
+std::vector<protocol::DeviceEntry> daemon_devices(const GlobalOptions& globals,
+                                                  detail::Failure& failure) {
+  std::vector<protocol::DeviceEntry> entries;
+  if (globals.no_daemon || globals.full_program.empty()) return entries;
+  std::string reply;
+  if (!daemon::ask_daemon(globals.full_program, nullptr, "host:devices-l", deadline_after(5s),
+                          reply, failure)) {
+    return entries;
+  }
+  std::string detail;
+  if (const std::error_code error = protocol::parse_device_list(reply, entries, detail)) {
+    failure.set(error, "the adbwire daemon's device list: " + detail);
+    entries.clear();
+  }
+  return entries;
+}
+
 std::string select_target(const GlobalOptions& globals) {
   const bool narrowed = globals.usb_only || globals.tcp_only || !globals.transport_id.empty();
   if (!globals.serial.empty()) return globals.serial;
@@ -61,6 +80,24 @@ std::string select_target(const GlobalOptions& globals) {
   for (const protocol::DeviceEntry& entry : listed) {
     if (transport_id && entry.transport_id != transport_id) continue;
     candidates.push_back({entry.serial, !is_local(entry.serial)});
+  }
+  // The daemon's devices the server does not list (a `connect`ed one, a paired phone); -t is the
+  // server's transport id, which the daemon's own ids would only be confused with.
+  detail::Failure ignored;
+  for (const protocol::DeviceEntry& entry : daemon_devices(globals, ignored)) {
+    const bool in_server = std::any_of(listed.begin(), listed.end(), [&](const auto& other) {
+      return other.serial == entry.serial;
+    });
+    if (in_server) continue;
+    listed.push_back(entry);
+    if (!transport_id) {
+      // Named as the daemon knows it: HOST:PORT, a phone's mDNS name, else a USB serial.
+      std::error_code parse_error;
+      const Target target = Target::parse(entry.serial, parse_error);
+      const bool usb = parse_error || target.kind() == Target::Kind::server ||
+                       target.kind() == Target::Kind::usb;
+      candidates.push_back({usb ? "usb:" + entry.serial : entry.serial, usb});
+    }
   }
   if (transport_id) {
     if (candidates.empty()) {

@@ -1,14 +1,24 @@
 // Which device a call means when it names none, as adb decides (adb_commandline's -s, -d, -e, -t
 // and $ANDROID_SERIAL; transport.cpp's acquire_one_transport): the devices reachable are those
-// the adb server lists and the phones on this machine's USB bus that it does not hold. Full
+// the adb server lists, those this user's daemon holds and the phones on this machine's USB bus
+// that neither holds (each once, by serial). Full
 // program only (it lists the server and the bus).
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "adbwire/protocol/smart_socket.hpp"
+#include "base/failure.hpp"
 #include "cli/command.hpp"
 
 namespace adbwire::cli {
+
+// The devices this user's daemon holds (host:devices-l), when one runs (none is started) and
+// --no-daemon was not given; their transport ids are the daemon's own. Errors (failure, then no
+// entries): what reaching the daemon met (daemon::ask_daemon), parse_error.
+std::vector<protocol::DeviceEntry> daemon_devices(const GlobalOptions& globals,
+                                                  detail::Failure& failure);
 
 // The target for globals: -s as given; else, without -d, -e or -t, $ANDROID_SERIAL; else the
 // one reachable device that -d (USB), -e (TCP or emulator) or -t ID (the adb server's transport

@@ -1,6 +1,6 @@
 // adbwire devices [-l] [TARGET…]: every device adbwire can reach, in adb's format (scripts parse
-// it): those the adb server lists, the phones on this machine's USB bus it does not hold, and
-// each direct TCP target named (as arguments or with -s) that it does not list.
+// it): those the adb server lists, those this user's daemon holds, the phones on this machine's
+// USB bus neither holds, and each direct TCP target named (as arguments or with -s) not listed.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include "adbwire/usb.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/device_selection.hpp"
 #include "cli/terminal_text.hpp"
 
 namespace adbwire::cli {
@@ -171,6 +172,17 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         server_answered = false;
         print_error("adbwire: " + std::string(e.what()));
       }
+      // The daemon's devices (a `connect`ed one, a paired phone), each once: a device the server
+      // lists too is its row. Their transport ids are the daemon's, not the server's -t ids.
+      detail::Failure daemon_failure;
+      for (protocol::DeviceEntry& entry : daemon_devices(globals, daemon_failure)) {
+        const bool in_server = std::any_of(
+            rows.begin(), rows.end(), [&](const Row& row) { return row.serial == entry.serial; });
+        if (in_server) continue;
+        entry.transport_id.reset();
+        rows.push_back({entry.serial, entry.state_text, details_of(entry)});
+      }
+      if (daemon_failure) print_error("adbwire: " + daemon_failure.detail);
       // Phones an adb server holds show here as busy too: both rows say how each is reached.
       std::vector<UsbDevice> usb;
       try {
@@ -190,7 +202,7 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         if (!listed(target.to_string().substr(4))) rows.push_back(probe(target, *args, connect));
       }
       print_rows(rows, args->long_format);
-      return !server_answered && direct.empty() && usb.empty() ? 1 : 0;
+      return !server_answered && direct.empty() && usb.empty() && rows.empty() ? 1 : 0;
     };
   });
 }

@@ -23,8 +23,9 @@ namespace {
 // with --session the verb runs in the session instead. snapshot and screenshot have commands of
 // their own with CLI-only options, which also run the verb.
 bool registered_elsewhere(std::string_view name) {
-  return name == "devices" || name == "install" || name == "uninstall" || name == "shell" ||
-         name == "pair" || name == "snapshot" || name == "screenshot" || name == "webviews";
+  return name == "devices" || name == "connect" || name == "install" || name == "uninstall" ||
+         name == "shell" || name == "pair" || name == "snapshot" || name == "screenshot" ||
+         name == "webviews";
 }
 
 std::string flag_name(std::string_view param) {

@@ -455,11 +455,53 @@ bool PullIntoClient::pull(const PullInto& pull, int file, const std::function<vo
   return true;
 }
 
+bool ask_daemon(const fs::path& program, const DaemonStart* start, std::string_view request,
+                Deadline deadline, std::string& reply, detail::Failure& failure, bool* started) {
+  const int fd = reach_daemon(program, start, failure, started);
+  if (fd < 0) return false;
+  protocol::SmartReplyReader reader;
+  protocol::SmartStatus status;
+  bool have_status = false;
+  bool done = false;
+  if (send_request(fd, request, deadline, failure)) {
+    std::array<std::uint8_t, 4096> buffer;
+    while (!done) {
+      const auto result = have_status ? reader.read_string(reply) : reader.read_status(status);
+      if (result == protocol::SmartReplyReader::Result::failed) {
+        failure.set(errc::protocol_error, "the adbwire daemon: " + reader.error_detail());
+        break;
+      }
+      if (result == protocol::SmartReplyReader::Result::ready) {
+        if (have_status || !status.okay) {
+          done = true;
+          if (!status.okay) failure.set(protocol::classify_failure(status.message), status.message);
+        }
+        have_status = true;
+        continue;
+      }
+      const long n = receive_some(fd, buffer, deadline, failure);
+      if (n < 0) break;
+      if (n == 0) {
+        failure.set(errc::device_offline, "the adbwire daemon hung up before it answered");
+        break;
+      }
+      reader.feed(std::span(buffer.data(), static_cast<std::size_t>(n)));
+    }
+  }
+  ::close(fd);
+  return !failure;
+}
+
 bool stop_daemon(const fs::path& program) {
   detail::Failure failure;
   const DaemonPaths paths = daemon_paths(daemon_identity(program), failure);
   failure.throw_if_failed();
-  const int fd = reach_daemon(program, nullptr, failure);
+  return stop_daemon_at(paths.socket);
+}
+
+bool stop_daemon_at(const fs::path& socket) {
+  detail::Failure failure;
+  const int fd = connect_daemon(socket, failure);
   failure.throw_if_failed();
   if (fd < 0) return false;
   std::vector<std::uint8_t> out;
@@ -474,11 +516,11 @@ bool stop_daemon(const fs::path& program) {
   ::close(fd);
   while (Clock::now() < deadline) {
     std::error_code error;
-    if (!fs::exists(fs::symlink_status(paths.socket, error))) return true;
+    if (!fs::exists(fs::symlink_status(socket, error))) return true;
     std::this_thread::sleep_for(10ms);
   }
-  throw Error(errc::timeout, "the adbwire daemon at " + paths.socket.string() +
-                                 " did not end within 10 s of host:kill");
+  throw Error(errc::timeout,
+              "the adbwire daemon at " + socket.string() + " did not end within 10 s of host:kill");
 }
 
 }  // namespace adbwire::daemon

@@ -86,9 +86,21 @@ class PullIntoClient {
   NoteHandler on_note_;
 };
 
+// Sends one of adb's host requests (host:devices-l, host:connect:…, host:disconnect:…) to this
+// user's daemon for program and reads adb's answer, OKAY and a string, into reply. start as
+// reach_daemon's: with nullptr only a daemon that runs is asked, and false without failure says
+// none does. A FAIL answer is false with its message as the detail and classify_failure's code
+// (not_found for "no such device …"). Errors also: reach_daemon's, closed and device_offline (the
+// daemon hung up), protocol_error, timeout.
+bool ask_daemon(const std::filesystem::path& program, const DaemonStart* start,
+                std::string_view request, Deadline deadline, std::string& reply,
+                detail::Failure& failure, bool* started = nullptr);
+
 // Ends this user's daemon for program (host:kill) and waits until its socket is gone. False when
 // none was running. Throws adbwire::Error: permission_denied (as reach_daemon), timeout (it did
 // not end within 10 s).
 bool stop_daemon(const std::filesystem::path& program);
+// The same for the daemon listening at socket (any program's, in a runtime folder).
+bool stop_daemon_at(const std::filesystem::path& socket);
 
 }  // namespace adbwire::daemon

@@ -238,6 +238,14 @@ class Conversation {
       disconnect(command.substr(11));
       return false;
     }
+    if (command == "reconnect") {
+      reconnect(host.selector);
+      return false;
+    }
+    if (command == "reconnect-offline") {
+      reconnect_offline();
+      return false;
+    }
     bool with_id = false;
     if (const auto selector = transport_selector(command, with_id)) {
       detail::Failure failure;
@@ -284,8 +292,13 @@ class Conversation {
     return false;
   }
 
-  // host:connect:HOST[:PORT]: adb's answers, all OKAY + a sentence the client reads.
+  // host:connect:HOST[:PORT]: adb's answers, all OKAY + a sentence the client reads, naming the
+  // device as adb does (HOST:PORT, port 5555 when none was given).
   void connect(std::string_view address) {
+    if (address.empty()) {
+      okay("empty address");
+      return;
+    }
     const std::string target = address.starts_with("tcp:") || address.starts_with("usb:")
                                    ? std::string(address)
                                    : "tcp:" + std::string(address);
@@ -297,12 +310,14 @@ class Conversation {
     detail::Failure failure;
     const auto device = state_.registry.attach(target, ConnectOptions{}, true, notes, failure);
     if (!device) {
-      okay("failed to connect to '" + std::string(address) + "': " + failure.detail);
+      okay("failed to connect to '" + tcp_serial(address) + "': " + failure.detail);
       return;
     }
     okay((held ? "already connected to " : "connected to ") + device->entry().serial);
   }
 
+  // host:disconnect:[ADDRESS], as adb's server answers it: OKAY "disconnected ADDRESS" (as
+  // given) or FAIL "no such device 'HOST:PORT'".
   void disconnect(std::string_view address) {
     if (address.empty()) {
       state_.registry.disconnect_all();
@@ -315,7 +330,46 @@ class Conversation {
       okay("disconnected " + serial);
       return;
     }
-    fail("no such device '" + serial + "'");
+    fail("no such device '" + tcp_serial(address) + "'");
+  }
+
+  // reconnect (host:, host-serial:…): the selected device's connection dropped and made again,
+  // answered as adb's server does, OKAY and "reconnecting SERIAL [STATE]" or why not. A target
+  // the daemon does not hold yet is connected.
+  void reconnect(const std::optional<Selector>& selector) {
+    detail::Failure failure;
+    auto device = device_for(selector, failure);
+    if (!device && selector && selector->kind == Selector::Kind::serial) {
+      Notes ignored;
+      failure = {};
+      device = state_.registry.attach(selector->serial, ConnectOptions{}, false, ignored, failure);
+    }
+    if (!device) {
+      okay(failure.detail);
+      return;
+    }
+    Notes ignored;
+    if (!device->connect_again(ignored, failure)) {
+      okay("reconnecting " + device->serial() + " failed: " + failure.detail);
+      return;
+    }
+    okay("reconnecting " + device->serial() + " [" + device->entry().state_text + "]\n");
+  }
+
+  // host:reconnect-offline: every held device whose connection dropped, connected again.
+  void reconnect_offline() {
+    std::string response;
+    for (const protocol::DeviceEntry& entry : state_.registry.list()) {
+      if (entry.state_text == "device") continue;
+      detail::Failure failure;
+      const auto device =
+          state_.registry.select({Selector::Kind::serial, entry.serial, 0}, failure);
+      Notes ignored;
+      if (device && device->connect_again(ignored, failure))
+        response += "reconnecting " + entry.serial + "\n";
+    }
+    if (!response.empty()) response.pop_back();
+    okay(response);
   }
 
   // True while the client has not closed its side (it sends nothing while it waits).

@@ -6,6 +6,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
+#include "adbwire/target.hpp"
 
 namespace adbwire::daemon {
 namespace {
@@ -189,6 +190,14 @@ bool parse_device_request(std::string_view request, std::string& target,
   auth_timeout = std::chrono::milliseconds(ms);
   target = std::string(request.substr(colon + 1));
   return true;
+}
+
+std::string tcp_serial(std::string_view address) {
+  std::error_code error;
+  const Target target = Target::parse(
+      address.starts_with("tcp:") ? std::string(address) : "tcp:" + std::string(address), error);
+  if (error || target.kind() != Target::Kind::tcp) return std::string(address);
+  return target.to_string().substr(4);
 }
 
 bool valid_session_name(std::string_view name) noexcept {

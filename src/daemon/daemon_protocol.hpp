@@ -119,6 +119,10 @@ struct PullInto {
 std::string format_pull_into(const PullInto& pull);
 std::error_code parse_pull_into(std::string_view text, PullInto& out);
 
+// The serial adb's server names a TCP address by (host:connect, host:disconnect): HOST:PORT, port
+// 5555 when none was given; address as it is when it is no TCP address.
+std::string tcp_serial(std::string_view address);
+
 // Whether name may name a session: letters, digits, '-', '_' and '.' (it is part of requests and
 // messages); "" is the default session.
 bool valid_session_name(std::string_view name) noexcept;

@@ -159,6 +159,12 @@ bool HeldDevice::ensure_connected(Notes& notes, detail::Failure& failure) {
   return reconnect(current(), "the device had closed it", false, notes, failure);
 }
 
+bool HeldDevice::connect_again(Notes& notes, detail::Failure& failure) {
+  const std::shared_ptr<Device> seen = current();
+  seen->close();
+  return reconnect(seen, "asked to reconnect", false, notes, failure);
+}
+
 bool HeldDevice::reconnect(const std::shared_ptr<Device>& seen, std::string_view why,
                            bool same_device, Notes& notes, detail::Failure& failure) {
   bool new_device = false;

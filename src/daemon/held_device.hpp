@@ -80,6 +80,10 @@ class HeldDevice : public std::enable_shared_from_this<HeldDevice> {
   // Unused (no token alive) since this long.
   Clock::duration idle_for() const;
 
+  // Drops the connection and connects again (adb reconnect); streams on the old one fail.
+  // Errors: the connect's (a failed one leaves the device offline, to be connected on next use).
+  bool connect_again(Notes& notes, detail::Failure& failure);
+
   // Closes the connection; streams and shared Devices fail with closed from then on.
   void close();
 

@@ -46,7 +46,8 @@ struct Case {
         why(std::move(why_)),
         env(std::move(env_)) {}
   std::string name;
-  // The words after the program's name. {S}: the device's serial; {W}: a host folder of this
+  // The words after the program's name. {S}: the device's serial; {S2}: a second device's, which
+  // only the connect cases connect; {W}: a host folder of this
   // run's own; {R}: a device folder of this run's own (each program gets its own, so one's
   // pushes and pulls never feed the other's).
   std::vector<std::string> args;
@@ -134,10 +135,6 @@ const std::vector<Case>& cases() {
       // Commands.
       {"unknown command", {"frobnicate"}},
       {"start-server, running", {"start-server"}},
-      {"disconnect what is not connected",
-       {"disconnect", "127.0.0.1:1"},
-       Expect::gap,
-       "connect HOST:PORT and disconnect with adb's meaning are not built yet (README)"},
       {"--version",
        {"--version"},
        Expect::wording,
@@ -147,6 +144,35 @@ const std::vector<Case>& cases() {
        {"-s", "{S}", "getprop", "ro.product.model"},
        Expect::choice,
        "an adbwire command adb lacks (adb says unknown command)"},
+      // connect, disconnect and reconnect: {S2} is a second device nobody holds yet; the block
+      // ends with the state it started with (the adb server and the daemon hold {S}).
+      {"disconnect what is not connected", {"disconnect", "127.0.0.1:1"}},
+      {"connect a second device", {"connect", "{S2}"}},
+      {"connect it again", {"connect", "{S2}"}},
+      {"no selector, two devices", {"shell", "echo", "hi"}},
+      {"-s the second device", {"-s", "{S2}", "shell", "echo", "hi"}},
+      {"disconnect the second device", {"disconnect", "{S2}"}},
+      {"disconnect it again", {"disconnect", "{S2}"}},
+      {"connect a port nobody listens on",
+       {"connect", "127.0.0.1:1"},
+       Expect::wording,
+       "adbwire says why the connection failed in its own words (as for -s HOST:PORT)"},
+      {"connect with no address", {"connect"}},
+      {"connect two addresses", {"connect", "{S2}", "{S2}"}},
+      {"disconnect two addresses", {"disconnect", "{S2}", "{S2}"}},
+      {"reconnect of no kind", {"reconnect", "now"}},
+      // adb's reconnect drops a TCP device from its server for good (adb 29 does not connect it
+      // again), so each one is followed by both dropping everything and connecting {S} anew.
+      {"reconnect", {"reconnect"}},
+      {"disconnect everything", {"disconnect"}},
+      {"reconnect with no device", {"reconnect"}},
+      {"connect the device again", {"connect", "{S}"}},
+      {"-s reconnect", {"-s", "{S}", "reconnect"}},
+      {"disconnect everything again", {"disconnect"}},
+      {"connect the device once more", {"connect", "{S}"}},
+      {"reconnect device", {"-s", "{S}", "reconnect", "device"}},
+      {"reconnect offline", {"reconnect", "offline"}},
+      {"get-state after connecting again", {"-s", "{S}", "get-state"}},
   };
   return kCases;
 }
@@ -209,7 +235,9 @@ class Conformance : public ::testing::Test {
   void SetUp() override {
     ASSERT_EQ(server_.start(), "");
     device_.start();
+    second_.start();
     serial_ = "127.0.0.1:" + std::to_string(device_.port());
+    second_serial_ = "127.0.0.1:" + std::to_string(second_.port());
     ASSERT_EQ(server_.connect_and_wait(serial_), "");
     fs::create_directories(temp_.path() / "run");
     fs::permissions(temp_.path() / "run", fs::perms::owner_all);
@@ -223,6 +251,7 @@ class Conformance : public ::testing::Test {
   void TearDown() override {
     run(ADBWIRE_CLI_PATH, {"kill-server"}, {});
     device_.stop();
+    second_.stop();
   }
 
   test::ProcessResult run(const std::string& program, std::vector<std::string> args,
@@ -240,7 +269,9 @@ class Conformance : public ::testing::Test {
     std::vector<std::string> args;
     for (const std::string& arg : c.args) {
       args.push_back(replace_all(
-          replace_all(replace_all(arg, "{S}", serial_), "{W}", work.string()), "{R}", remote));
+          replace_all(replace_all(replace_all(arg, "{S}", serial_), "{S2}", second_serial_), "{W}",
+                      work.string()),
+          "{R}", remote));
     }
     const test::ProcessResult result = run(program, std::move(args), c.env);
     EXPECT_FALSE(result.timed_out) << c.name << " (" << label << ") did not end";
@@ -255,7 +286,9 @@ class Conformance : public ::testing::Test {
 
   test::AdbServerProcess server_;
   VirtualDevice device_;
+  VirtualDevice second_;
   std::string serial_;
+  std::string second_serial_;
   test::TempDir temp_;
   std::vector<std::string> env_;
 };

@@ -42,6 +42,8 @@ std::string find_adb();
 std::uint16_t free_port();
 // A connected socket to 127.0.0.1:port, or -1.
 int connect_loopback(std::uint16_t port);
+// A socket listening on 127.0.0.1 at a port the system chose (port gets it), or -1.
+int listen_loopback(std::uint16_t& port);
 std::string read_file(const std::filesystem::path& path);
 
 // A program running beside a test (`adbwire forward`, `adbwire server`), its stdout and stderr on

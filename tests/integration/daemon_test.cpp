@@ -431,8 +431,10 @@ TEST_F(Daemon, EndsWhenIdle) {
 TEST_F(Daemon, StartServerAndKillServer) {
   const test::ProcessResult started = adbwire({"start-server"});
   EXPECT_EQ(started.exit_code, 0) << started.err;
-  EXPECT_EQ(started.err, "adbwire: daemon started\n");
   const fs::path socket = only_socket();
+  // adb's two lines, which scripts wait for.
+  EXPECT_EQ(started.err, "* daemon not running; starting now at unix:" + socket.string() +
+                             "\n* daemon started successfully\n");
   const pid_t pid = listener_pid(socket);
   ASSERT_GT(pid, 0);
   const test::ProcessResult again = adbwire({"start-server"});

@@ -214,15 +214,8 @@ zc.close()
 class ScriptedServer {
  public:
   explicit ScriptedServer(std::string services) : services_(std::move(services)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&address), length), 0);
-    EXPECT_EQ(::listen(fd_, 8), 0);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
+    fd_ = test::listen_loopback(port_);
+    EXPECT_GE(fd_, 0);
     thread_ = std::thread([this] { serve(); });
   }
   ~ScriptedServer() {

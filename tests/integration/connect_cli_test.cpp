@@ -1,0 +1,247 @@
+// adb's connect, disconnect, reconnect and kill-server as adbwire's daemon serves them, beside a
+// real adb server (Debian's adb): the devices the daemon holds are listed once and counted when a
+// command names none, a device is dropped wherever it is connected, kill-server ends every
+// background process of the user, and a port that hangs up or never answers reads through the
+// daemon as it does on a direct connection. Part of adb_conformance_tests (the same fixtures).
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adbwire/testing/vdevice.hpp"
+#include "integration/adb_server.hpp"
+#include "integration/temp_dir.hpp"
+
+namespace adbwire {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// A TCP port on loopback that accepts and then hangs up at once, or keeps every connection open
+// and never says a word (a port of something that is not adbd, a device that froze).
+class BadPort {
+ public:
+  explicit BadPort(bool hang_up) : hang_up_(hang_up) {
+    fd_ = test::listen_loopback(port_);
+    EXPECT_GE(fd_, 0);
+    thread_ = std::thread([this] {
+      for (;;) {
+        const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (client < 0) return;  // shut down
+        if (hang_up_) {
+          ::close(client);
+        } else {
+          kept_.push_back(client);
+        }
+      }
+    });
+  }
+  ~BadPort() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+    for (const int fd : kept_) ::close(fd);
+  }
+  BadPort(const BadPort&) = delete;
+  BadPort& operator=(const BadPort&) = delete;
+
+  std::string serial() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  const bool hang_up_;
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::vector<int> kept_;  // the accepting thread's only
+  std::thread thread_;
+};
+
+class ConnectCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(server_.start(), "");
+    device_.start();
+    serial_ = "127.0.0.1:" + std::to_string(device_.port());
+    fs::create_directories(temp_.path() / "run");
+    fs::permissions(temp_.path() / "run", fs::perms::owner_all);
+    env_ = server_.env();
+    env_.push_back("ANDROID_ADB_SERVER_PORT=" + std::to_string(server_.port()));
+    env_.push_back("XDG_RUNTIME_DIR=" + (temp_.path() / "run").string());
+  }
+
+  void TearDown() override { adbwire({"kill-server"}); }
+
+  test::ProcessResult adbwire(std::vector<std::string> args,
+                              const std::vector<std::string>& extra_env = {}) {
+    args.insert(args.begin(), ADBWIRE_CLI_PATH);
+    std::vector<std::string> env = env_;
+    for (const std::string& entry : extra_env) {
+      const std::string name = entry.substr(0, entry.find('=') + 1);
+      std::erase_if(env, [&](const std::string& have) { return have.starts_with(name); });
+      env.push_back(entry);
+    }
+    return test::run_process(std::move(args), std::move(env), {}, 30s);
+  }
+
+  // The daemon sockets in the runtime folder.
+  std::vector<fs::path> sockets() const {
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::directory_iterator(temp_.path() / "run" / "adbwire")) {
+      if (entry.path().extension() == ".sock") found.push_back(entry.path());
+    }
+    return found;
+  }
+
+  test::AdbServerProcess server_;
+  VirtualDevice device_;
+  std::string serial_;
+  test::TempDir temp_;
+  std::vector<std::string> env_;
+};
+
+TEST_F(ConnectCli, TheDaemonsDevicesAreListedOnceAndCountWhenNoneIsNamed) {
+  const test::ProcessResult connected = adbwire({"connect", serial_});
+  EXPECT_EQ(connected.exit_code, 0) << connected.err;
+  EXPECT_EQ(connected.out, "connected to " + serial_ + "\n");
+  EXPECT_EQ(adbwire({"connect", serial_}).out, "already connected to " + serial_ + "\n");
+  EXPECT_EQ(adbwire({"devices"}).out, "List of devices attached\n" + serial_ + "\tdevice\n\n")
+      << "the adb server does not hold it: the daemon's row";
+  EXPECT_EQ(adbwire({"shell", "echo", "one"}).out, "one\n") << "the only device there is";
+
+  // The adb server holds it too: still one device.
+  ASSERT_EQ(server_.connect_and_wait(serial_), "");
+  EXPECT_EQ(adbwire({"devices"}).out, "List of devices attached\n" + serial_ + "\tdevice\n\n");
+  EXPECT_EQ(adbwire({"shell", "echo", "still"}).out, "still\n");
+
+  // A second device the daemon alone holds: two, as adb says.
+  VirtualDevice second;
+  second.start();
+  const std::string other = "127.0.0.1:" + std::to_string(second.port());
+  EXPECT_EQ(adbwire({"connect", other}).out, "connected to " + other + "\n");
+  const test::ProcessResult two = adbwire({"shell", "echo", "which"});
+  EXPECT_EQ(two.exit_code, 1);
+  EXPECT_EQ(two.out, "");
+  EXPECT_EQ(two.err.substr(0, two.err.find('\n')), "adbwire: error: more than one device/emulator");
+  const test::ProcessResult listed = adbwire({"devices", "-l"});
+  EXPECT_NE(listed.out.find(serial_ + " "), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find(other + " "), std::string::npos) << listed.out;
+  EXPECT_EQ(std::count(listed.out.begin(), listed.out.end(), '\n'), 4) << listed.out;
+  EXPECT_EQ(adbwire({"-e", "shell", "echo", "x"}).exit_code, 1) << "two TCP devices";
+}
+
+TEST_F(ConnectCli, DisconnectDropsTheDeviceWhereverItIsConnected) {
+  ASSERT_EQ(server_.connect_and_wait(serial_), "");
+  ASSERT_EQ(adbwire({"connect", serial_}).exit_code, 0);
+  const test::ProcessResult dropped = adbwire({"disconnect", serial_});
+  EXPECT_EQ(dropped.exit_code, 0) << dropped.err;
+  EXPECT_EQ(dropped.out, "disconnected " + serial_ + "\n");
+  EXPECT_EQ(server_.adb({"devices"}).out, "List of devices attached\n\n")
+      << "the adb server let go of it too";
+  EXPECT_EQ(adbwire({"devices"}).out, "List of devices attached\n\n");
+  const test::ProcessResult again = adbwire({"disconnect", serial_});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.out, "");
+  EXPECT_EQ(again.err.substr(0, again.err.find('\n')),
+            "adbwire: error: no such device '" + serial_ + "': not found");
+
+  // Without an address, everything, in both.
+  ASSERT_EQ(server_.connect_and_wait(serial_), "");
+  ASSERT_EQ(adbwire({"connect", serial_}).exit_code, 0);
+  EXPECT_EQ(adbwire({"disconnect"}).out, "disconnected everything\n");
+  EXPECT_EQ(server_.adb({"devices"}).out, "List of devices attached\n\n");
+  EXPECT_EQ(adbwire({"devices"}).out, "List of devices attached\n\n");
+}
+
+TEST_F(ConnectCli, ReconnectConnectsTheDaemonAgain) {
+  ASSERT_EQ(adbwire({"connect", serial_}).exit_code, 0);
+  const std::size_t before = device_.connections_accepted();
+  const test::ProcessResult reconnected = adbwire({"-s", serial_, "reconnect"});
+  EXPECT_EQ(reconnected.exit_code, 0) << reconnected.err;
+  EXPECT_EQ(reconnected.out, "reconnecting " + serial_ + " [device]\n\n");
+  EXPECT_EQ(device_.connections_accepted(), before + 1);
+  EXPECT_EQ(adbwire({"-s", serial_, "shell", "echo", "back"}).out, "back\n");
+  const test::ProcessResult usage = adbwire({"reconnect", "now"});
+  EXPECT_EQ(usage.exit_code, 1);
+  EXPECT_EQ(usage.err, "adbwire: usage: adbwire reconnect [device|offline]\n");
+}
+
+TEST_F(ConnectCli, WithASessionConnectIsTheSessionVerb) {
+  ASSERT_EQ(adbwire({"open", "--session", "s", serial_}).exit_code, 0);
+  VirtualDevice second;
+  second.start();
+  const test::ProcessResult verb = adbwire({"--session", "s", "connect", second.target()});
+  EXPECT_EQ(verb.exit_code, 0) << verb.err;
+  EXPECT_EQ(verb.out.rfind("Connected to " + second.target() + " (", 0), 0u) << verb.out;
+  // The session's connection is the daemon's: adb's connect finds it held.
+  const std::string other = second.target().substr(4);
+  EXPECT_EQ(adbwire({"connect", other}).out, "already connected to " + other + "\n");
+  EXPECT_EQ(adbwire({"close", "--session", "s"}).exit_code, 0);
+}
+
+TEST_F(ConnectCli, KillServerEndsEveryBackgroundProcessOfTheUser) {
+  ASSERT_EQ(adbwire({"connect", serial_}).exit_code, 0);
+  // Another adbwire of this user (another HOME: another daemon) in the same runtime folder.
+  fs::create_directories(temp_.path() / "other-home");
+  ASSERT_EQ(adbwire({"start-server"}, {"HOME=" + (temp_.path() / "other-home").string()}).exit_code,
+            0);
+  ASSERT_EQ(sockets().size(), 2u);
+  test::Background forward({ADBWIRE_CLI_PATH, "-s", serial_, "forward", "tcp:0", "tcp:5000"}, env_);
+  EXPECT_NE(forward.first_line().find(" -> "), std::string::npos);
+
+  const test::ProcessResult killed = adbwire({"kill-server"});
+  EXPECT_EQ(killed.exit_code, 0) << killed.err;
+  EXPECT_TRUE(sockets().empty());
+  EXPECT_NE(forward.exit_code(10s), test::Background::kRunning) << "the forward process runs on";
+  EXPECT_EQ(adbwire({"kill-server"}).exit_code, 0) << "nothing to end is no error";
+  // The next command starts the daemon again.
+  EXPECT_EQ(adbwire({"-s", serial_, "shell", "echo", "new"}).out, "new\n");
+  EXPECT_EQ(sockets().size(), 1u);
+}
+
+// text without the system's reason in parentheses: a peer that hangs up reads as "End of file"
+// or "Connection reset by peer" depending on whether our first bytes reached it first.
+std::string without_reason(const std::string& text) {
+  static const std::regex kReason(R"( \([^)]*\))");
+  return std::regex_replace(text, kReason, "");
+}
+
+// The first line of an adbwire error without its "adbwire: error: " and its code's name.
+std::string sentence_of(const std::string& err) {
+  std::string line = err.substr(0, err.find('\n'));
+  const std::string prefix = "adbwire: error: ";
+  if (line.starts_with(prefix)) line.erase(0, prefix.size());
+  return without_reason(line.substr(0, line.rfind(": ")));
+}
+
+TEST_F(ConnectCli, APortThatHangsUpOrNeverAnswersReadsAsOnADirectConnection) {
+  for (const bool hang_up : {true, false}) {
+    const BadPort port(hang_up);
+    const std::string what = hang_up ? "hangs up" : "never answers";
+    const test::ProcessResult direct =
+        adbwire({"--no-daemon", "-s", port.serial(), "shell", "true"});
+    const test::ProcessResult held = adbwire({"-s", port.serial(), "shell", "true"});
+    EXPECT_EQ(direct.exit_code, 1) << what;
+    EXPECT_EQ(held.exit_code, direct.exit_code) << what;
+    EXPECT_EQ(held.out, "") << what;
+    EXPECT_EQ(without_reason(held.err), without_reason(direct.err)) << what;
+    EXPECT_NE(held.err.find(hang_up ? "device offline" : "timed out"), std::string::npos)
+        << what << ": " << held.err;
+    // connect says so as adb does, on stdout, exit 0: with the direct connection's sentence.
+    const test::ProcessResult connected = adbwire({"connect", port.serial()});
+    EXPECT_EQ(connected.exit_code, 0) << what;
+    EXPECT_EQ(without_reason(connected.out),
+              "failed to connect to '" + port.serial() + "': " + sentence_of(direct.err) + "\n")
+        << what;
+  }
+}
+
+}  // namespace
+}  // namespace adbwire
