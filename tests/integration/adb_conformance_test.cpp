@@ -78,6 +78,21 @@ const std::vector<Case>& cases() {
       {"shell false", {"-s", "{S}", "shell", "false"}},
       {"shell missing tool", {"-s", "{S}", "shell", "no_such_tool"}},
       {"shell stderr", {"-s", "{S}", "shell", "echo oops >&2"}},
+      // install and logcat: the device's own error text reaches the user as adb prints it.
+      {"install an APK", {"-s", "{S}", "install", "{W}/app-v2.apk"}},
+      {"install an older version", {"-s", "{S}", "install", "{W}/app-v1.apk"}},
+      {"install a missing APK", {"-s", "{S}", "install", "{W}/missing.apk"}},
+      {"install a file not named .apk", {"-s", "{S}", "install", "{W}/file.txt"}},
+      {"logcat -d with a bad filter",
+       {"-s", "{S}", "logcat", "-d", "Foo:Q"},
+       Expect::wording,
+       "adbwire reads filterspecs itself (it filters binary records), so the sentence is its own"},
+      {"logcat -d, an option the device refuses",
+       {"-s", "{S}", "logcat", "-d", "-t", "x"},
+       Expect::wording,
+       "the device's words come after \"the device's logcat said:\"; exec: carries no exit "
+       "status, so adbwire exits 1 where the device's logcat may say another failing code"},
+      {"logcat -d -b main -s", {"-s", "{S}", "logcat", "-d", "-b", "main", "-s", "nosuchtag"}},
       // Device selection.
       {"no selector, one device", {"shell", "echo", "hi"}},
       {"ANDROID_SERIAL", {"shell", "echo", "hi"}, Expect::agree, "", {"ANDROID_SERIAL={S}"}},
@@ -202,6 +217,8 @@ void make_work_folder(const fs::path& work) {
   std::ofstream(work / "file.txt") << "hello\n";
   std::ofstream(work / "tree" / "a.txt") << "a\n";
   std::ofstream(work / "tree" / "sub" / "b.txt") << "b\n";
+  std::ofstream(work / "app-v2.apk") << "PK\3\4 package=com.example.conformance versionCode=2\n";
+  std::ofstream(work / "app-v1.apk") << "PK\3\4 package=com.example.conformance versionCode=1\n";
 }
 
 class Conformance : public ::testing::Test {
