@@ -23,6 +23,7 @@
 #include "cli/pull_files.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/transfer_report.hpp"
+#include "services/device_command.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -33,13 +34,6 @@ namespace fs = std::filesystem;
 constexpr std::size_t kMaxLine = 4096;
 // Unknown lines kept for the warning at the end; more are counted, not kept.
 constexpr std::size_t kMaxOddLines = 20;
-
-std::string trimmed(std::string_view text) {
-  const std::size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) return {};
-  const std::size_t end = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(begin, end - begin + 1));
-}
 
 bool ends_with_zip(std::string_view name) {
   if (name.size() < 4) return false;
@@ -91,7 +85,7 @@ class Bugreportz {
           format("adbwire: WARNING: bugreportz generated %zu line(s) with unknown "
                  "commands, device might not support zipped bugreports:",
                  odd_count_));
-      for (const std::string& line : odd_lines_) print_error("\t" + line);
+      for (const std::string& line : odd_lines_) print_error("  " + line);
       print_error("If the zipped bugreport was not generated, try 'adbwire bugreport' instead.");
     }
     if (failed_) return 255;
@@ -190,7 +184,7 @@ int run_bugreport(const GlobalOptions& globals, const std::optional<std::string>
   chosen.serial = select_target(globals);
   Device device = connect_device(chosen);
   const ShellResult version_result = device.shell("bugreportz -v");
-  const std::string version = trimmed(version_result.err);
+  const std::string version = detail::trim(version_result.err);
   if (version_result.exit_code != 0 || version.empty()) {
     if (!path) {
       // As adb: a device older than Android 7 has no bugreportz; its text report instead.
@@ -204,7 +198,7 @@ int run_bugreport(const GlobalOptions& globals, const std::optional<std::string>
       return status < 0 ? 0 : status;
     }
     print_error("adbwire: failed to get bugreportz version: 'bugreportz -v' returned '" +
-                trimmed(version_result.out) + "' (code " +
+                detail::trim(version_result.out) + "' (code " +
                 std::to_string(version_result.exit_code) +
                 ").\nIf the device does not run Android 7.0 or above, try 'adbwire bugreport' "
                 "instead.");

@@ -13,6 +13,7 @@
 #include "base/mutex.hpp"
 #include "base/shell_quote.hpp"
 #include "connection/bounded_output.hpp"
+#include "services/device_command.hpp"
 
 namespace adbwire {
 namespace {
@@ -35,10 +36,7 @@ constexpr auto kDeviceTextWait = std::chrono::milliseconds(500);
 
 // The device's words as one line an error message can carry: control bytes escaped, bounded.
 std::string device_words(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
-    text.remove_suffix(1);
-  }
-  return "the device's logcat said: " + protocol::printable(text, kDeviceTextLimit);
+  return "the device's logcat said: " + protocol::printable(detail::trim(text), kDeviceTextLimit);
 }
 
 bool tag_fits_command_line(std::string_view tag) {
