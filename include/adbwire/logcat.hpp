@@ -95,6 +95,10 @@ struct LogcatOptions {
   std::optional<std::size_t> tail;
   // Clear the device's log first (logcat -c).
   bool clear = false;
+  // More words for the device's logcat, passed as given (each shell-quoted): options adbwire
+  // does not read itself ("-b", "crash", "--pid=123"). Records still come binary (-B); what
+  // the device's logcat says about a word it refuses ends the stream (command_failed).
+  std::vector<std::string> device_args;
 };
 
 // Called on the Logcat's reader thread for each record that passes the filter. May throw:
@@ -125,7 +129,9 @@ class Logcat {
   bool running() const;
   // Waits until the stream ends (dump mode) or fails; false at the deadline.
   bool wait(Deadline deadline) const;
-  // Why reading ended: empty for a clean end or stop(); parse_error, device_offline,
+  // Why reading ended: empty for a clean end or stop(); command_failed (the device's logcat
+  // printed words instead of records: an option it refused, no logcat; error_detail() carries
+  // them, escaped and bounded), parse_error, device_offline,
   // limit_exceeded (a dump past its bound), … or the code of an exception the handler threw.
   std::error_code error() const;
   // What error() means, in words ("" when it is empty).

@@ -46,6 +46,7 @@ void add_uninstall_command(CLI::App& app, const GlobalOptions& globals, Run& run
 void add_forward_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_reverse_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_logcat_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_bugreport_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_get_state_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_getprop_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_reboot_command(CLI::App& app, const GlobalOptions& globals, Run& run);
@@ -62,18 +63,18 @@ void add_connect_commands(CLI::App& app, const GlobalOptions& globals, Run& run)
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
-    add_version_command,  add_vdevice_command,      add_snapshot_command,
-    add_shell_command,    add_exec_out_command,     add_pull_command,
-    add_push_command,     add_keygen_command,       add_pair_command,
-    add_mdns_command,     add_capture_command,      add_doctor_command,
-    add_open_command,     add_screenshot_command,   add_close_command,
-    add_sessions_command, add_guide_command,        add_devices_command,
-    add_install_command,  add_uninstall_command,    add_forward_command,
-    add_reverse_command,  add_logcat_command,       add_get_state_command,
-    add_getprop_command,  add_reboot_command,       add_adbd_restart_commands,
-    add_tcpip_command,    add_mcp_command,          add_webviews_command,
-    add_server_command,   add_start_server_command, add_kill_server_command,
-    add_connect_commands, add_verb_commands,
+    add_version_command,   add_vdevice_command,      add_snapshot_command,
+    add_shell_command,     add_exec_out_command,     add_pull_command,
+    add_push_command,      add_keygen_command,       add_pair_command,
+    add_mdns_command,      add_capture_command,      add_doctor_command,
+    add_open_command,      add_screenshot_command,   add_close_command,
+    add_sessions_command,  add_guide_command,        add_devices_command,
+    add_install_command,   add_uninstall_command,    add_forward_command,
+    add_reverse_command,   add_logcat_command,       add_get_state_command,
+    add_getprop_command,   add_reboot_command,       add_adbd_restart_commands,
+    add_tcpip_command,     add_mcp_command,          add_webviews_command,
+    add_server_command,    add_start_server_command, add_kill_server_command,
+    add_bugreport_command, add_connect_commands,     add_verb_commands,
 };
 
 }  // namespace adbwire::cli

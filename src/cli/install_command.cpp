@@ -1,9 +1,15 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adbwire/error.hpp"
@@ -25,6 +31,42 @@ struct InstallArgs {
   bool no_streaming = false;
   TimeoutOption timeout;
 };
+
+bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
+  if (text.size() < suffix.size()) return false;
+  return std::equal(suffix.begin(), suffix.end(), text.end() - suffix.size(),
+                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+}
+
+// One APK as adb 29's install says it: the method first on stdout, then the file's problem or
+// the package manager's own answer ("adb: failed to install x.apk: Failure [...]"), exit 1.
+int install_one(Device& device, const std::filesystem::path& apk, InstallOptions options,
+                const InstallProgressHandler& on_progress, Deadline deadline) {
+  if (options.method == InstallMethod::automatic) {
+    options.method = device.has_feature("cmd") ? InstallMethod::streamed : InstallMethod::push;
+  }
+  const bool streamed = options.method == InstallMethod::streamed;
+  print(streamed ? "Performing Streamed Install\n" : "Performing Push Install\n");
+  const std::string name = apk.string();
+  if (!ends_with_ignoring_case(name, ".apk")) {
+    print_error(streamed ? "adbwire: filename doesn't end .apk or .apex: " + name
+                         : std::string("adbwire: need APK file on command line"));
+    return 1;
+  }
+  struct stat info {};
+  if (::stat(name.c_str(), &info) != 0) {
+    print_error("adbwire: failed to stat " + name + ": " + std::strerror(errno));
+    return 1;
+  }
+  try {
+    print(install(device, {apk}, options, on_progress, deadline));
+  } catch (const Error& e) {
+    if (e.code() != errc::command_failed) throw;
+    print_error("adbwire: " + e.detail());
+    return 1;
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -69,8 +111,11 @@ void add_install_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       }
       Device device = connect_device(globals);
       const Deadline deadline = args->timeout.deadline();
-      print(install(device, apks, options, on_progress, deadline));
-      return 0;
+      if (apks.size() != 1) {
+        print(install(device, apks, options, on_progress, deadline));
+        return 0;
+      }
+      return install_one(device, apks.front(), options, on_progress, deadline);
     };
   });
 }

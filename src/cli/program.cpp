@@ -48,7 +48,7 @@ void add_global_options(CLI::App& app, GlobalOptions& globals) {
 }
 
 bool reads_own_words(std::string_view command) {
-  return command == "shell" || command == "exec-out";
+  return command == "shell" || command == "exec-out" || command == "logcat";
 }
 
 int parse_and_run(CLI::App& app, GlobalOptions& globals, const Run& run, int argc, char** argv) {

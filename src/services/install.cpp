@@ -176,12 +176,14 @@ void send_file(Stream& stream, const Apk& apk, const Waits& waits, std::uint64_t
   }
 }
 
-void require_success(const std::string& answer, const std::string& what, detail::Failure& failure) {
+// `failed` says what failed ("failed to install x.apk"); the package manager's text follows.
+void require_success(const std::string& answer, const std::string& failed,
+                     detail::Failure& failure) {
   if (answer.starts_with("Success")) return;
   const std::string text = trimmed(answer);
-  failure.set(errc::command_failed,
-              what + " failed: " +
-                  (text.empty() ? std::string("the package manager gave no answer") : text));
+  failure.set(
+      errc::command_failed,
+      failed + ": " + (text.empty() ? std::string("the package manager gave no answer") : text));
 }
 
 // One APK streamed into `cmd package install -S SIZE`.
@@ -197,7 +199,7 @@ std::string install_one_streamed(PackageManager& pm, const Apk& apk,
   send_file(stream, apk, waits, sent, apk.size, progress, failure);
   if (failure) return {};
   std::string answer = PackageManager::read_answer(stream, waits, failure);
-  if (!failure) require_success(answer, "installing " + apk.path.string(), failure);
+  if (!failure) require_success(answer, "failed to install " + apk.path.string(), failure);
   return answer;
 }
 
@@ -207,7 +209,7 @@ std::string session_of(const std::string& created, detail::Failure& failure) {
   const std::size_t end = created.find(']', open == std::string::npos ? 0 : open);
   if (!created.starts_with("Success") || open == std::string::npos || end == std::string::npos) {
     require_success(created.starts_with("Success") ? std::string() : created,
-                    "creating an install session", failure);
+                    "creating an install session failed", failure);
     if (!failure) {
       failure.set(errc::parse_error,
                   "install-create answered '" + trimmed(created) + "', with no [SESSION] id");
@@ -253,15 +255,16 @@ std::string install_session(Device& device, PackageManager& pm, const std::vecto
       if (failure) break;
       const std::string written = PackageManager::read_answer(stream, waits, failure);
       if (!failure)
-        require_success(written, "writing " + apks[i].path.string() + " into session " + session,
+        require_success(written,
+                        "writing " + apks[i].path.string() + " into session " + session + " failed",
                         failure);
     }
     if (!failure) answer = pm.run({"install-commit", session}, failure);
     if (!failure)
-      require_success(
-          answer,
-          "installing " + std::to_string(apks.size()) + " split APKs (session " + session + ")",
-          failure);
+      require_success(answer,
+                      "installing " + std::to_string(apks.size()) + " split APKs (session " +
+                          session + ") failed",
+                      failure);
   } catch (...) {
     // The progress handler abandoned the install by throwing.
     abandon();
@@ -299,7 +302,7 @@ std::string install_pushed(Device& device, const Apk& apk, const std::vector<std
   // pm prints Success on stdout; old pm also prints "pkg: PATH" before it.
   if (result.out.find("Success") == std::string::npos) {
     const std::string text = trimmed(result.out + result.err);
-    failure.set(errc::command_failed, "installing " + apk.path.string() + " failed: " +
+    failure.set(errc::command_failed, "failed to install " + apk.path.string() + ": " +
                                           (text.empty() ? std::string("pm gave no answer") : text));
     return {};
   }

@@ -8,10 +8,12 @@
 #include "adbwire/error.hpp"
 #include "adbwire/error_detail.hpp"
 #include "adbwire/protocol/bytes.hpp"
+#include "adbwire/protocol/printable.hpp"
 #include "base/failure.hpp"
 #include "base/mutex.hpp"
 #include "base/shell_quote.hpp"
 #include "connection/bounded_output.hpp"
+#include "services/device_command.hpp"
 
 namespace adbwire {
 namespace {
@@ -26,6 +28,16 @@ constexpr std::uint32_t kEventsBuffer = 2;
 constexpr std::uint32_t kStatsBuffer = 5;
 constexpr std::uint32_t kSecurityBuffer = 6;
 constexpr std::size_t kReadSize = 64 * 1024;
+// When the device's logcat prints words instead of records (an option it refuses, a buffer it
+// lacks, no logcat at all: exec: carries its stderr in the same stream), those words are the
+// error. At most this much of them is kept, and the rest is waited for this long.
+constexpr std::size_t kDeviceTextLimit = 4096;
+constexpr auto kDeviceTextWait = std::chrono::milliseconds(500);
+
+// The device's words as one line an error message can carry: control bytes escaped, bounded.
+std::string device_words(std::string_view text) {
+  return "the device's logcat said: " + protocol::printable(detail::trim(text), kDeviceTextLimit);
+}
 
 bool tag_fits_command_line(std::string_view tag) {
   return !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) {
@@ -203,19 +215,45 @@ struct Logcat::State {
     ended_changed.notify_all();
   }
 
+  // The first bytes of a stream whose start is not a record: the device's logcat said why it
+  // did not run. Reads on briefly for the rest of its words, then ends the stream with them.
+  void finish_with_words(std::string words) {
+    std::vector<std::uint8_t> buffer(kDeviceTextLimit);
+    const Deadline until = deadline_after(kDeviceTextWait);
+    while (words.size() < kDeviceTextLimit) {
+      std::error_code error;
+      const std::size_t n = stream.read_some(
+          std::span<std::uint8_t>(buffer.data(), kDeviceTextLimit - words.size()), until, error);
+      if (error || n == 0) break;
+      words.append(reinterpret_cast<const char*>(buffer.data()), n);
+    }
+    stream.close();
+    finish(make_error_code(errc::command_failed), device_words(words));
+  }
+
   void run() {
     LogcatDecoder decoder;
     std::vector<std::uint8_t> buffer(kReadSize);
     std::vector<LogRecord> records;
     std::size_t read = 0;
+    bool decoded = false;  // a whole record came: the stream is logcat -B output
+    std::string head;      // what came before that, bounded
     for (;;) {
       std::error_code error;
       const std::size_t n = stream.read_some(buffer, kNoDeadline, error);
+      if (!error && n == 0 && !decoded && decoder.buffered() > 0) {
+        finish(make_error_code(errc::command_failed), device_words(head));
+        return;
+      }
       if (error || n == 0) {
         finish(error, error ? last_error_detail() : std::string());
         return;
       }
       read += n;
+      if (!decoded && head.size() < kDeviceTextLimit) {
+        head.append(reinterpret_cast<const char*>(buffer.data()),
+                    std::min(n, kDeviceTextLimit - head.size()));
+      }
       if (dump_limit != 0 && read > dump_limit) {
         stream.close();
         finish(make_error_code(errc::limit_exceeded), dump_too_long);
@@ -223,6 +261,11 @@ struct Logcat::State {
       }
       records.clear();
       decoder.feed({buffer.data(), n}, records, error);
+      if (error && !decoded) {
+        finish_with_words(std::move(head));
+        return;
+      }
+      if (read > decoder.buffered()) decoded = true;
       for (LogRecord& record : records) {
         if (!filter.passes(record)) continue;
         bool stop_now = false;
@@ -281,6 +324,7 @@ std::shared_ptr<Logcat::State> Logcat::start_state(Device& device, const LogcatO
   std::string command = "logcat -B";
   if (options.dump) command += " -d";
   if (options.tail) command += " -T " + std::to_string(*options.tail);
+  for (const std::string& arg : options.device_args) command += " " + detail::shell_quote(arg);
   for (const std::string& spec : options.filter.specs()) {
     if (!tag_fits_command_line(spec.substr(0, spec.rfind(':')))) {
       failure.set(errc::invalid_argument,

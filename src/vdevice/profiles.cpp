@@ -21,7 +21,8 @@ constexpr VirtualDeviceProfile kProfiles[] = {
     {"no-exec", "exec: refused (< 5); shell: commands get a translating PTY"},
     {"no-sync-v2", "no stat_v2, ls_v2, sendrecv_v2*: sync v1 only"},
     {"no-cmd", "no cmd: installs go through pm (< 7)"},
-    {"android-4", "all of checksum, payload-4k, no-features, no-exec, API 19 (a KitKat phone)"},
+    {"android-4",
+     "all of checksum, payload-4k, no-features, no-exec, API 19 (a KitKat phone: no bugreportz)"},
 };
 
 std::vector<std::string> features_without(std::initializer_list<std::string_view> prefixes) {
@@ -71,6 +72,10 @@ void apply_profile(VirtualDeviceOptions& options, std::string_view name) {
     options.refused_services = {"exec:"};
     options.legacy_pty = true;
     options.api_level = 19;
+    if (std::find(options.missing_commands.begin(), options.missing_commands.end(), "bugreportz") ==
+        options.missing_commands.end()) {
+      options.missing_commands.emplace_back("bugreportz");  // Android 7 brought it
+    }
   } else {
     std::string known;
     for (const VirtualDeviceProfile& profile : kProfiles) {

@@ -186,14 +186,27 @@ bool ShellScript::start_command(ShellOutput& output) {
     exit_requested_ = true;
     return false;
   }
+  // adb's logcat runs `export ANDROID_LOG_TAGS=""; exec logcat …`. The virtual shell keeps no
+  // variables (every parameter expands to nothing), so export has nothing to set; exec runs its
+  // command as the shell's last.
+  if (name == "export") {
+    exit_code_ = 0;
+    return false;
+  }
+  if (name == "exec") {
+    command.argv.erase(command.argv.begin());
+    exit_requested_ = true;
+    if (command.argv.empty()) return false;
+  }
   if (std::unique_ptr<Job> hostile = hostile_job(device_.hostile_output(), command.argv)) {
     job_ = std::move(hostile);
     io_ = std::move(io);
     return true;
   }
-  BuiltinFactory make = device_.lacks_command(name) ? nullptr : find_builtin(name);
+  const std::string& program = command.argv[0];
+  BuiltinFactory make = device_.lacks_command(program) ? nullptr : find_builtin(program);
   if (make == nullptr) {
-    io->err(std::string(kShellName) + name + ": inaccessible or not found\n");
+    io->err(std::string(kShellName) + program + ": inaccessible or not found\n");
     exit_code_ = 127;
     return false;
   }

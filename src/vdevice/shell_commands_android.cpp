@@ -10,6 +10,7 @@
 
 #include "base/base64.hpp"
 #include "base/number.hpp"
+#include "vdevice/bugreport_commands.hpp"
 #include "vdevice/device_state_commands.hpp"
 #include "vdevice/dumper_app_process.hpp"
 #include "vdevice/install_commands.hpp"
@@ -268,6 +269,8 @@ std::unique_ptr<Job> make_pm(Argv argv) {
 constexpr Builtin kAndroidBuiltins[] = {
     {"am", instant<run_am>},
     {"app_process", make_app_process},
+    {"bugreport", make_bugreport},
+    {"bugreportz", make_bugreportz},
     {"cmd", make_cmd},
     {"getprop", instant<run_getprop>},
     {"id", make_id},

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <utility>
@@ -79,6 +80,27 @@ const std::vector<Case>& cases() {
       {"shell false", {"-s", "{S}", "shell", "false"}},
       {"shell missing tool", {"-s", "{S}", "shell", "no_such_tool"}},
       {"shell stderr", {"-s", "{S}", "shell", "echo oops >&2"}},
+      // install and logcat: the device's own error text reaches the user as adb prints it.
+      {"install an APK", {"-s", "{S}", "install", "{W}/app-v2.apk"}},
+      {"install an older version", {"-s", "{S}", "install", "{W}/app-v1.apk"}},
+      {"install a missing APK", {"-s", "{S}", "install", "{W}/missing.apk"}},
+      {"install a file not named .apk", {"-s", "{S}", "install", "{W}/file.txt"}},
+      {"logcat -d with a bad filter",
+       {"-s", "{S}", "logcat", "-d", "Foo:Q"},
+       Expect::wording,
+       "adbwire reads filterspecs itself (it filters binary records), so the sentence is its own"},
+      {"logcat -d, an option the device refuses",
+       {"-s", "{S}", "logcat", "-d", "-t", "x"},
+       Expect::wording,
+       "the device's words come after \"the device's logcat said:\"; exec: carries no exit "
+       "status, so adbwire exits 1 where the device's logcat may say another failing code"},
+      {"logcat -d -b main -s", {"-s", "{S}", "logcat", "-d", "-b", "main", "-s", "nosuchtag"}},
+      // bugreport: bugreportz's report pulled to a folder (the device's name) or a file (.zip
+      // added); BugreportWritesTheDevicesZip checks the bytes.
+      {"bugreport into a folder", {"-s", "{S}", "bugreport", "{W}"}},
+      {"bugreport to a file", {"-s", "{S}", "bugreport", "{W}/report"}},
+      {"bugreport into a missing folder", {"-s", "{S}", "bugreport", "{W}/nd/report.zip"}},
+      {"bugreport, too many words", {"-s", "{S}", "bugreport", "{W}/a", "{W}/b"}},
       // Device selection.
       {"no selector, one device", {"shell", "echo", "hi"}},
       {"ANDROID_SERIAL", {"shell", "echo", "hi"}, Expect::agree, "", {"ANDROID_SERIAL={S}"}},
@@ -228,6 +250,8 @@ void make_work_folder(const fs::path& work) {
   std::ofstream(work / "file.txt") << "hello\n";
   std::ofstream(work / "tree" / "a.txt") << "a\n";
   std::ofstream(work / "tree" / "sub" / "b.txt") << "b\n";
+  std::ofstream(work / "app-v2.apk") << "PK\3\4 package=com.example.conformance versionCode=2\n";
+  std::ofstream(work / "app-v1.apk") << "PK\3\4 package=com.example.conformance versionCode=1\n";
 }
 
 class Conformance : public ::testing::Test {
@@ -331,6 +355,31 @@ TEST_F(Conformance, SameCommandLinesAsAdb) {
   }
   std::printf("conformance: %d cases agree with adb, %d differ on purpose, %d differ\n", agreeing,
               chosen, differing);
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+// Both programs' bugreport end with the same file: the device's zip under the device's name,
+// in the folder given, and nothing else there (no temporary file left).
+TEST_F(Conformance, BugreportWritesTheDevicesZip) {
+  const fs::path by_adb = temp_.path() / "bugreport-adb";
+  const fs::path by_us = temp_.path() / "bugreport-adbwire";
+  fs::create_directories(by_adb);
+  fs::create_directories(by_us);
+  const test::ProcessResult adb = run(server_.adb_path(), {"bugreport", by_adb.string()}, {});
+  const test::ProcessResult ours = run(ADBWIRE_CLI_PATH, {"bugreport", by_us.string()}, {});
+  ASSERT_EQ(adb.exit_code, 0) << adb.err;
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  const std::string name = "bugreport-vdevice-2026-01-01-00-00-00.zip";
+  ASSERT_TRUE(fs::exists(by_adb / name));
+  ASSERT_TRUE(fs::exists(by_us / name));
+  EXPECT_EQ(std::distance(fs::directory_iterator(by_us), fs::directory_iterator()), 1);
+  const std::string zip = file_bytes(by_us / name);
+  EXPECT_TRUE(zip.starts_with("PK\x03\x04"));
+  EXPECT_EQ(zip, file_bytes(by_adb / name));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Logcat: the logger_entry decoder byte for byte (v1–v4 headers, split anywhere), filters,
-// and Logcat streaming from the virtual device's ring (dump, follow, ring bound, stop).
+// and Logcat streaming from the virtual device's ring (dump, follow, ring bound, stop, the
+// device's own words when its logcat refuses).
 #include "adbwire/logcat.hpp"
 
 #include <gtest/gtest.h>
@@ -193,6 +194,32 @@ TEST_F(LogcatTest, AHandlerThatThrowsEndsTheStreamWithItsError) {
       Logcat::start(device, {}, [](const LogRecord&) { throw Error(errc::cancelled, "enough"); });
   ASSERT_TRUE(logcat.wait(deadline_after(10s)));
   EXPECT_EQ(logcat.error(), errc::cancelled);
+}
+
+// What the device's logcat prints instead of records (exec: carries its stderr in the same
+// stream) is the error, word for word, escaped: an option it refuses, a device without logcat.
+TEST_F(LogcatTest, TheDevicesOwnWordsEndAStreamThatIsNotRecords) {
+  Device device = Device::connect(vd_.target());
+  LogcatOptions options;
+  options.dump = true;
+  options.device_args = {"-t", "x\x1b[2J"};
+  Logcat logcat = Logcat::start(device, options, {});
+  ASSERT_TRUE(logcat.wait(deadline_after(10s)));
+  EXPECT_EQ(logcat.error(), errc::command_failed);
+  EXPECT_EQ(logcat.error_detail(),
+            "the device's logcat said: logcat: -t/-T takes a line count on the virtual device, "
+            "not 'x\\x1b[2J'");
+
+  VirtualDeviceOptions bare;
+  bare.missing_commands = {"logcat"};
+  VirtualDevice without(bare);
+  without.start();
+  Device old = Device::connect(without.target());
+  Logcat none = Logcat::start(old, options, {});
+  ASSERT_TRUE(none.wait(deadline_after(10s)));
+  EXPECT_EQ(none.error(), errc::command_failed);
+  EXPECT_EQ(none.error_detail(),
+            "the device's logcat said: /system/bin/sh: logcat: inaccessible or not found");
 }
 
 }  // namespace
