@@ -112,7 +112,8 @@ class Bugreportz {
     options.progress = progress_bar(false);
     TransferStats stats;
     try {
-      stats = pull_to_host(globals, device, {source_}, destination, options);
+      stats =
+          pull_to_host(globals, device, {source_}, destination, options, pull_on_own_connection);
     } catch (const Error& e) {
       // As adb: a sync error is printed where the summary would be, on stdout.
       print("adbwire: error: " + std::string(e.what()) + "\n");

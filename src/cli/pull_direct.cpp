@@ -7,7 +7,6 @@
 #include "cli/pull_files.hpp"
 
 namespace adbwire::cli {
-namespace {
 
 TransferStats pull_on_own_connection(Device& device, const std::vector<std::string>& remotes,
                                      const std::filesystem::path& local,
@@ -15,8 +14,6 @@ TransferStats pull_on_own_connection(Device& device, const std::vector<std::stri
   SyncClient sync(device, options.deadline);
   return sync.pull(remotes, local, options);
 }
-
-}  // namespace
 
 void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   add_pull_command_with(app, globals, run, {select_target, pull_on_own_connection});

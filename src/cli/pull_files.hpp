@@ -18,6 +18,11 @@ using DirectPull = TransferStats (*)(Device& device, const std::vector<std::stri
                                      const std::filesystem::path& local,
                                      const PullOptions& options);
 
+// The full program's DirectPull (pull_direct.cpp; the lean front links none of it).
+TransferStats pull_on_own_connection(Device& device, const std::vector<std::string>& remotes,
+                                     const std::filesystem::path& local,
+                                     const PullOptions& options);
+
 // What a program's pull takes from it. The full program chooses among the listed devices as adb
 // does (select_target) and pulls on its own connection when the daemon does not serve the call;
 // the lean front serves only calls the daemon serves, whose device is named, and links neither
