@@ -95,9 +95,11 @@ def test_input_text_types_into_the_focused_field(vdevice, driver):
         tree = await driver.get_ui_tree()
         field = _find(tree["a11y_tree"], lambda n: n["className"].endswith("EditText"))
         bounds = field["boundsInScreen"]
-        await driver.tap(
-            (bounds["left"] + bounds["right"]) // 2, (bounds["top"] + bounds["bottom"]) // 2
-        )
+        x = (bounds["left"] + bounds["right"]) // 2
+        y = (bounds["top"] + bounds["bottom"]) // 2
+        await driver.tap(x, y)
+        # The device's events come through a pipe that may lag behind its answer.
+        vdevice.wait_for_event(r"input tap %d %d" % (x, y))
         taps = len([e for e in vdevice.events() if e.startswith("input tap")])
         assert await driver.input_text("milk and honey") is True
         typed = await driver.get_ui_tree()

@@ -73,6 +73,9 @@ class ConnectCli : public ::testing::Test {
     fs::create_directories(temp_.path() / "run");
     fs::permissions(temp_.path() / "run", fs::perms::owner_all);
     env_ = server_.env();
+    // The adb server's environment carries ctest's runtime folder: this test's replaces it.
+    std::erase_if(env_,
+                  [](const std::string& entry) { return entry.starts_with("XDG_RUNTIME_DIR="); });
     env_.push_back("ANDROID_ADB_SERVER_PORT=" + std::to_string(server_.port()));
     env_.push_back("XDG_RUNTIME_DIR=" + (temp_.path() / "run").string());
   }

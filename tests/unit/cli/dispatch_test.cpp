@@ -65,8 +65,11 @@ TEST(FrontDispatch, ServesShellAndExecOutOnTheDaemonsTargets) {
   EXPECT_EQ(served({"-s", "emulator-5554", "shell"}), "full program");
   EXPECT_EQ(served({"shell"}), "full program");
   EXPECT_EQ(served({"-s", "tcp:h:99999", "shell"}), "full program");
+  // pull on a named device is the front's; with none, adb's choice of device is the full one's.
+  EXPECT_EQ(served({"-s", "tcp:h", "pull", "/x"}), "pull");
+  EXPECT_EQ(served({"pull", "/x"}), "full program");
   // Every other subcommand, and an unknown one.
-  EXPECT_EQ(served({"-s", "tcp:h", "pull", "/x"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "push", "/x", "/y"}), "full program");
   EXPECT_EQ(served({"-s", "tcp:h", "no-such-command"}), "full program");
 }
 
