@@ -6,6 +6,7 @@ ctest sets ADBWIRE_CLI (the adbwire binary), ADBWIRE_SOURCE_DIR and PYTHONPATH (
 package); see python/CMakeLists.txt.
 """
 
+import asyncio
 import os
 import pathlib
 import queue
@@ -218,3 +219,25 @@ def which_or_fail(program, package):
     if path is None:
         pytest.fail("%s not found: apt-get install %s (or run scripts/setup)" % (program, package))
     return path
+
+
+class LoopTicker:
+    """Counts 10 ms ticks of the running event loop while the block runs: a call that blocks the
+    loop leaves the count near zero."""
+
+    def __init__(self):
+        self.ticks = 0
+        self._task = None
+
+    async def _tick(self):
+        while True:
+            await asyncio.sleep(0.01)
+            self.ticks += 1
+
+    async def __aenter__(self):
+        self._task = asyncio.create_task(self._tick())
+        return self
+
+    async def __aexit__(self, *exc):
+        self._task.cancel()
+        return False

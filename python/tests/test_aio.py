@@ -10,6 +10,7 @@ import pytest
 
 import adbwire
 from adbwire import aio
+from conftest import LoopTicker
 
 
 def run(coroutine):
@@ -43,18 +44,9 @@ def test_a_hundred_calls_at_once_on_one_connection(vdevice):
 def test_the_loop_runs_while_a_call_waits(vdevice):
     async def main():
         async with await aio.Device.connect(vdevice.target) as dev:
-            ticks = 0
-
-            async def tick():
-                nonlocal ticks
-                while True:
-                    await asyncio.sleep(0.01)
-                    ticks += 1
-
-            ticker = asyncio.create_task(tick())
-            await dev.shell("sleep 0.5")
-            ticker.cancel()
-            assert ticks >= 10
+            async with LoopTicker() as ticker:
+                await dev.shell("sleep 0.5")
+            assert ticker.ticks >= 10
 
     run(main())
 

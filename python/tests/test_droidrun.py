@@ -11,7 +11,7 @@ import pytest
 
 import adbwire
 from adbwire.droidrun import AdbwireDriver
-from conftest import DEMO_PACKAGE, VirtualDevice
+from conftest import DEMO_PACKAGE, LoopTicker, VirtualDevice
 
 # DroidRun's DeviceDriver methods (droidrun/tools/driver/base.py, press_key of its releases before
 # press_button replaced it), with their parameters.
@@ -227,21 +227,14 @@ def test_the_event_loop_keeps_running_while_a_call_blocks():
         listener.listen()  # accepts the TCP connection, never answers: connect waits 1 s
         target = "tcp:127.0.0.1:%d" % listener.getsockname()[1]
         driver = AdbwireDriver(target, connect_options=adbwire.ConnectOptions(connect_timeout=1.0))
-        ticks = 0
-
-        async def ticker():
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
 
         async def scenario():
-            task = asyncio.create_task(ticker())
-            with pytest.raises(adbwire.TimeoutError):
-                await driver.connect()
-            task.cancel()
+            async with LoopTicker() as ticker:
+                with pytest.raises(adbwire.TimeoutError):
+                    await driver.connect()
+            return ticker.ticks
 
-        run(scenario())
+        ticks = run(scenario())
     assert ticks > 40, ticks
 
 
