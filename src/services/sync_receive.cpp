@@ -3,10 +3,12 @@
 // CLI's front pulls through its daemon and links no codec.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
@@ -30,6 +32,39 @@ bool write_all(int fd, std::span<const std::uint8_t> bytes) {
   }
   return true;
 }
+
+// Small pieces (a device with 4 KiB payloads sends a DATA per WRTE) gather here and reach the
+// file kWriteBatch at a time: one write(2) per piece cost more than the network did.
+constexpr std::size_t kWriteBatch = 256 * 1024;
+
+// Writes to fd in batches of kWriteBatch; a piece at least that large goes straight through.
+// expected: the file's announced size, so a small file's batch is no larger than the file.
+class BatchedWriter {
+ public:
+  BatchedWriter(int fd, std::uint64_t expected)
+      : fd_(fd),
+        reserve_(static_cast<std::size_t>(std::min<std::uint64_t>(expected, kWriteBatch))) {}
+
+  // false with errno set when a write failed.
+  bool write(std::span<const std::uint8_t> bytes) {
+    if (batch_.size() + bytes.size() > kWriteBatch && !flush()) return false;
+    if (bytes.size() >= kWriteBatch) return write_all(fd_, bytes);
+    if (batch_.capacity() == 0) batch_.reserve(reserve_);
+    batch_.insert(batch_.end(), bytes.begin(), bytes.end());
+    return true;
+  }
+
+  bool flush() {
+    const bool ok = write_all(fd_, batch_);
+    batch_.clear();
+    return ok;
+  }
+
+ private:
+  int fd_;
+  std::size_t reserve_;
+  std::vector<std::uint8_t> batch_;
+};
 
 std::string corrupt_detail(std::string_view remote, const SyncDecompressor& decoder,
                            std::string_view local, std::uint64_t written) {
@@ -69,6 +104,10 @@ bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
                                     : fetch.size + slack;
   std::uint64_t written = 0;
   bool sink_failed = false;
+  BatchedWriter file(fd, fetch.size);
+  const auto write_failed = [&] {
+    failure.set(errc::io_error, "writing " + shown(local_text) + ": " + std::strerror(errno));
+  };
   // Made once per file: a SyncSink built per chunk from this lambda would allocate each time.
   const SyncSink store = [&](std::span<const std::uint8_t> bytes) {
     sink_failed = true;
@@ -83,8 +122,8 @@ bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
                       shown(local_text));
       return false;
     }
-    if (!write_all(fd, bytes)) {
-      failure.set(errc::io_error, "writing " + shown(local_text) + ": " + std::strerror(errno));
+    if (!file.write(bytes)) {
+      write_failed();
       return false;
     }
     sink_failed = false;
@@ -103,6 +142,10 @@ bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
     if (reply.type == SyncReply::Type::done) {
       if (decoder && !decoder->finish()) {
         failure.set(errc::protocol_error, corrupt_detail(remote, *decoder, local_text, written));
+        return false;
+      }
+      if (!file.flush()) {
+        write_failed();
         return false;
       }
       return true;

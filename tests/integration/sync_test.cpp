@@ -126,6 +126,16 @@ TEST_F(SyncTest, LargeFileRoundTripsOverSyncV1) {
   round_trip_large_file(device_root_.path(), local_.path(), *device_, 9 * 1024 * 1024 + 5);
 }
 
+// A device with 4 KiB payloads sends a file in thousands of small pieces, which the pull
+// gathers into larger writes: every byte still lands in order, the last piece included.
+TEST_F(SyncTest, LargeFileRoundTripsOverFourKibPayloads) {
+  VirtualDeviceOptions options;
+  apply_profile(options, "payload-4k");
+  start(options);
+  ASSERT_EQ(device_->connection_info().max_payload, 4096u);
+  round_trip_large_file(device_root_.path(), local_.path(), *device_, 3 * 1024 * 1024 + 7);
+}
+
 void round_trip_tree(const fs::path& device_root, const fs::path& local, Device& device,
                      int count) {
   make_tree(local / "tree", count);
