@@ -453,6 +453,8 @@ void Connection::on_read(const std::error_code& error, std::size_t bytes) {
   }
   const std::error_code session_error = session_.receive(std::span(read_buffer_.data(), bytes));
   handle_events();
+  // Acknowledgements leave before readers wake: a woken reader must not delay the device.
+  if (!session_error) flush();
   for (const auto& state : to_wake_) state->changed.notify_all();
   to_wake_.clear();
   if (session_error) {
@@ -460,7 +462,6 @@ void Connection::on_read(const std::error_code& error, std::size_t bytes) {
          target_ + " broke the ADB protocol: " + session_.error_detail());
     return;
   }
-  flush();
   if (!stopped_) start_read();
 }
 
