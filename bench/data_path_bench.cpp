@@ -14,6 +14,8 @@
 //   cli pull  the whole `adbwire pull` process through its daemon, and with --no-daemon (both
 //             plain, the default, as adb pulls), vs the whole `adb pull` process (each with
 //             its server warm)
+//   cli push  the whole `adbwire push -Z` process (plain, as Debian's adb pushes) vs the whole
+//             `adb push` process
 // Library measurements run in a forked child (its peak RSS is its own); the device runs in a
 // process of its own. Printed per profile: adb's median rate and, for adbwire, the median and
 // range over runs of adb's time / adbwire's time in the same run (> 1: adbwire is faster).
@@ -115,6 +117,14 @@ class Bench {
                                                (temp_ / "out/cli.bin").string()};
     std::vector<std::string> cli_direct = cli_pull;
     cli_direct.insert(cli_direct.begin() + 1, "--no-daemon");
+    const std::vector<std::string> cli_push = {ADBWIRE_CLI_PATH,
+                                               "-s",
+                                               target,
+                                               "push",
+                                               "-q",
+                                               "-Z",
+                                               (temp_ / "root/sdcard/big.bin").string(),
+                                               "/sdcard/up-cli.bin"};
     // The daemon starts with the first call and then holds the connection, as adb's server does.
     if (!spawn_measured(cli_pull, cli_env).ok) return fail(name, "adbwire pull (CLI)");
 
@@ -129,6 +139,7 @@ class Bench {
     Measure exec_out{"exec-out cat", {}, {}, 0};
     Measure cli{"cli pull", {}, {}, 0};
     Measure cli_no_daemon{"cli pull --no-daemon", {}, {}, 0};
+    Measure cli_pushes{"cli push", {}, {}, 0};
     for (int i = 0; i < runs_; ++i) {
       if (!library(pull, target, options, [&](adbwire::Device& device) {
             adbwire::PullOptions plain;
@@ -177,13 +188,24 @@ class Bench {
       cli_no_daemon.adbwire_rss_kib = std::max(cli_no_daemon.adbwire_rss_kib, direct.max_rss_kib);
       cli.adb.push_back(adb_pull.seconds);
       cli_no_daemon.adb.push_back(adb_pull.seconds);
+
+      const Sample our_push = settled_spawn(cli_push, cli_env);
+      const Sample adb_push = settled_spawn(
+          adb_argv({"push", (temp_ / "root/sdcard/big.bin").string(), "/sdcard/up-adb.bin"}),
+          adb.environment());
+      if (!our_push.ok || !adb_push.ok || fs::file_size(temp_ / "root/sdcard/up-cli.bin") != size_)
+        return fail(name, "the CLI pushes");
+      cli_pushes.adbwire.push_back(our_push.seconds);
+      cli_pushes.adbwire_rss_kib = std::max(cli_pushes.adbwire_rss_kib, our_push.max_rss_kib);
+      cli_pushes.adb.push_back(adb_push.seconds);
     }
     spawn_measured({ADBWIRE_CLI_PATH, "kill-server"}, cli_env);
 
     const double mb = static_cast<double>(size_) / 1e6;
     std::printf("%s: %llu MiB, %d runs (MB = 10^6 bytes; adbwire library on an open connection)\n",
                 name.c_str(), static_cast<unsigned long long>(size_ >> 20), runs_);
-    for (const Measure* m : {&pull, &push, &exec_out, &cli, &cli_no_daemon}) print_measure(*m, mb);
+    for (const Measure* m : {&pull, &push, &exec_out, &cli, &cli_no_daemon, &cli_pushes})
+      print_measure(*m, mb);
     std::fflush(stdout);
     return true;
   }
