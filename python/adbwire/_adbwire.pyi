@@ -110,6 +110,10 @@ class PageOptions:
     ocr: str
     web_timeout: float
     timeout: float
+    typing_settle: float
+    typing_focus_wait: float
+    typing_read_back: bool
+    typing_read_back_settle: float
     interactive_only: bool
     max_depth: int
     compact: bool
@@ -133,6 +137,10 @@ class PageOptions:
         ocr: str = ...,
         web_timeout: float = ...,
         timeout: float = ...,
+        typing_settle: float = ...,
+        typing_focus_wait: float = ...,
+        typing_read_back: bool = ...,
+        typing_read_back_settle: float = ...,
         interactive_only: bool = ...,
         max_depth: int = ...,
         compact: bool = ...,
@@ -181,7 +189,12 @@ class Device:
     """One connection to one device; thread safe, the GIL released while calls wait."""
 
     @staticmethod
-    def connect(target: str = "", options: Optional[ConnectOptions] = None) -> Device: ...
+    def connect(
+        target: str = "", options: Optional[ConnectOptions] = None, *, reconnect: bool = False
+    ) -> Device: ...
+    def reconnect(self) -> None: ...
+    @property
+    def connected(self) -> bool: ...
     def shell(
         self,
         command: Union[str, Sequence[str]],

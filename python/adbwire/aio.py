@@ -149,11 +149,19 @@ class Device:
         self.blocking = device
 
     @staticmethod
-    async def connect(target: str = "", options: Optional[adbwire.ConnectOptions] = None) -> Device:
-        """Connects and completes the handshake (adbwire.Device.connect's targets and errors).
-        A cancelled connect is left to end by its own deadline, its connection then closed."""
+    async def connect(
+        target: str = "",
+        options: Optional[adbwire.ConnectOptions] = None,
+        *,
+        reconnect: bool = False,
+    ) -> Device:
+        """Connects and completes the handshake (adbwire.Device.connect's targets, errors and
+        reconnect). A cancelled connect is left to end by its own deadline, its connection then
+        closed."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(_executor(), adbwire.Device.connect, target, options)
+        future = loop.run_in_executor(
+            _executor(), functools.partial(adbwire.Device.connect, reconnect=reconnect), target, options
+        )
         try:
             return Device(await asyncio.shield(future))
         except asyncio.CancelledError:
@@ -236,6 +244,15 @@ class Device:
 
     def has_feature(self, feature: str) -> bool:
         return self.blocking.has_feature(feature)
+
+    async def reconnect(self) -> None:
+        """Drops the connection and connects again (adbwire.Device.reconnect)."""
+        await run(self.blocking.reconnect)
+
+    @property
+    def connected(self) -> bool:
+        """False once the connection dropped or was closed (adbwire.Device.connected)."""
+        return self.blocking.connected
 
     async def close(self) -> None:
         """Closes the connection (calls waiting on it end with ClosedError)."""

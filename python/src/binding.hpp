@@ -92,13 +92,32 @@ struct DeviceBox {
   // ConnectOptions::command_timeout of the connection: what timeout=None means where the
   // binding resolves deadlines itself (ExecStream).
   std::chrono::milliseconds command_timeout{ConnectOptions{}.command_timeout};
+  // What Device.connect was given, for reconnecting (Device.reconnect(), reconnect=True).
+  std::string target;
+  ConnectOptions options;
+  bool reconnect = false;  // a call that finds the connection dropped connects again first
+  bool closed = false;     // close() was called: a dropped connection stays dropped
 };
 
+// With box.reconnect on, and the connection found dropped (by the device, the network or a
+// call that met the drop), connects again to the same target with the same options and points
+// box.device at the new connection; calls already running keep the old Device (and fail on
+// it). Nothing for a Device a Page holds (the Page owns the connection) or one closed on
+// purpose. Connect's errors propagate. Needs the GIL (released while connecting).
+void reconnect_if_dropped(DeviceBox& box);
+// Connects box again now, whatever the old connection's state (Device.reconnect()).
+void reconnect_now(DeviceBox& box);
+
 // One call's hold on a DeviceBox: the Device stays alive and the box counts the call until
-// the Use is destroyed. Make it with the GIL held.
+// the Use is destroyed. Make it with the GIL held; with revive, a dropped connection is first
+// replaced (reconnect_if_dropped).
 class DeviceUse {
  public:
-  explicit DeviceUse(DeviceBox& box) : box_(box), device_(box.device) { ++box_.in_flight; }
+  explicit DeviceUse(DeviceBox& box, bool revive = true) : box_(box) {
+    if (revive) reconnect_if_dropped(box);
+    device_ = box.device;
+    ++box_.in_flight;
+  }
   ~DeviceUse() { --box_.in_flight; }
   DeviceUse(const DeviceUse&) = delete;
   DeviceUse& operator=(const DeviceUse&) = delete;

@@ -18,6 +18,7 @@
 #include "adbwire/sync.hpp"
 #include "base/shell_quote.hpp"
 #include "binding.hpp"
+#include "connection/stream_opener.hpp"
 #include "interrupt.hpp"
 
 namespace adbwire::python {
@@ -60,6 +61,13 @@ InstallProgressHandler install_progress(const std::optional<py::function>& callb
       function(sent, total);
     });
   };
+}
+
+// A new connection to what box was connected to, with the same options (Ctrl-C leaves the
+// handshake to end by its own deadline).
+Device connect_again(const DeviceBox& box) {
+  return cancellable(interruptible_or_left(
+      [target = box.target, options = box.options] { return Device::connect(target, options); }));
 }
 
 // A command as Python callers give it: one shell line, or arguments to quote.
@@ -244,20 +252,42 @@ void bind_device_class(py::module_& module) {
 
   cls.def_static(
       "connect",
-      [](const std::string& target, const std::optional<ConnectOptions>& options) {
-        const ConnectOptions chosen = options.value_or(ConnectOptions{});
+      [](const std::string& target, const std::optional<ConnectOptions>& options, bool reconnect) {
         auto box = std::make_shared<DeviceBox>();
-        box->command_timeout = chosen.command_timeout;
-        box->device = std::make_shared<Device>(cancellable(
-            interruptible_or_left([target, chosen] { return Device::connect(target, chosen); })));
+        box->target = target;
+        box->options = options.value_or(ConnectOptions{});
+        box->command_timeout = box->options.command_timeout;
+        box->reconnect = reconnect;
+        box->device = std::make_shared<Device>(connect_again(*box));
         return box;
       },
-      py::arg("target") = "", py::arg("options") = py::none(),
+      py::arg("target") = "", py::arg("options") = py::none(), py::kw_only(),
+      py::arg("reconnect") = false,
       "Connects and completes the handshake. target: \"tcp:HOST[:PORT]\", \"HOST:PORT\", "
       "\"usb:[SERIAL]\", \"server:[HOST:PORT/]SERIAL\", a serial (through the adb server), or "
-      "\"\" for $ANDROID_SERIAL. Errors: InvalidArgumentError, ConnectionRefusedError, "
-      "TimeoutError, UnauthorizedError (confirm the prompt on the phone), DeviceOfflineError, "
-      "ProtocolError, NotSupportedError (usb: in a build without USB), IoError (keys).");
+      "\"\" for $ANDROID_SERIAL. reconnect=True: a call that finds the connection dropped (the "
+      "device rebooted, adbd restarted, the network went away) connects again first, to the "
+      "same target with the same options; the call that met the drop still raises "
+      "DeviceOfflineError (its command may or may not have run). Errors: InvalidArgumentError, "
+      "ConnectionRefusedError, TimeoutError, UnauthorizedError (confirm the prompt on the "
+      "phone), DeviceOfflineError, ProtocolError, NotSupportedError (usb: in a build without "
+      "USB), IoError (keys).");
+
+  cls.def(
+      "reconnect", [](DeviceBox& box) { reconnect_now(box); },
+      "Drops the connection and connects again to the target and with the options connect() "
+      "was given; calls running on the old connection fail with ClosedError. A Device a Page "
+      "holds (Page.device, or dev after Page(dev)) cannot: NotSupportedError. Errors: those of "
+      "connect().");
+  cls.def_property_readonly(
+      "connected",
+      [](DeviceBox& box) {
+        const DeviceUse device(box, false);
+        const auto& opener = device->opener();
+        return opener != nullptr && opener->connected();
+      },
+      "False once the connection dropped or was closed (a call then raises DeviceOfflineError "
+      "or ClosedError, unless connect(reconnect=True) was asked).");
 
   cls.def(
       "shell",
@@ -440,7 +470,8 @@ void bind_device_class(py::module_& module) {
   cls.def(
       "close",
       [](DeviceBox& box) {
-        const DeviceUse device(box);
+        box.closed = true;
+        const DeviceUse device(box, false);
         py::gil_scoped_release release;
         device->close();
       },
@@ -448,16 +479,46 @@ void bind_device_class(py::module_& module) {
       "Idempotent; closes the connection of a Page made from this Device as well.");
   cls.def("__enter__", [](const Box& box) { return box; });
   cls.def("__exit__", [](DeviceBox& box, const py::args&) {
-    const DeviceUse device(box);
+    box.closed = true;
+    const DeviceUse device(box, false);
     py::gil_scoped_release release;
     device->close();
   });
   cls.def("__repr__", [](DeviceBox& box) {
-    return py::str("<adbwire.Device {}>").format(text(DeviceUse(box)->connection_info().target));
+    return py::str("<adbwire.Device {}>")
+        .format(text(DeviceUse(box, false)->connection_info().target));
   });
 }
 
 }  // namespace
+
+void reconnect_now(DeviceBox& box) {
+  if (box.owned_by_page) {
+    throw Error(errc::not_supported,
+                "this Device's connection belongs to a Page, which cannot change it: make a new "
+                "Page with Page.connect(target) instead");
+  }
+  const std::shared_ptr<Device> seen = box.device;
+  {
+    py::gil_scoped_release release;
+    seen->close();
+  }
+  auto fresh = std::make_shared<Device>(connect_again(box));
+  // Readers copy box.device with the GIL held, as this assignment is made.
+  box.device = std::move(fresh);
+  box.closed = false;
+}
+
+void reconnect_if_dropped(DeviceBox& box) {
+  if (!box.reconnect || box.owned_by_page || box.closed) return;
+  const std::shared_ptr<Device> seen = box.device;
+  const auto& opener = seen->opener();
+  if (opener != nullptr && opener->connected()) return;
+  auto fresh = std::make_shared<Device>(connect_again(box));
+  // Another thread may have reconnected while the GIL was released here: keep its connection
+  // (fresh closes as it goes).
+  if (box.device == seen) box.device = std::move(fresh);
+}
 
 std::shared_ptr<DeviceBox> device_of(const std::shared_ptr<PageBox>& page) {
   auto box = std::make_shared<DeviceBox>();

@@ -1,4 +1,5 @@
 // The extension module adbwire._adbwire; the package adbwire re-exports it (python/adbwire).
+#include "base/advice.hpp"
 #include "binding.hpp"
 #include "interrupt.hpp"
 
@@ -8,6 +9,9 @@ PYBIND11_MODULE(_adbwire, module) {
       "through an adb server), with no process per command. Device runs commands and moves "
       "files; Page reads the screen as [ref=N] text and acts on refs.";
   module.attr("__version__") = ADBWIRE_VERSION;
+  // The library's advice names Python's options from now on (PageOptions(helper="auto"), not
+  // --helper auto).
+  adbwire::detail::set_audience(adbwire::detail::Audience::python);
   adbwire::python::bind_errors(module);
   adbwire::python::bind_options(module);
   adbwire::python::bind_device(module);

@@ -45,6 +45,17 @@ void seconds_property(py::class_<Class>& cls, const char* name, milliseconds Cla
       doc);
 }
 
+// A duration of PageOptions::typing as a seconds property named typing_<field>.
+void typing_seconds_property(py::class_<PageOptions>& cls, const char* name,
+                             milliseconds TypingOptions::*member, const char* doc) {
+  cls.def_property(
+      name, [member](const PageOptions& self) { return seconds_from(self.typing.*member); },
+      [member, name](PageOptions& self, double seconds) {
+        self.typing.*member = milliseconds_from(seconds, name);
+      },
+      doc);
+}
+
 // "HOST:PORT", "[IPV6]:PORT", "HOST" or "" (from the environment) into a ServerAddress.
 ServerAddress parse_server(const std::string& text) {
   ServerAddress address;
@@ -229,6 +240,20 @@ void bind_page_options(py::module_& module) {
                    "Longest the WebView part of one snapshot may take.");
   seconds_property(cls, "timeout", &PageOptions::timeout,
                    "Budget of a call made with timeout=None, all its round trips included.");
+  typing_seconds_property(cls, "typing_settle", &TypingOptions::settle,
+                          "After type()'s tap on the field, how long the text waits for a "
+                          "keyboard to come up when the focus is not cheap to see.");
+  typing_seconds_property(cls, "typing_focus_wait", &TypingOptions::focus_wait,
+                          "After that tap, longest type() polls for the field to show focused "
+                          "when the focus is cheap to see (the on-device dumper).");
+  cls.def_property(
+      "typing_read_back", [](const PageOptions& self) { return self.typing.read_back; },
+      [](PageOptions& self, bool on) { self.typing.read_back = on; },
+      "type() reads the field back after typing (with a ref check on; never for password "
+      "fields, submit or a line break). False: type() returns None without reading.");
+  typing_seconds_property(cls, "typing_read_back_settle", &TypingOptions::read_back_settle,
+                          "How long type() reads the field back until it shows the text "
+                          "(type(settle=…) overrides it per call).");
   cls.def_property(
       "interactive_only", [](const PageOptions& self) { return self.snapshot.interactive_only; },
       [](PageOptions& self, bool on) { self.snapshot.interactive_only = on; },

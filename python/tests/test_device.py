@@ -198,7 +198,7 @@ def test_output_gathered_whole_stops_at_its_bound():
     endless = VirtualDevice("--hostile-output", "endless")
     try:
         device = adbwire.Device.connect(endless.target, options)
-        with pytest.raises(adbwire.LimitExceededError, match="OutputLimits::command"):
+        with pytest.raises(adbwire.LimitExceededError, match=r"max_output\[\"command\"\]"):
             device.exec("getprop")
         assert device.shell("echo still here").out == "still here\n"
         device.close()

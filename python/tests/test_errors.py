@@ -186,3 +186,41 @@ def test_a_bound_on_a_hostile_device_is_limit_exceeded(tmp_path):
         assert "SyncLimits::max_" in raised.value.detail
     finally:
         hostile.stop()
+
+
+def test_advice_names_python_options_not_cpp_or_cli_ones(page):
+    """The library's advice, raised in Python, names Python's options and methods."""
+    page.snapshot()
+    raised = []
+    with pytest.raises(adbwire.NotSupportedError) as error:
+        page.pinch(0.5)  # multi-touch needs the on-device dumper, off here
+    raised.append(str(error.value))
+    with pytest.raises(adbwire.NotSupportedError) as error:
+        page.clipboard_get()
+    raised.append(str(error.value))
+    page.tap(5)
+    page.snapshot()
+    with pytest.raises(adbwire.NotSupportedError) as error:
+        page.type(2, "héllo")  # non-ASCII: the dumper or ADBKeyBoard
+    raised.append(str(error.value))
+    with pytest.raises(adbwire.NotSupportedError) as error:
+        page.call("clipboard_get")
+    raised.append(str(error.value))
+    for message in raised:
+        assert 'PageOptions(helper="auto")' in message, message
+        assert "--helper" not in message and "PageOptions::" not in message, message
+
+
+def test_limit_advice_names_python_options():
+    endless = VirtualDevice("--hostile-output", "endless")
+    try:
+        options = adbwire.ConnectOptions(max_output={"command": 1 << 16})
+        device = adbwire.Device.connect(endless.target, options)
+        with pytest.raises(adbwire.LimitExceededError) as raised:
+            device.exec("getprop")
+        message = str(raised.value)
+        assert 'ConnectOptions(max_output={"command": BYTES})' in message, message
+        assert "--max-output" not in message and "::" not in message, message
+        device.close()
+    finally:
+        endless.stop()

@@ -1,14 +1,19 @@
 """What the C++ library has that Python now reaches too: shell with an argv list and with stdin,
-adbwire.devices() from a real adb server, forward and reverse (adbwire.Forwarder), and durations
-in seconds for the agent verbs (the table's *_ms names deprecated)."""
+adbwire.devices() from a real adb server, forward and reverse (adbwire.Forwarder), durations
+in seconds for the agent verbs (the table's *_ms names deprecated), the typing options, and an
+opt-in reconnect after the connection dropped (cut by a loopback relay in front of the virtual
+device, as a pulled cable or a restarted adbd would)."""
 
+import asyncio
 import socket
 import threading
+import time
 import warnings
 
 import pytest
 
 import adbwire
+import adbwire.aio
 from conftest import VirtualDevice
 
 
@@ -157,3 +162,151 @@ def test_forward_and_reverse_bridge_tcp_over_the_connection(vdevice, dev):
         assert dev.shell("echo still").out == "still\n"
     finally:
         echo.close()
+
+
+class CuttableRelay:
+    """A loopback TCP relay to a virtual device's port: cut() closes every connection relayed so
+    far (the device sees its client go, the client its device), while new connections still get
+    through. accepted counts the connections made through it."""
+
+    def __init__(self, port):
+        self._port = port
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.target = "tcp:127.0.0.1:%d" % self._listener.getsockname()[1]
+        self.accepted = 0
+        self._sockets = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            device = socket.create_connection(("127.0.0.1", self._port))
+            with self._lock:
+                self.accepted += 1
+                self._sockets += [client, device]
+            for source, sink in ((client, device), (device, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self._lock:
+            for end in self._sockets:
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self._sockets = []
+
+    def close(self):
+        self._listener.close()
+        self.cut()
+
+
+def wait_until(condition, timeout=5.0):
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "not within %s s" % timeout
+        time.sleep(0.01)
+
+
+def test_reconnect_is_opt_in_after_the_connection_dropped(vdevice):
+    relay = CuttableRelay(vdevice.port)
+    try:
+        plain = adbwire.Device.connect(relay.target)
+        keeping = adbwire.Device.connect(relay.target, reconnect=True)
+        assert plain.shell("echo one").out == keeping.shell("echo one").out == "one\n"
+        assert plain.connected and keeping.connected and relay.accepted == 2
+
+        relay.cut()
+        wait_until(lambda: not plain.connected and not keeping.connected)
+        # Without the opt-in a dropped connection stays dropped: a typed error, every time.
+        for _ in range(2):
+            with pytest.raises(adbwire.DeviceOfflineError):
+                plain.shell("echo two")
+        # With it, the next call connects again (a third connection) and runs.
+        assert keeping.shell("echo two").out == "two\n"
+        assert keeping.connected and relay.accepted == 3
+        assert keeping.exec("echo three") == b"three\n"
+
+        # reconnect() by hand brings the plain Device back.
+        plain.reconnect()
+        assert plain.connected and plain.shell("echo four").out == "four\n"
+        assert relay.accepted == 4
+
+        # close() is meant: no reconnect undoes it.
+        keeping.close()
+        with pytest.raises(adbwire.ClosedError):
+            keeping.shell("echo five")
+        assert relay.accepted == 4
+        plain.close()
+    finally:
+        relay.close()
+
+
+def test_reconnect_of_a_page_device_is_refused_and_aio_reconnects(vdevice):
+    page = adbwire.Page.connect(vdevice.target)
+    with pytest.raises(adbwire.NotSupportedError, match="Page.connect"):
+        page.device.reconnect()
+    page.close()
+
+    relay = CuttableRelay(vdevice.port)
+
+    async def scenario():
+        device = await adbwire.aio.Device.connect(relay.target, reconnect=True)
+        assert (await device.shell("echo one")).out == "one\n"
+        relay.cut()
+        await asyncio.wait_for(_until_dropped(device), 5)
+        assert (await device.shell("echo two")).out == "two\n"
+        await device.close()
+
+    async def _until_dropped(device):
+        while device.connected:
+            await asyncio.sleep(0.01)
+
+    try:
+        asyncio.run(scenario())
+        assert relay.accepted == 2
+    finally:
+        relay.close()
+
+
+def test_typing_options_of_page_options(vdevice):
+    options = adbwire.PageOptions(
+        typing_settle=0.05, typing_focus_wait=0.5, typing_read_back_settle=0.25
+    )
+    assert (options.typing_settle, options.typing_focus_wait) == (0.05, 0.5)
+    assert options.typing_read_back is True and options.typing_read_back_settle == 0.25
+    with pytest.raises(adbwire.InvalidArgumentError, match="typing_settle"):
+        options.typing_settle = -1
+    page = adbwire.Page.connect(vdevice.target, options)
+    assert page.options.typing_focus_wait == 0.5
+    page.snapshot()
+    page.tap(5)
+    page.snapshot()
+    assert page.type(2, "pears") == "pears"  # read back
+    page.close()
+
+    options.typing_read_back = False
+    page = adbwire.Page.connect(vdevice.target, options)  # on the same screen
+    page.snapshot()
+    before = len(vdevice.events())
+    assert page.type(2, "plums", clear=True) is None  # typed, not read back
+    vdevice.wait_for_event(r"input text plums", after=before)
+    assert '- TextInput [ref=2] "plums"' in page.snapshot()
+    page.close()

@@ -136,7 +136,7 @@ def test_pinch_and_gesture_go_through_the_dumper(vdevice):
 
 
 def test_pinch_without_the_dumper_says_how_to_get_it(page):
-    with pytest.raises(adbwire.NotSupportedError, match="--helper auto"):
+    with pytest.raises(adbwire.NotSupportedError, match=r'PageOptions\(helper="auto"\)'):
         page.pinch(0.5)
     with pytest.raises(adbwire.NotSupportedError, match="on-device dumper"):
         page.app_labels()

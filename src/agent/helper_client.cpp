@@ -17,6 +17,7 @@
 #include "agent/dump.hpp"
 #include "agent/helper_dex.hpp"
 #include "agent/helper_protocol.hpp"
+#include "base/advice.hpp"
 #include "base/private_files.hpp"
 #include "connection/bounded_output.hpp"
 
@@ -45,8 +46,10 @@ bool read_exact(Stream& stream, std::span<std::uint8_t> into, Deadline deadline,
     if (error == errc::timeout) {
       failure.set(errc::timeout,
                   "the on-device dumper did not answer in time (it may be hung, or the device is "
-                  "very slow); it was ended. The budget is PageOptions::helper_timeout to start, "
-                  "helper_idle_max plus helper_timeout for a dump");
+                  "very slow); it was ended. The budget is " +
+                      std::string(detail::advice("PageOptions::helper_timeout",
+                                                 "PageOptions.helper_timeout")) +
+                      " to start, helper_idle_max plus helper_timeout for a dump");
       return false;
     }
     if (error) {

@@ -6,6 +6,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "agent/dump.hpp"
+#include "base/advice.hpp"
 
 namespace adbwire::agent {
 
@@ -49,10 +50,12 @@ void HelperReader::fall_back() {
   status_.fell_back = true;
   client_.stop();
   if (options_.on_warning) {
-    options_.on_warning("the on-device dumper (experimental) failed: " + status_.last_error +
-                        "; snapshots use `uiautomator dump` from now on. Turn the helper off with "
-                        "--helper off (PageOptions::helper = off) and please report this with the "
-                        "output of `adbwire doctor --helper`");
+    options_.on_warning(
+        "the on-device dumper (experimental) failed: " + status_.last_error +
+        "; snapshots use `uiautomator dump` from now on. Turn the helper off with " +
+        std::string(detail::advice("--helper off (PageOptions::helper = off)",
+                                   "PageOptions(helper=\"off\")")) +
+        " and please report this with the output of `adbwire doctor --helper`");
   }
 }
 

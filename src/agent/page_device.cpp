@@ -7,6 +7,7 @@
 #include "adbwire/screencap.hpp"
 #include "agent/helper_protocol.hpp"
 #include "agent/page_state.hpp"
+#include "base/advice.hpp"
 
 namespace adbwire {
 namespace {
@@ -29,8 +30,10 @@ void clipboard_unsupported(detail::Failure& failure) {
   failure.set(
       errc::not_supported,
       "Android has no shell command for the clipboard: adbwire reaches it through its on-device "
-      "dumper, which is off for this Page (PageOptions::helper, CLI --helper auto) or failed "
-      "earlier (helper_status())");
+      "dumper, which is off for this Page (" +
+          std::string(detail::advice("PageOptions::helper, CLI --helper auto",
+                                     "PageOptions(helper=\"auto\")")) +
+          ") or failed earlier (helper_status())");
 }
 
 }  // namespace
@@ -84,8 +87,10 @@ std::map<std::string, std::string> Page::State::app_labels(Deadline deadline,
                 if (!helper.usable()) {
                   f.set(errc::not_supported,
                         "app labels come from PackageManager, which no shell command reads: "
-                        "adbwire reads them through its on-device dumper (--helper auto, "
-                        "PageOptions::helper)");
+                        "adbwire reads them through its on-device dumper (" +
+                            std::string(detail::advice("--helper auto, PageOptions::helper",
+                                                       "PageOptions(helper=\"auto\")")) +
+                            ")");
                   return {};
                 }
                 const std::string reply = helper.labels(d, f);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "agent/page_state.hpp"
+#include "base/advice.hpp"
 
 namespace adbwire {
 namespace {
@@ -46,7 +47,9 @@ void Page::State::touch(const agent::Gesture& gesture, const std::string& input_
   failure.set(
       errc::not_supported,
       "multi-touch gestures need adbwire's on-device dumper (`input` has no multi-touch)" +
-          (why.empty() ? std::string(": open the page with --helper auto (PageOptions::helper)")
+          (why.empty() ? ": open the page with " +
+                             std::string(detail::advice("--helper auto (PageOptions::helper)",
+                                                        "PageOptions(helper=\"auto\")"))
                        : "; on this device " + why));
 }
 

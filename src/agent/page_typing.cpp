@@ -6,6 +6,7 @@
 #include "adbwire/protocol/printable.hpp"
 #include "agent/input_commands.hpp"
 #include "agent/page_state.hpp"
+#include "base/advice.hpp"
 #include "base/keycodes.hpp"
 
 namespace adbwire {
@@ -72,11 +73,13 @@ TypeResult Page::State::type_text(std::uint32_t ref, std::string_view text,
       failure.set(
           errc::not_supported,
           "this text has non-ASCII characters, which `input text` cannot type (it would drop or "
-          "garble them); turn on the on-device dumper (PageOptions::helper / --helper auto), "
-          "which types it through the clipboard, or install ADBKeyBoard "
-          "(com.android.adbkeyboard) and make it the input method (`ime enable "
-          "com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME`), or "
-          "type an ASCII transliteration");
+          "garble them); turn on the on-device dumper (" +
+              std::string(detail::advice("PageOptions::helper / --helper auto",
+                                         "PageOptions(helper=\"auto\")")) +
+              "), which types it through the clipboard, or install ADBKeyBoard "
+              "(com.android.adbkeyboard) and make it the input method (`ime enable "
+              "com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME`), or "
+              "type an ASCII transliteration");
       return {};
     }
     text_command = adb_keyboard ? "am broadcast -a ADB_INPUT_B64 --es msg " + agent::base64(text)
@@ -134,7 +137,10 @@ TypeResult Page::State::type_text(std::uint32_t ref, std::string_view text,
   } else if (snapshot.node(issued.node).password) {
     result.why = "a password field is never read back";
   } else if (!options.typing.read_back || options.ref_check == RefCheck::never) {
-    result.why = "reading back is off (PageOptions::typing.read_back, ref_check)";
+    result.why = "reading back is off (" +
+                 std::string(detail::advice("PageOptions::typing.read_back, ref_check",
+                                            "PageOptions.typing_read_back, ref_check")) +
+                 ")";
   } else {
     return read_back(ref, field, text, type_options.clear,
                      type_options.settle.value_or(options.typing.read_back_settle), deadline,

@@ -14,6 +14,7 @@
 #include "adbwire/keys.hpp"
 #include "auth/key_factory.hpp"
 #include "auth/key_files.hpp"
+#include "base/advice.hpp"
 #include "base/failure.hpp"
 
 namespace adbwire {
@@ -105,7 +106,8 @@ std::optional<PrivateKey> load_or_create_user_key(const KeyOptions& options, aut
     status.code = make_error_code(errc::not_found);
     status.detail =
         "cannot find the adb key directory: HOME is unset and the user has no passwd entry; "
-        "set HOME or KeyOptions::android_dir";
+        "set HOME or " +
+        std::string(detail::advice("KeyOptions::android_dir", "ConnectOptions.android_dir"));
     return std::nullopt;
   }
   const std::filesystem::path key_path = dir / "adbkey";

@@ -1,5 +1,6 @@
 #include "adbwire/output_limits.hpp"
 
+#include "base/advice.hpp"
 #include "connection/bounded_output.hpp"
 
 namespace adbwire {
@@ -49,11 +50,14 @@ namespace detail {
 std::string over_limit_detail(std::string_view what, const OutputLimits& limits,
                               OutputBound bound) {
   const std::string name(name_of(bound));
-  return std::string(what) + " sent more than " + size_text(limits.*bound) +
-         " (OutputLimits::" + name +
+  const bool python = detail::audience() == detail::Audience::python;
+  return std::string(what) + " sent more than " + size_text(limits.*bound) + " (" +
+         (python ? "max_output[\"" + name + "\"]" : "OutputLimits::" + name) +
          "), so adbwire stopped reading and closed the stream; a phone sends far less, so the "
-         "device is broken or hostile. If it is not, raise the bound (ConnectOptions::limits." +
-         name + ", or --max-output " + name + "=BYTES)";
+         "device is broken or hostile. If it is not, raise the bound (" +
+         (python ? "ConnectOptions(max_output={\"" + name + "\": BYTES})"
+                 : "ConnectOptions::limits." + name + ", or --max-output " + name + "=BYTES") +
+         ")";
 }
 
 }  // namespace detail

@@ -2,6 +2,7 @@
 // Python lists, and why a verb cannot work on a device.
 #include <limits>
 
+#include "base/advice.hpp"
 #include "verbs/call.hpp"
 #include "verbs/verb.hpp"
 
@@ -46,7 +47,9 @@ std::string unavailable_because(const Verb& verb, bool helper_off, const Capabil
   const bool helper_serves =
       c == Capability::multi_touch || c == Capability::clipboard || c == Capability::app_labels;
   if (helper_off && helper_serves)
-    return "it needs adbwire's on-device dumper, which is off (--helper auto turns it on)";
+    return "it needs adbwire's on-device dumper, which is off (" +
+           std::string(detail::advice("--helper auto", "PageOptions(helper=\"auto\")")) +
+           " turns it on)";
   if (caps != nullptr && !caps->has(c))
     return "this device lacks " + std::string(to_string(c)) + " (the capabilities verb says why)";
   return {};

@@ -6,6 +6,7 @@
 #include "adbwire/apps.hpp"
 #include "adbwire/install.hpp"
 #include "adbwire/protocol/printable.hpp"
+#include "base/advice.hpp"
 #include "verbs/handlers.hpp"
 #include "verbs/reply_text.hpp"
 
@@ -79,7 +80,9 @@ Reply apps(Call& call) {
       labels_note = "Labels unavailable: " + std::string(e.what()) + "\n";
     }
   } else {
-    labels_note = "Labels need the on-device dumper (open with --helper auto).\n";
+    labels_note = "Labels need the on-device dumper (open with " +
+                  std::string(detail::advice("--helper auto", "PageOptions(helper=\"auto\")")) +
+                  ").\n";
   }
   const std::string filter = call.string("filter").value_or("");
   const auto label_of_package = [&labels](const std::string& package) -> std::string {
