@@ -5,10 +5,13 @@
 // the serving line with its rough percentage on stdout, redrawn with "\r", then "Total xfer".
 // The device is untrusted: a block number that is not eight digits or lies past the end of the
 // file ends the transfer with a typed error, and every read of a request has a deadline.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 

@@ -2,6 +2,7 @@
 // processes hosting a JDWP transport, each followed by "\n", in one write with no length
 // prefix, then close the stream once the host has acknowledged it. Bytes the host sends end the
 // stream (adbd: "you can't write to this asocket").
+#include <span>
 #include <string>
 
 #include "vdevice/service.hpp"

@@ -3,6 +3,7 @@
 // answers with the block's bytes (the last one short), and "DONEDONE" ends the transfer. The
 // package lands in /sideload/package.zip, where recovery's FUSE mount shows it. Served only in
 // sideload mode (VirtualDeviceOptions::sideload); a booted device refuses the OPEN as adbd does.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
