@@ -92,17 +92,8 @@ Background::~Background() {
 }
 
 std::string Background::first_line() {
-  std::string line;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < give_up) {
-    pollfd fd{out_, POLLIN, 0};
-    if (::poll(&fd, 1, 100) <= 0) continue;
-    char buffer[256];
-    const ssize_t n = ::read(out_, buffer, sizeof buffer);
-    if (n <= 0) break;
-    line.append(buffer, static_cast<std::size_t>(n));
-  }
-  return line.substr(0, line.find('\n'));
+  const std::string seen = read_until("\n", std::chrono::seconds(10));
+  return seen.substr(0, seen.find('\n'));
 }
 
 std::string Background::read_until(std::string_view needle, std::chrono::milliseconds wait) {
