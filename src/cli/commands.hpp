@@ -60,6 +60,9 @@ void add_start_server_command(CLI::App& app, const GlobalOptions& globals, Run& 
 void add_kill_server_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 // connect, disconnect and reconnect with adb's meaning (connect_command.cpp).
 void add_connect_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
+// track-devices and jdwp, adb's streaming listings (track_commands.cpp).
+void add_track_commands(CLI::App& app, const GlobalOptions& globals, Run& run);
+void add_sideload_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 
 // The table main() registers, in the order `adbwire --help` lists them.
 inline constexpr AddCommand kCommands[] = {
@@ -74,7 +77,8 @@ inline constexpr AddCommand kCommands[] = {
     add_getprop_command,   add_reboot_command,       add_adbd_restart_commands,
     add_tcpip_command,     add_mcp_command,          add_webviews_command,
     add_server_command,    add_start_server_command, add_kill_server_command,
-    add_bugreport_command, add_connect_commands,     add_verb_commands,
+    add_bugreport_command, add_connect_commands,     add_track_commands,
+    add_sideload_command,  add_verb_commands,
 };
 
 }  // namespace adbwire::cli

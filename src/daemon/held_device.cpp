@@ -77,6 +77,16 @@ class SharedOpener final : public RecordOpener {
   std::atomic<bool> closed_{false};
 };
 
+// The state a connected device is in, as its banner says (recovery, sideload, … as adb lists it).
+protocol::DeviceState state_of(const protocol::Banner& banner) {
+  using protocol::DeviceState;
+  for (const DeviceState state : {DeviceState::bootloader, DeviceState::recovery,
+                                  DeviceState::rescue, DeviceState::sideload}) {
+    if (banner.system_type == protocol::device_state_name(state)) return state;
+  }
+  return DeviceState::device;
+}
+
 }  // namespace
 
 HeldDevice::HeldDevice(std::uint64_t transport_id, std::string target, ConnectOptions options,
@@ -135,7 +145,7 @@ protocol::DeviceEntry HeldDevice::entry() const {
   const std::shared_ptr<Device> device = current();
   protocol::DeviceEntry entry;
   entry.serial = listed(device->serial(), false);
-  entry.state = connected() ? protocol::DeviceState::device : protocol::DeviceState::offline;
+  entry.state = connected() ? state_of(device->banner()) : protocol::DeviceState::offline;
   entry.state_text = std::string(protocol::device_state_name(entry.state));
   entry.product = listed(device->banner().property("ro.product.name"), true);
   entry.model = listed(device->banner().property("ro.product.model"), true);

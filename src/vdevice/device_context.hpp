@@ -127,6 +127,13 @@ class DeviceContext {
   std::uint16_t devtools_port(std::string_view name) const;
   void set_devtools(std::vector<DevtoolsSocket> sockets) { devtools_ = std::move(sockets); }
 
+  // VirtualDeviceOptions::jdwp_pids. Set before serving.
+  const std::vector<std::uint32_t>& jdwp_pids() const noexcept { return jdwp_pids_; }
+  void set_jdwp_pids(std::vector<std::uint32_t> pids) { jdwp_pids_ = std::move(pids); }
+  // VirtualDeviceOptions::sideload. Set before serving.
+  SideloadMode sideload() const noexcept { return sideload_; }
+  void set_sideload(SideloadMode mode) noexcept { sideload_ = mode; }
+
   // Emulated long-lived processes (the on-device dumper run by app_process), by name: a
   // process holds the device's single UiAutomation connection until it exits or is killed,
   // even when the stream that started it is gone (a process hung in a binder call does not
@@ -161,6 +168,8 @@ class DeviceContext {
   std::multiset<std::string> processes_ ADBWIRE_GUARDED_BY(mutex_);  // holding UiAutomation
   std::multiset<std::string> other_processes_ ADBWIRE_GUARDED_BY(mutex_);
   std::vector<DevtoolsSocket> devtools_;
+  std::vector<std::uint32_t> jdwp_pids_;
+  SideloadMode sideload_ = SideloadMode::off;
   std::map<std::string, std::string, std::less<>> settings_
       ADBWIRE_GUARDED_BY(mutex_);  // "space/key"
   std::unique_ptr<ScreenGraph> screens_;

@@ -23,6 +23,9 @@ constexpr VirtualDeviceProfile kProfiles[] = {
     {"no-cmd", "no cmd: installs go through pm (< 7)"},
     {"android-4",
      "all of checksum, payload-4k, no-features, no-exec, API 19 (a KitKat phone: no bugreportz)"},
+    {"sideload",
+     "recovery's sideload mode: state sideload, sideload-host: takes a package into "
+     "/sideload/package.zip"},
 };
 
 std::vector<std::string> features_without(std::initializer_list<std::string_view> prefixes) {
@@ -47,6 +50,7 @@ void apply_profile(VirtualDeviceOptions& options, std::string_view name) {
   options.refused_services.clear();
   options.legacy_pty = false;
   options.api_level = defaults.api_level;
+  options.sideload = defaults.sideload;
   if (name == "default") return;
   if (name == "checksum") {
     options.protocol_version = protocol::kVersionMin;
@@ -63,6 +67,8 @@ void apply_profile(VirtualDeviceOptions& options, std::string_view name) {
     options.legacy_pty = true;
   } else if (name == "no-sync-v2") {
     options.features = features_without({"stat_v2", "ls_v2", "sendrecv_v2"});
+  } else if (name == "sideload") {
+    options.sideload = SideloadMode::on;
   } else if (name == "no-cmd") {
     options.features = features_without({"cmd"});
   } else if (name == "android-4") {

@@ -78,6 +78,10 @@ std::shared_ptr<Service> make_forward_service(std::string_view destination, Serv
                                               std::uint32_t stream);
 std::shared_ptr<Service> make_reverse_service(std::string_view destination, ServiceHost& host,
                                               std::uint32_t stream);
+std::shared_ptr<Service> make_jdwp_service(std::string_view destination, ServiceHost& host,
+                                           std::uint32_t stream);
+std::shared_ptr<Service> make_sideload_service(std::string_view destination, ServiceHost& host,
+                                               std::uint32_t stream);
 std::shared_ptr<Service> make_abb_exec_service(std::string_view destination, ServiceHost& host,
                                                std::uint32_t stream);
 

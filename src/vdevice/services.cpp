@@ -13,6 +13,8 @@ constexpr ServiceFactory kServices[] = {
     make_reverse_service,       // reverse:forward:…, reverse:list-forward, reverse:killforward…
     make_abb_exec_service,      // abb_exec:package\0install\0…
     make_framebuffer_service,   // framebuffer:
+    make_jdwp_service,          // jdwp
+    make_sideload_service,      // sideload-host:SIZE:BLOCKSIZE (recovery's sideload mode)
 };
 
 }  // namespace

@@ -269,6 +269,8 @@ void VirtualDevice::start(std::error_code& error) {
   d.device->set_displays(d.options.displays);
   d.device->set_event_listener(d.options.on_event);
   d.device->set_devtools(d.options.devtools);
+  d.device->set_jdwp_pids(d.options.jdwp_pids);
+  d.device->set_sideload(d.options.sideload);
   write_proc_files(d.root, d.options.devtools, error);
   if (error) {
     d.failure = "cannot write the device's /proc files under " + (d.root / "proc").string() + ": " +
@@ -279,7 +281,7 @@ void VirtualDevice::start(std::error_code& error) {
 
   protocol::SessionOptions& s = d.session_options;
   s.role = protocol::Role::device;
-  s.banner.system_type = "device";
+  s.banner.system_type = d.options.sideload == SideloadMode::off ? "device" : "sideload";
   s.banner.properties = {{"ro.product.name", std::string(vdevice::kProductName)},
                          {"ro.product.model", std::string(vdevice::kProductModel)},
                          {"ro.product.device", std::string(vdevice::kProductDevice)}};

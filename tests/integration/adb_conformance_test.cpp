@@ -14,6 +14,7 @@
 // Compared after normalize() and without_code(): the program's name and the code's name that ends
 // each adbwire error are deliberate differences, listed there.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -195,6 +196,26 @@ const std::vector<Case>& cases() {
       {"reconnect device", {"-s", "{S}", "reconnect", "device"}},
       {"reconnect offline", {"reconnect", "offline"}},
       {"get-state after connecting again", {"-s", "{S}", "get-state"}},
+      // Streaming listings: jdwp ends when the device closes the list; track-devices runs until
+      // stopped (TrackDevices below), so only its usage error is here.
+      {"jdwp", {"-s", "{S}", "jdwp"}},
+      {"track-devices with a word", {"track-devices", "now"}},
+      {"track-devices -l with a word", {"track-devices", "-l", "now"}},
+      // sideload: {S3} is a device in recovery's sideload mode, {S4} one that asks for a block
+      // past the package's end; each is connected for its cases only.
+      {"sideload with no package", {"sideload"}},
+      {"sideload a missing package", {"-s", "{S}", "sideload", "{W}/missing.zip"}},
+      {"connect the recovery", {"connect", "{S3}"}},
+      {"get-state of the recovery", {"-s", "{S3}", "get-state"}},
+      {"sideload", {"-s", "{S3}", "sideload", "{W}/package.zip"}},
+      {"sideload an empty package", {"-s", "{S3}", "sideload", "{W}/empty.zip"}},
+      {"disconnect the recovery", {"disconnect", "{S3}"}},
+      {"connect the hostile recovery", {"connect", "{S4}"}},
+      {"sideload, block past the end",
+       {"-s", "{S4}", "sideload", "{W}/package.zip"},
+       Expect::wording,
+       "adbwire names the offset and the file's size, and ends with the error's code"},
+      {"disconnect the hostile recovery", {"disconnect", "{S4}"}},
   };
   return kCases;
 }
@@ -224,6 +245,9 @@ std::string normalize(std::string text, const std::string& work, const std::stri
   text = replace_all(std::move(text), remote, "{R}");
   static const std::regex kRate(R"([0-9.]+ MB/s \(([0-9]+) bytes in [0-9.]+s\))");
   text = std::regex_replace(text, kRate, "R MB/s ($1 bytes in Ts)");
+  // sideload pads "Total xfer" by the package path's length, which the folders' names make differ.
+  static const std::regex kXfer(R"((Total xfer: [0-9.]+x) +\n)");
+  text = std::regex_replace(text, kXfer, "$1 (padded)\n");
   static const std::regex kPrefix("(^|\n)(adb|adbwire): ");
   static const std::regex kProgram("(^|\n)adbwire (\\S+): ");
   return std::regex_replace(std::regex_replace(text, kPrefix, "$1"), kProgram, "$1adb $2: ");
@@ -243,6 +267,21 @@ std::string without_code(std::string line) {
   return std::regex_replace(line, kName, "adb");
 }
 
+// An OTA package of two whole 64 KiB blocks and a short one, each byte telling its offset apart.
+std::string package_bytes() {
+  std::string bytes(2 * 65536 + 1000, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>((i * 7 + i / 251) & 0xff);
+  return bytes;
+}
+
+VirtualDeviceOptions recovery_options(SideloadMode mode, const fs::path& root) {
+  VirtualDeviceOptions options;
+  options.sideload = mode;
+  options.root = root;
+  return options;
+}
+
 // Both programs' inputs: a file, and a tree holding an empty folder (adb 29 skips it).
 void make_work_folder(const fs::path& work) {
   fs::create_directories(work / "tree" / "sub");
@@ -252,6 +291,8 @@ void make_work_folder(const fs::path& work) {
   std::ofstream(work / "tree" / "sub" / "b.txt") << "b\n";
   std::ofstream(work / "app-v2.apk") << "PK\3\4 package=com.example.conformance versionCode=2\n";
   std::ofstream(work / "app-v1.apk") << "PK\3\4 package=com.example.conformance versionCode=1\n";
+  std::ofstream(work / "package.zip", std::ios::binary) << package_bytes();
+  std::ofstream(work / "empty.zip", std::ios::binary).flush();
 }
 
 class Conformance : public ::testing::Test {
@@ -260,6 +301,8 @@ class Conformance : public ::testing::Test {
     ASSERT_EQ(server_.start(), "");
     device_.start();
     second_.start();
+    recovery_.start();
+    hostile_recovery_.start();
     serial_ = "127.0.0.1:" + std::to_string(device_.port());
     second_serial_ = "127.0.0.1:" + std::to_string(second_.port());
     ASSERT_EQ(server_.connect_and_wait(serial_), "");
@@ -276,6 +319,22 @@ class Conformance : public ::testing::Test {
     run(ADBWIRE_CLI_PATH, {"kill-server"}, {});
     device_.stop();
     second_.stop();
+    recovery_.stop();
+    hostile_recovery_.stop();
+  }
+
+  // arg with its placeholders ({S}, {S2}, {S3}, {S4}, {W}, {R}) filled in.
+  std::string substitute(const std::string& arg, const fs::path& work, const std::string& remote) {
+    std::string out = arg;
+    const std::pair<const char*, std::string> kValues[] = {
+        {"{S2}", second_serial_},
+        {"{S3}", "127.0.0.1:" + std::to_string(recovery_.port())},
+        {"{S4}", "127.0.0.1:" + std::to_string(hostile_recovery_.port())},
+        {"{S}", serial_},
+        {"{W}", work.string()},
+        {"{R}", remote}};
+    for (const auto& [name, value] : kValues) out = replace_all(std::move(out), name, value);
+    return out;
   }
 
   test::ProcessResult run(const std::string& program, std::vector<std::string> args,
@@ -291,12 +350,7 @@ class Conformance : public ::testing::Test {
     const std::string remote = "/data/local/tmp/conformance-" + label;
     if (!fs::exists(work)) make_work_folder(work);
     std::vector<std::string> args;
-    for (const std::string& arg : c.args) {
-      args.push_back(replace_all(
-          replace_all(replace_all(replace_all(arg, "{S}", serial_), "{S2}", second_serial_), "{W}",
-                      work.string()),
-          "{R}", remote));
-    }
+    for (const std::string& arg : c.args) args.push_back(substitute(arg, work, remote));
     const test::ProcessResult result = run(program, std::move(args), c.env);
     EXPECT_FALSE(result.timed_out) << c.name << " (" << label << ") did not end";
     Seen seen;
@@ -311,6 +365,9 @@ class Conformance : public ::testing::Test {
   test::AdbServerProcess server_;
   VirtualDevice device_;
   VirtualDevice second_;
+  test::TempDir recovery_root_;
+  VirtualDevice recovery_{recovery_options(SideloadMode::on, recovery_root_.path())};
+  VirtualDevice hostile_recovery_{recovery_options(SideloadMode::past_end, {})};
   std::string serial_;
   std::string second_serial_;
   test::TempDir temp_;
@@ -380,6 +437,82 @@ TEST_F(Conformance, BugreportWritesTheDevicesZip) {
   const std::string zip = file_bytes(by_us / name);
   EXPECT_TRUE(zip.starts_with("PK\x03\x04"));
   EXPECT_EQ(zip, file_bytes(by_adb / name));
+}
+
+// The package reached the device whole: recovery's /sideload/package.zip has its bytes.
+TEST_F(Conformance, SideloadDeliversThePackage) {
+  const fs::path work = temp_.path() / "sideload";
+  make_work_folder(work);
+  ASSERT_EQ(run(ADBWIRE_CLI_PATH, {"connect", substitute("{S3}", work, "")}, {}).exit_code, 0);
+  const test::ProcessResult ours =
+      run(ADBWIRE_CLI_PATH,
+          {"-s", substitute("{S3}", work, ""), "sideload", (work / "package.zip").string()}, {});
+  EXPECT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_TRUE(ours.out.ends_with(
+      "\rTotal xfer: 1.00x" + std::string((work / "package.zip").string().size() + 10, ' ') + "\n"))
+      << ours.out;
+  EXPECT_EQ(file_bytes(recovery_root_.path() / "sideload" / "package.zip"), package_bytes());
+  run(ADBWIRE_CLI_PATH, {"disconnect", substitute("{S3}", work, "")}, {});
+}
+
+// A frame of track-devices: four hex digits, then that many bytes of list.
+std::string frame(const std::string& list) {
+  char length[5];
+  std::snprintf(length, sizeof length, "%04zx", list.size());
+  return length + list;
+}
+
+// track-devices: the first frame as adb's (the list its server holds), a device connected and
+// dropped shows in both, and the program ends on Ctrl-C and when its reader goes away.
+TEST_F(Conformance, TrackDevices) {
+  for (const bool long_format : {false, true}) {
+    SCOPED_TRACE(long_format ? "-l" : "short");
+    std::vector<std::string> words = {"track-devices"};
+    if (long_format) words.emplace_back("-l");
+    std::vector<std::string> adb_argv = {server_.adb_path()};
+    std::vector<std::string> our_argv = {ADBWIRE_CLI_PATH};
+    adb_argv.insert(adb_argv.end(), words.begin(), words.end());
+    our_argv.insert(our_argv.end(), words.begin(), words.end());
+    test::Background adb(adb_argv, env_);
+    test::Background ours(our_argv, env_);
+    const std::string first_adb = adb.read_until("\n", 10s);
+    const std::string first_ours = ours.read_until("\n", 10s);
+    EXPECT_TRUE(first_adb.find(serial_) != std::string::npos) << first_adb;
+    EXPECT_EQ(first_ours, first_adb);
+
+    // Connected through the adb server: both see it come (the server's own frames).
+    ASSERT_EQ(server_.adb({"connect", second_serial_}).exit_code, 0);
+    const std::string line = long_format ? second_serial_ : second_serial_ + "\tdevice\n";
+    const std::string came_adb = adb.read_until(line, 10s);
+    const std::string came_ours = ours.read_until(line, 10s);
+    EXPECT_NE(came_adb.find(line), std::string::npos) << came_adb;
+    EXPECT_NE(came_ours.find(line), std::string::npos) << came_ours;
+    // Dropped: the next frames end with the list of the device alone, as the first one.
+    ASSERT_EQ(server_.adb({"disconnect", second_serial_}).exit_code, 0);
+    const std::string back = frame(first_adb.substr(4));
+    EXPECT_TRUE(adb.read_until(back, 10s).ends_with(back)) << "adb";
+    EXPECT_TRUE(ours.read_until(back, 10s).ends_with(back)) << "adbwire";
+
+    // Held by adbwire's daemon only: adbwire lists it too (adb cannot know it).
+    ASSERT_EQ(run(ADBWIRE_CLI_PATH, {"connect", second_serial_}, {}).exit_code, 0);
+    const std::string held = ours.read_until(second_serial_, 10s);
+    EXPECT_NE(held.find(second_serial_), std::string::npos) << held;
+    ASSERT_EQ(run(ADBWIRE_CLI_PATH, {"disconnect", second_serial_}, {}).exit_code, 0);
+    EXPECT_TRUE(ours.read_until(back, 10s).ends_with(back));
+
+    // Ctrl-C ends both at once.
+    ::kill(adb.pid(), SIGINT);
+    ::kill(ours.pid(), SIGINT);
+    EXPECT_NE(adb.exit_code(5s), test::Background::kRunning);
+    EXPECT_NE(ours.exit_code(5s), test::Background::kRunning);
+  }
+  // A reader that goes away: the next frame fails to write and adbwire ends, status 0.
+  test::Background ours({ADBWIRE_CLI_PATH, "track-devices"}, env_);
+  EXPECT_NE(ours.read_until("\n", 10s).find(serial_), std::string::npos);
+  ours.close_output();
+  ASSERT_EQ(server_.adb({"connect", second_serial_}).exit_code, 0);
+  EXPECT_EQ(ours.exit_code(10s), 0);
+  server_.adb({"disconnect", second_serial_});
 }
 
 }  // namespace

@@ -92,17 +92,32 @@ Background::~Background() {
 }
 
 std::string Background::first_line() {
-  std::string line;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < give_up) {
+  const std::string seen = read_until("\n", std::chrono::seconds(10));
+  return seen.substr(0, seen.find('\n'));
+}
+
+std::string Background::read_until(std::string_view needle, std::chrono::milliseconds wait) {
+  std::string seen = std::move(unread_);
+  unread_.clear();
+  const auto give_up = std::chrono::steady_clock::now() + wait;
+  while (seen.find(needle) == std::string::npos && std::chrono::steady_clock::now() < give_up) {
     pollfd fd{out_, POLLIN, 0};
-    if (::poll(&fd, 1, 100) <= 0) continue;
-    char buffer[256];
+    if (::poll(&fd, 1, 50) <= 0) continue;
+    char buffer[4096];
     const ssize_t n = ::read(out_, buffer, sizeof buffer);
     if (n <= 0) break;
-    line.append(buffer, static_cast<std::size_t>(n));
+    seen.append(buffer, static_cast<std::size_t>(n));
   }
-  return line.substr(0, line.find('\n'));
+  const std::size_t at = seen.find(needle);
+  if (at == std::string::npos) return seen;
+  unread_ = seen.substr(at + needle.size());
+  seen.resize(at + needle.size());
+  return seen;
+}
+
+void Background::close_output() {
+  if (out_ >= 0) ::close(out_);
+  out_ = -1;
 }
 
 int Background::exit_code(std::chrono::milliseconds wait) {

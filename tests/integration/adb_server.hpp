@@ -56,6 +56,11 @@ class Background {
   Background& operator=(const Background&) = delete;
   // The first line it prints, "" if none within 10 s.
   std::string first_line();
+  // Everything it printed (since the last call) up to and including the first `needle` that
+  // appears within `wait`; all it printed meanwhile when none did.
+  std::string read_until(std::string_view needle, std::chrono::milliseconds wait);
+  // Closes our end of its output: its next write fails with EPIPE (a reader that went away).
+  void close_output();
   static constexpr int kRunning = -100;
   // Its exit code once it has ended within `wait`, else kRunning (-1: killed by a signal).
   int exit_code(std::chrono::milliseconds wait);
@@ -64,6 +69,7 @@ class Background {
  private:
   pid_t pid_ = -1;
   int out_ = -1;
+  std::string unread_;  // read by read_until past its needle
 };
 
 // Each instance: a temporary folder (HOME inside), our environment without HOME, ANDROID_*

@@ -173,9 +173,12 @@ TEST_F(RealAdbTest, ParallelStreamsShareTheConnection) {
 TEST_F(RealAdbTest, UnknownServiceIsRefusedAndTheConnectionLivesOn) {
   start_device();
   connect_and_wait();
-  // The virtual device serves no jdwp: service; adb reports the refusal and exits non-zero.
-  auto jdwp = adb_s({"jdwp"});
-  EXPECT_NE(jdwp.exit_code, 0);
+  // The virtual device serves no such service (`adb ppp SERVICE` opens the one named); adb reports
+  // the refusal and exits non-zero.
+  auto refused = adb_s({"ppp", "nosuchservice:"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("could not open adb service nosuchservice:"), std::string::npos)
+      << refused.err;
   EXPECT_EQ(adb_s({"shell", "echo", "still here"}).out, "still here\n");
 }
 

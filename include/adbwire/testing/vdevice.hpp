@@ -165,6 +165,15 @@ struct DevtoolsSocket {
   std::string package;  // what /proc/PID/cmdline says
 };
 
+// Recovery's sideload mode, as minadbd plays it (VirtualDeviceOptions::sideload).
+enum class SideloadMode {
+  off,       // a booted device: sideload-host: is refused, as adbd refuses it
+  on,        // the banner says sideload; sideload-host:SIZE:BLOCKSIZE asks for every block in
+             // order, keeps the package as /sideload/package.zip, then sends DONEDONE
+  past_end,  // test-only: as on, but asks for the block after the last one first (a hostile
+             // device: the host must refuse, not read past its file)
+};
+
 struct VirtualDeviceOptions {
   // Where to listen: an IPv4 or IPv6 address literal. port 0 picks a free port; port()
   // says which.
@@ -266,6 +275,10 @@ struct VirtualDeviceOptions {
   // DevTools sockets of debuggable WebViews (see DevtoolsSocket); /proc/net/unix and
   // /proc/PID/cmdline are written under root at start().
   std::vector<DevtoolsSocket> devtools;
+  // Processes hosting a JDWP transport (debuggable apps), by pid: what the `jdwp` service lists,
+  // one per line, as adbd does.
+  std::vector<std::uint32_t> jdwp_pids = {4242, 4317};
+  SideloadMode sideload = SideloadMode::off;
   // Commands the device lacks (a stripped build, an old Android): running one prints
   // "/system/bin/sh: NAME: inaccessible or not found" and exits 127, as a real shell does.
   std::vector<std::string> missing_commands;
@@ -286,11 +299,12 @@ struct VirtualDeviceProfile {
 
 // Every profile, "default" first: default, checksum (protocol 0x01000000), payload-4k,
 // payload-256k, no-features, no-shell-v2, no-exec, no-sync-v2, no-cmd, android-4 (all the old
-// ones at once, as a KitKat phone). Valid for the program's lifetime.
+// ones at once, as a KitKat phone), sideload (recovery's sideload mode). Valid for the program's
+// lifetime.
 std::span<const VirtualDeviceProfile> virtual_device_profiles() noexcept;
 
 // Sets what profile `name` changes (protocol_version, max_payload, features, no_features,
-// refused_services, legacy_pty); other fields keep their values. Throws
+// refused_services, legacy_pty, api_level, sideload); other fields keep their values. Throws
 // Error(invalid_argument) naming the known profiles for an unknown name.
 void apply_profile(VirtualDeviceOptions& options, std::string_view name);
 
