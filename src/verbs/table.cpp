@@ -565,39 +565,31 @@ std::vector<Verb> make_table() {
                true,
                false,
                ""});
-  v.push_back({"wifi",
-               "Turn Wi-Fi on or off",
-               "Turn Wi-Fi on or off (svc wifi) and read the state back: an error says so when "
-               "the device did not change (a device policy). Without state: whether it is on.",
-               {kRadioState, kSettleTimeout},
-               kNavigation,
-               {"state"},
-               true,
-               false,
-               ""});
-  v.push_back({"data",
-               "Turn mobile data on or off",
-               "Turn mobile data on or off (svc data) and read the state back: an error says so "
-               "when the device did not change (no SIM, a policy). Without state: whether it is "
-               "on.",
-               {kRadioState, kSettleTimeout},
-               kNavigation,
-               {"state"},
-               true,
-               false,
-               ""});
-  v.push_back({"airplane",
-               "Turn airplane mode on or off",
-               "Turn airplane mode on or off (cmd connectivity airplane-mode on Android 11+, the "
-               "setting and its broadcast before) and read the state back. Airplane mode cuts "
-               "Wi-Fi and mobile data, and a device on Wi-Fi debugging with it. Without state: "
-               "whether it is on.",
-               {kRadioState, kSettleTimeout},
-               kNavigation,
-               {"state"},
-               true,
-               false,
-               ""});
+  // wifi, data and airplane: the same parameters and answers, one radio each.
+  const auto radio_verb = [&](std::string_view name, std::string_view title,
+                              std::string_view description) {
+    v.push_back({name,
+                 title,
+                 description,
+                 {kRadioState, kSettleTimeout},
+                 kNavigation,
+                 {"state"},
+                 true,
+                 false,
+                 ""});
+  };
+  radio_verb("wifi", "Turn Wi-Fi on or off",
+             "Turn Wi-Fi on or off (svc wifi) and read the state back: an error says so when the "
+             "device did not change (a device policy). Without state: whether it is on.");
+  radio_verb("data", "Turn mobile data on or off",
+             "Turn mobile data on or off (svc data) and read the state back: an error says so "
+             "when the device did not change (no SIM, a policy). Without state: whether it is "
+             "on.");
+  radio_verb("airplane", "Turn airplane mode on or off",
+             "Turn airplane mode on or off (cmd connectivity airplane-mode on Android 11+, the "
+             "setting and its broadcast before) and read the state back. Airplane mode cuts "
+             "Wi-Fi and mobile data, and a device on Wi-Fi debugging with it. Without state: "
+             "whether it is on.");
   v.push_back(
       {"camera",
        "Take a photo",

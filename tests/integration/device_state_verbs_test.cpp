@@ -15,8 +15,7 @@
 #include "adbwire/testing/vdevice.hpp"
 #include "base/base64.hpp"
 #include "integration/temp_dir.hpp"
-#include "mcp/device_tools.hpp"
-#include "mcp/json_rpc.hpp"
+#include "integration/tools_fixture.hpp"
 
 namespace adbwire::mcp {
 namespace {
@@ -24,13 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string text_of(const Json& result) {
-  std::string text;
-  for (const Json& block : result["content"]) {
-    if (block["type"] == "text") text += block["text"].get<std::string>() + "\n";
-  }
-  return text;
-}
+using testing_tools::text_of;
 
 bool sent(const VirtualDevice& device, const std::string& line) {
   const auto events = device.events();
@@ -40,12 +33,7 @@ bool sent(const VirtualDevice& device, const std::string& line) {
 class DeviceStateVerbs : public ::testing::Test {
  protected:
   DeviceToolsOptions options_for(const VirtualDevice& device) const {
-    DeviceToolsOptions o;
-    o.target = device.target();
-    o.connect.keys.android_dir = keys_.path();
-    o.snapshot_dir = work_.path() / "saved";
-    o.verbs.settle = 0ms;
-    return o;
+    return testing_tools::options_for(device, keys_.path(), work_.path() / "saved");
   }
   Json call(DeviceTools& tools, const std::string& name, Json arguments = Json::object()) {
     return tools.call(name, arguments, cancel_);

@@ -9,8 +9,7 @@
 
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/temp_dir.hpp"
-#include "mcp/device_tools.hpp"
-#include "mcp/json_rpc.hpp"
+#include "integration/tools_fixture.hpp"
 #include "verbs/memory_store.hpp"
 
 namespace adbwire::mcp {
@@ -23,13 +22,7 @@ using verbs::MemoryReach;
 using verbs::MemoryScope;
 using verbs::MemoryStore;
 
-std::string text_of(const Json& result) {
-  std::string text;
-  for (const Json& block : result["content"]) {
-    if (block["type"] == "text") text += block["text"].get<std::string>() + "\n";
-  }
-  return text;
-}
+using testing_tools::text_of;
 
 VirtualDeviceOptions phone(const std::string& serial) {
   VirtualDeviceOptions options;
@@ -40,11 +33,7 @@ VirtualDeviceOptions phone(const std::string& serial) {
 class MemoryVerbs : public ::testing::Test {
  protected:
   DeviceToolsOptions options_for(const VirtualDevice& device) const {
-    DeviceToolsOptions o;
-    o.target = device.target();
-    o.connect.keys.android_dir = keys_.path();
-    o.snapshot_dir = work_.path() / "saved";
-    o.verbs.settle = 0ms;
+    DeviceToolsOptions o = testing_tools::options_for(device, keys_.path(), work_.path() / "saved");
     o.verbs.memory_db = db();
     return o;
   }
