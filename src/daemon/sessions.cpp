@@ -58,7 +58,7 @@ class SessionTools final : public mcp::DeviceTools {
         const std::string mime = block.value("mimeType", std::string());
         const auto bytes = detail::base64_decode(block.value("data", std::string()));
         content.push_back(
-            text(save_cli_file(dir, "screenshot", mime == "image/jpeg" ? ".jpg" : ".png",
+            text(save_cli_file(dir, std::string(name), mime == "image/jpeg" ? ".jpg" : ".png",
                                bytes ? std::string(bytes->begin(), bytes->end()) : "")));
       } else if (type == "text" && first_text && verb != nullptr && !verb->cli_file.empty()) {
         first_text = false;

@@ -36,6 +36,9 @@ DeviceContext::DeviceContext(std::filesystem::path root, std::string serial,
       {"sys.boot_completed", "1"},
       {"persist.sys.locale", "en-US"},
   };
+  // The radios' global settings as a phone on Wi-Fi with a SIM has them (hardware_commands.cpp).
+  for (const char* key : {"wifi_on", "mobile_data"}) put_setting("global", key, "1");
+  put_setting("global", "airplane_mode_on", "0");
 }
 
 std::filesystem::path DeviceContext::resolve(std::string_view device_path,

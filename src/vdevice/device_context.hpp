@@ -115,6 +115,17 @@ class DeviceContext {
     missing_services_ = std::move(services);
   }
 
+  // VirtualDeviceOptions::radios_locked and ::camera_app. Set before serving.
+  bool radios_locked() const noexcept { return radios_locked_; }
+  bool camera_app() const noexcept { return camera_app_; }
+  void set_hardware(bool radios_locked, bool camera_app) noexcept {
+    radios_locked_ = radios_locked;
+    camera_app_ = camera_app;
+  }
+  // Whether the camera app is in front (the still-image intent opened it). Thread safe.
+  bool camera_open() const noexcept { return camera_open_; }
+  void set_camera_open(bool open) noexcept { camera_open_ = open; }
+
   // VirtualDeviceOptions::api_level and ::displays (screencap). Set before serving.
   void set_property(std::string key, std::string value) {
     properties_[std::move(key)] = std::move(value);
@@ -180,6 +191,9 @@ class DeviceContext {
   HostileOutput hostile_output_ = HostileOutput::none;
   std::uint32_t displays_ = 1;
   bool legacy_pty_ = false;
+  bool radios_locked_ = false;
+  bool camera_app_ = true;
+  std::atomic<bool> camera_open_{false};
   std::chrono::milliseconds auth_delay_{0};
   bool hang_up_on_refused_key_ = false;
   std::vector<std::string> refused_services_;

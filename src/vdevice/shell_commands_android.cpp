@@ -13,6 +13,7 @@
 #include "vdevice/bugreport_commands.hpp"
 #include "vdevice/device_state_commands.hpp"
 #include "vdevice/dumper_app_process.hpp"
+#include "vdevice/hardware_commands.hpp"
 #include "vdevice/install_commands.hpp"
 #include "vdevice/logcat_commands.hpp"
 #include "vdevice/sample_screen.hpp"
@@ -169,6 +170,9 @@ int run_input(const Argv& argv, JobIo& io) {
   std::vector<std::string> event{command};
   event.insert(event.end(), args.begin(), args.end());
   io.device().screens().input(event);
+  if (command == "keyevent") {
+    for (const std::string& key : args) camera_key(key, io);
+  }
   return 0;
 }
 
@@ -188,6 +192,7 @@ int run_am(const Argv& argv, JobIo& io) {
       if (argv[i] == "-a" && intent.empty()) intent = "act=" + argv[i + 1];
     }
     io.out("Starting: Intent { " + intent + " }\n");
+    if (intent == "act=android.media.action.STILL_IMAGE_CAMERA") open_camera(io);
     if (wait) {
       // What `am start -W` adds once the activity is up; a web or other URI goes to the browser.
       if (component.empty() && data.find(':') != std::string::npos)
@@ -197,6 +202,15 @@ int run_am(const Argv& argv, JobIo& io) {
       io.out("TotalTime: 120\nWaitTime: 125\nComplete\n");
     }
   } else if (argv.size() > 1 && argv[1] == "broadcast") {
+    // Android 7 made AIRPLANE_MODE a protected broadcast the shell may not send.
+    if (std::find(argv.begin(), argv.end(), "android.intent.action.AIRPLANE_MODE") != argv.end() &&
+        api_level(io.device()) >= 24) {
+      io.err(
+          "Exception occurred while executing 'broadcast':\njava.lang.SecurityException: "
+          "Permission Denial: not allowed to send broadcast android.intent.action.AIRPLANE_MODE "
+          "from pid=4242, uid=2000\n");
+      return 255;
+    }
     io.out("Broadcasting: Intent { }\nBroadcast completed: result=0\n");
     // ADBKeyBoard, when it is the input method, types what these broadcasts carry.
     const std::optional<std::string> ime = io.device().setting("secure", "default_input_method");
@@ -256,6 +270,7 @@ class LoggedJob final : public Job {
 std::unique_ptr<Job> make_cmd(Argv argv) {
   std::unique_ptr<Job> job;
   if (argv.size() >= 2 && argv[1] == "package") job = package_job({argv.begin() + 2, argv.end()});
+  if (argv.size() >= 2 && argv[1] == "connectivity") job = instant<run_cmd_connectivity>(argv);
   if (!job) job = std::make_unique<DoneJob>();
   return std::make_unique<LoggedJob>(std::move(argv), std::move(job));
 }

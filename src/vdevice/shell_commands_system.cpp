@@ -1,4 +1,4 @@
-// System commands of the virtual device shell that agents use: settings, date, the
+// System commands of the virtual device shell that agents use: settings, date, svc, the
 // `dumpsys activity` lines naming the resumed activity (from the screen graph), and pkill for
 // the emulated on-device dumper.
 #include <cctype>
@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vdevice/hardware_commands.hpp"
 #include "vdevice/screen_graph.hpp"
 #include "vdevice/screencap_frames.hpp"
 #include "vdevice/shell_job.hpp"
@@ -100,6 +101,7 @@ int run_dumpsys(const Argv& argv, JobIo& io) {
     io.out(out);
     return 0;
   }
+  if (run_hardware_dumpsys(service, io)) return 0;
   io.err("Can't find service: " + service + "\n");
   return 0;
 }
@@ -142,10 +144,9 @@ int run_pkill(const Argv& argv, JobIo& io) {
 }
 
 constexpr Builtin kSystemBuiltins[] = {
-    {"date", instant<run_date>},
-    {"dumpsys", instant<run_dumpsys>},
-    {"pkill", instant<run_pkill>},
-    {"settings", instant<run_settings>},
+    {"date", instant<run_date>},   {"dumpsys", instant<run_dumpsys>},
+    {"pkill", instant<run_pkill>}, {"settings", instant<run_settings>},
+    {"svc", instant<run_svc>},
 };
 
 }  // namespace

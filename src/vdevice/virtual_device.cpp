@@ -265,6 +265,7 @@ void VirtualDevice::start(std::error_code& error) {
   d.device->set_auth_answers(d.options.auth_delay, d.options.hang_up_on_refused_key);
   d.device->set_refused_services(d.options.refused_services);
   d.device->set_missing(d.options.missing_commands, d.options.missing_services);
+  d.device->set_hardware(d.options.radios_locked, d.options.camera_app);
   d.device->set_property("ro.build.version.sdk", std::to_string(d.options.api_level));
   d.device->set_displays(d.options.displays);
   d.device->set_event_listener(d.options.on_event);

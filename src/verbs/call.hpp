@@ -55,6 +55,9 @@ struct Options {
   // What install may read of this computer (verbs/host_file.hpp): nothing unless a folder is
   // allowed.
   HostFileRules host_files;
+  // The memory database of remember, recall and forget (verbs/memory_store.hpp); empty: its
+  // default ($ADBWIRE_MEMORY_DB, else the user's private data folder).
+  std::filesystem::path memory_db;
 };
 
 // The devices a surface drives: one Page per device, connected on first use and kept.

@@ -1,6 +1,7 @@
 // The handlers of the verb table (table.cpp), one function a verb, grouped by what they touch:
-// the screen (verbs_screen.cpp, verbs_record.cpp), input (verbs_input.cpp), apps (verbs_apps.cpp)
-// and the device (verbs_device.cpp). Internal.
+// the screen (verbs_screen.cpp, verbs_record.cpp), input (verbs_input.cpp), apps (verbs_apps.cpp),
+// the device (verbs_device.cpp), its hardware (verbs_hardware.cpp) and the agent's memory
+// (verbs_memory.cpp). Internal.
 #pragma once
 
 #include <span>
@@ -71,5 +72,18 @@ Reply setting_get(Call& call);
 Reply setting_put(Call& call);
 Reply logs(Call& call);
 Reply shell(Call& call);
+
+// verbs_hardware.cpp
+Reply battery(Call& call);
+Reply sensors(Call& call);
+Reply wifi(Call& call);
+Reply data(Call& call);
+Reply airplane(Call& call);
+Reply camera(Call& call);
+
+// verbs_memory.cpp
+Reply remember(Call& call);
+Reply recall(Call& call);
+Reply forget(Call& call);
 
 }  // namespace adbwire::verbs::handlers

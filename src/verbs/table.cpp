@@ -540,6 +540,112 @@ std::vector<Verb> make_table() {
                false,
                false,
                ""});
+  const Param kSettleTimeout = integer_param(
+      "timeout_ms", "How long the device may take to show the new state (default 5000).", 100,
+      60000);
+  const Param kRadioState =
+      choice_param("state", "on or off; without it, say whether it is on.", {"on", "off"});
+  v.push_back({"battery",
+               "Read the battery",
+               "The battery's level (percent), status (charging, discharging, full …), what "
+               "powers it, temperature (°C) and voltage, from `dumpsys battery`.",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               ""});
+  v.push_back({"sensors",
+               "List the sensors",
+               "The device's sensors (accelerometer, gyroscope, light, proximity …): name, "
+               "vendor and type, from `dumpsys sensorservice`.",
+               {text_param("filter", "Only sensors whose name, vendor or type contains this.")},
+               kReadOnly,
+               {"filter"},
+               true,
+               false,
+               ""});
+  // wifi, data and airplane: the same parameters and answers, one radio each.
+  const auto radio_verb = [&](std::string_view name, std::string_view title,
+                              std::string_view description) {
+    v.push_back({name,
+                 title,
+                 description,
+                 {kRadioState, kSettleTimeout},
+                 kNavigation,
+                 {"state"},
+                 true,
+                 false,
+                 ""});
+  };
+  radio_verb("wifi", "Turn Wi-Fi on or off",
+             "Turn Wi-Fi on or off (svc wifi) and read the state back: an error says so when the "
+             "device did not change (a device policy). Without state: whether it is on.");
+  radio_verb("data", "Turn mobile data on or off",
+             "Turn mobile data on or off (svc data) and read the state back: an error says so "
+             "when the device did not change (no SIM, a policy). Without state: whether it is "
+             "on.");
+  radio_verb("airplane", "Turn airplane mode on or off",
+             "Turn airplane mode on or off (cmd connectivity airplane-mode on Android 11+, the "
+             "setting and its broadcast before) and read the state back. Airplane mode cuts "
+             "Wi-Fi and mobile data, and a device on Wi-Fi debugging with it. Without state: "
+             "whether it is on.");
+  v.push_back(
+      {"camera",
+       "Take a photo",
+       "Take a photo with the device's camera app (the still-image intent, then the "
+       "camera key as the shutter), pull the new photo from DCIM/Camera to a private "
+       "file on this computer and return its path, with the photo shown scaled down.",
+       {integer_param("timeout_ms", "How long the new photo may take to appear (default 10000).",
+                      1000, 120000)},
+       kAction,
+       {},
+       true,
+       false,
+       ""});
+  const Param kReach = choice_param(
+      "reach",
+      "Which notes: app (default: this device's notes for the app in front and for every app), "
+      "device (all of this device's) or all (every device's).",
+      {"app", "device", "all"});
+  v.push_back({"remember",
+               "Remember a note",
+               "Keep a note for later sessions (what you learnt about this app: where a setting "
+               "is, what a screen needs), in this computer's memory database, tagged with this "
+               "device and the app in front. recall finds it again.",
+               {text_param("text", "What to remember (at most 4096 bytes).", true),
+                flag_param("device_wide",
+                           "For every app of this device, not only the one in "
+                           "front.")},
+               kNavigation,
+               {"text"},
+               true,
+               false,
+               ""});
+  v.push_back({"recall",
+               "Recall notes",
+               "The notes remembered earlier for this device and the app in front (or wider, "
+               "with reach), the best matches of query first (full-text: every word must "
+               "appear), else the newest first.",
+               {text_param("query", "Words the notes must contain."), kReach,
+                integer_param("limit", "At most this many notes (default 20).", 1, 200)},
+               kReadOnly,
+               {"query"},
+               true,
+               false,
+               ""});
+  v.push_back({"forget",
+               "Forget notes",
+               "Delete remembered notes: one by its id (recall shows it in brackets), those "
+               "within reach matching query, or all within reach.",
+               {integer_param("id", "The note's id.", 1, std::numeric_limits<std::int64_t>::max()),
+                text_param("query", "Forget the notes containing every word of this."),
+                flag_param("all", "Forget every note within reach."), kReach},
+               kAction,
+               {"id"},
+               true,
+               false,
+               ""});
   v.push_back({"shell",
                "Run a shell command",
                "Run a command in the device's shell and return its exit code and output.",

@@ -280,6 +280,16 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
       ["capabilities", {}, /Supported:/],
       ["devices", {}, new RegExp(target.replace(/[.:]/g, "\\$&"))],
       ["connect", { target }, new RegExp("Connected to " + target.replace(/[.:]/g, "\\$&"))],
+      ["battery", {}, /Battery: 87%, charging/],
+      ["sensors", { filter: "gyro" }, /LSM6DSV Gyroscope \(STMicro\)/],
+      ["wifi", { state: "off" }, /Turned Wi-Fi off/, "svc wifi disable"],
+      ["data", { state: "off" }, /Turned mobile data off/, "svc data disable"],
+      ["airplane", { state: "on" }, /Turned airplane mode on/,
+       "cmd connectivity airplane-mode enable"],
+      ["camera", {}, /Took a photo: \/sdcard\/DCIM\/Camera\/IMG_/, "input keyevent 27"],
+      ["remember", { text: "milk is in aisle 3" }, /Remembered as note/],
+      ["recall", { query: "aisle milk" }, /milk is in aisle 3/],
+      ["forget", { query: "milk aisle" }, /Forgot/],
       ["shell", { command: "echo from the shell" }, /from the shell/],
     ];
     const { tools } = await within(agent.listTools(), kStepTimeoutMs, "tools/list");
@@ -291,7 +301,8 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
       const result = await within(agent.callTool({ name, arguments: args }), kStepTimeoutMs, name);
       assert.ok(!result.isError, `${name}: ${textOf(result)}`);
       assert.match(textOf(result), expected, name);
-      if (name === "screenshot") assert.ok(result.content.some((c) => c.type === "image"), name);
+      if (name === "screenshot" || name === "camera")
+        assert.ok(result.content.some((c) => c.type === "image"), name);
       if (event) await seenSince(deviceOutput, seen, `event: ${event}`, `${name} ran ${event}`);
     }
   } finally {

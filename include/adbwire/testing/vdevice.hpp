@@ -285,6 +285,11 @@ struct VirtualDeviceOptions {
   // Services `dumpsys` cannot find ("activity", "window"): it prints "Can't find service: NAME"
   // for them, as a device whose services are hidden from the shell does.
   std::vector<std::string> missing_services;
+  // The radios and camera (src/vdevice/hardware_commands.cpp): with radios_locked, `svc wifi`,
+  // `svc data` and `cmd connectivity airplane-mode` answer as usual but change nothing, as under
+  // a device policy; without camera_app, no app answers the still-image intent.
+  bool radios_locked = false;
+  bool camera_app = true;
   // When set, start() creates this pcapng file and every host connection records the ADB
   // bytes it receives and sends there (each as its own TCP connection, flushed per message);
   // how captures/ is made from the real adb host. start() fails with io_error if it cannot.

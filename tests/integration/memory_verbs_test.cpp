@@ -1,0 +1,151 @@
+// The agent's memory (verbs/memory_store.hpp; remember, recall, forget) in a real SQLite file:
+// notes kept across sessions and told apart by device, the file's mode, the bounds, forgetting,
+// and queries an agent might type that are no FTS5 syntax.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+
+#include "adbwire/testing/vdevice.hpp"
+#include "integration/temp_dir.hpp"
+#include "integration/tools_fixture.hpp"
+#include "verbs/memory_store.hpp"
+
+namespace adbwire::mcp {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using verbs::MemoryBounds;
+using verbs::MemoryReach;
+using verbs::MemoryScope;
+using verbs::MemoryStore;
+
+using testing_tools::text_of;
+
+VirtualDeviceOptions phone(const std::string& serial) {
+  VirtualDeviceOptions options;
+  options.serial = serial;
+  return options;
+}
+
+class MemoryVerbs : public ::testing::Test {
+ protected:
+  DeviceToolsOptions options_for(const VirtualDevice& device) const {
+    DeviceToolsOptions o = testing_tools::options_for(device, keys_.path(), work_.path() / "saved");
+    o.verbs.memory_db = db();
+    return o;
+  }
+  fs::path db() const { return work_.path() / "memory" / "memory.db"; }
+  Json call(DeviceTools& tools, const std::string& name, Json arguments = Json::object()) {
+    return tools.call(name, arguments, cancel_);
+  }
+
+  test::TempDir keys_;
+  test::TempDir work_;
+  CancelToken cancel_;
+};
+
+TEST_F(MemoryVerbs, ANoteOutlivesItsSessionAndStaysWithItsDevice) {
+  VirtualDevice a(phone("phone-a"));
+  VirtualDevice b(phone("phone-b"));
+  a.start();
+  b.start();
+  {
+    DeviceTools first(options_for(a));
+    const Json kept = call(first, "remember", {{"text", "The Wi-Fi switch is under Network"}});
+    ASSERT_FALSE(kept["isError"].get<bool>()) << text_of(kept);
+    EXPECT_NE(text_of(kept).find("for phone-a"), std::string::npos) << text_of(kept);
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat(db().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat(db().parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+
+  DeviceTools second(options_for(a));
+  const std::string found = text_of(call(second, "recall", {{"query", "wi-fi network"}}));
+  EXPECT_NE(found.find("1 note matching \"wi-fi network\""), std::string::npos) << found;
+  EXPECT_NE(found.find("phone-a"), std::string::npos) << found;
+  EXPECT_NE(found.find("The Wi-Fi switch is under Network"), std::string::npos) << found;
+  EXPECT_NE(text_of(call(second, "recall", {{"query", "bluetooth"}})).find("Nothing remembered"),
+            std::string::npos);
+
+  DeviceTools other(options_for(b));
+  EXPECT_NE(text_of(call(other, "recall")).find("Nothing remembered"), std::string::npos);
+  const std::string everywhere = text_of(call(other, "recall", {{"reach", "all"}}));
+  EXPECT_NE(everywhere.find("The Wi-Fi switch"), std::string::npos) << everywhere;
+}
+
+TEST_F(MemoryVerbs, ForgetTakesOneNoteMatchingNotesOrAllInReach) {
+  VirtualDevice a(phone("phone-a"));
+  a.start();
+  DeviceTools tools(options_for(a));
+  for (const char* note : {"milk is in aisle 3", "bread is in aisle 5", "login needs a code"})
+    ASSERT_FALSE(call(tools, "remember", {{"text", note}})["isError"].get<bool>());
+  EXPECT_EQ(text_of(call(tools, "forget", {{"query", "aisle"}})), "Forgot 2 notes.\n");
+  const std::string left = text_of(call(tools, "recall"));
+  EXPECT_NE(left.find("1 note:"), std::string::npos) << left;
+  EXPECT_NE(left.find("login needs a code"), std::string::npos) << left;
+  const std::size_t open = left.find("- [");
+  const std::int64_t id = std::stoll(left.substr(open + 3));
+  EXPECT_EQ(text_of(call(tools, "forget", {{"id", id}})), "Forgot 1 note.\n");
+  EXPECT_EQ(text_of(call(tools, "forget", {{"id", id}})), "Forgot 0 notes.\n");
+  ASSERT_FALSE(call(tools, "remember", {{"text", "x"}})["isError"].get<bool>());
+  EXPECT_EQ(text_of(call(tools, "forget", {{"all", true}})), "Forgot 1 note.\n");
+  EXPECT_TRUE(call(tools, "forget")["isError"].get<bool>());
+  EXPECT_TRUE(call(tools, "forget", {{"query", "  "}})["isError"].get<bool>());
+}
+
+TEST_F(MemoryVerbs, TheStoreKeepsItsBoundsByDroppingTheOldest) {
+  MemoryBounds bounds;
+  bounds.max_notes = 5;
+  bounds.max_note_bytes = 1000;
+  bounds.max_observations = 3;
+  MemoryStore store(db(), bounds);
+  const MemoryScope scope{"phone-a", "com.example"};
+  for (int i = 0; i < 8; ++i) store.remember(scope, "note number " + std::to_string(i));
+  EXPECT_EQ(store.note_count(), 5u);
+  const auto newest = store.recall(scope, MemoryReach::app, "", 10);
+  ASSERT_EQ(newest.size(), 5u);
+  EXPECT_EQ(newest.front().text, "note number 7");
+  EXPECT_EQ(newest.back().text, "note number 3");
+  // 3 notes of 400 bytes pass 1000: the oldest goes.
+  for (int i = 0; i < 3; ++i) store.remember(scope, std::string(400, char('a' + i)));
+  EXPECT_EQ(store.note_count(), 2u);
+  EXPECT_THROW(store.remember(scope, std::string(bounds.max_note_length + 1, 'x')), Error);
+  for (int i = 0; i < 5; ++i)
+    store.observe(scope, "screen-1", "seen", "tap " + std::to_string(i), "ok");
+  const auto seen = store.observations(scope, "screen-1", 10);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen.front().action, "tap 4");
+  EXPECT_TRUE(store.observations(scope, "screen-2", 10).empty());
+}
+
+TEST_F(MemoryVerbs, AnyQueryTextIsSearchedNeverParsedAsSyntax) {
+  MemoryStore store(db());
+  const MemoryScope scope{"phone-a", ""};
+  store.remember(scope, "the \"Save\" button (top right) saves");
+  for (const char* query : {"\"Save\"", "NEAR(a b)", "top*", "(", "-right", "AND OR NOT", "\"\""}) {
+    EXPECT_NO_THROW(store.recall(scope, MemoryReach::app, query, 10)) << query;
+  }
+  EXPECT_EQ(store.recall(scope, MemoryReach::app, "\"Save\"", 10).size(), 1u);
+  // Punctuation separates words (the unicode61 tokenizer), so "(top" is the word top.
+  EXPECT_EQ(store.recall(scope, MemoryReach::app, "(top", 10).size(), 1u);
+  EXPECT_EQ(store.recall(scope, MemoryReach::app, "top bottom", 10).size(), 0u);
+}
+
+TEST_F(MemoryVerbs, ALinkOrAFileOfAnotherKindIsRefused) {
+  fs::create_directories(db().parent_path());
+  fs::permissions(db().parent_path(), fs::perms::owner_all, fs::perm_options::replace);
+  fs::create_symlink(work_.path() / "elsewhere.db", db());
+  EXPECT_THROW(MemoryStore store(db()), Error);
+  EXPECT_FALSE(fs::exists(work_.path() / "elsewhere.db"));
+  fs::remove(db());
+  fs::create_directory(db());
+  EXPECT_THROW(MemoryStore store(db()), Error);
+}
+
+}  // namespace
+}  // namespace adbwire::mcp
