@@ -153,7 +153,7 @@ std::vector<Verb> make_table() {
                {},
                kReadOnly,
                {},
-               false,
+               true,
                false,
                ""});
   v.push_back({"scroll",
