@@ -103,8 +103,23 @@ struct TypingOptions {
   std::chrono::milliseconds read_back_settle{1000};
 };
 
+// Human-like input (PageOptions::stealth, DroidRun's StealthDriver). Ref checks apply as always.
+// The distributions (src/agent/stealth.hpp, the README's Stealth section): a tap lands at a point
+// of the element's clear area (inside its bounds, never on a descendant or overlapping element
+// with a ref of its own) drawn from a normal around the centre; each action waits a log-normal
+// pause first (median 400 ms); typed ASCII text goes one character a command with log-normal
+// pauses between (median 110 ms); a swipe lasts its time × U(0.85, 1.25) along a slightly
+// curved path (through the on-device dumper's gestures where it runs, else `input swipe`
+// segments).
+struct StealthOptions {
+  bool on = false;
+  // The same seed, the same points and pauses for the same calls; 0 draws one from the system.
+  std::uint64_t seed = 0;
+};
+
 struct PageOptions {
   ui::SnapshotOptions snapshot;
+  StealthOptions stealth;
   RefCheck ref_check = RefCheck::always;
   // Attempts of one snapshot when uiautomator reports a busy screen ("could not get idle
   // state") or a null root node, and the pause between them.
@@ -178,6 +193,12 @@ struct TypeOptions {
   // How long the read-back waits for the field to show the text; nullopt:
   // PageOptions::typing.read_back_settle.
   std::optional<std::chrono::milliseconds> settle = std::nullopt;
+  // Non-empty: the text is the secret of this name (a password the agent never sees). It is
+  // sent to the device and nowhere else: the trajectory records "<secret NAME>", the read-back
+  // compares without returning what the field reads (TypeResult's before and reads stay
+  // empty), an error never quotes it, and non-ASCII is refused rather than put on the
+  // clipboard, which other apps read (ADBKeyBoard types it).
+  std::string secret_name = {};
 };
 
 // What type() found in the field afterwards.

@@ -21,12 +21,12 @@ namespace adbwire {
 //                          AbCdEf"), or adb's serial of such a phone
 //                          ("NAME._adb-tls-connect._tcp"), means mdns:NAME
 //   SERIAL                 any other bare serial means server:SERIAL, as `adb -s SERIAL` does
-//   ""                     $ANDROID_SERIAL, parsed by the rules above
+//   ""                     default_serial(), parsed by the rules above
 class Target {
  public:
   enum class Kind { tcp, usb, server, mdns };
 
-  // Errors: invalid_argument (empty with ANDROID_SERIAL unset, a bad port, an empty host),
+  // Errors: invalid_argument (empty with no default_serial(), a bad port, an empty host),
   // naming the accepted forms.
   static Target parse(std::string_view text);
   static Target parse(std::string_view text, std::error_code& error);
@@ -49,5 +49,9 @@ class Target {
   std::uint16_t port_ = 0;
   std::string serial_;
 };
+
+// The device a call that names none uses: $ANDROID_SERIAL when set and not empty, else
+// $ADB_SERIAL (the name some agent tools use), else "". Thread safe while no one sets either.
+std::string default_serial();
 
 }  // namespace adbwire

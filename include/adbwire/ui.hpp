@@ -231,6 +231,9 @@ struct ElementInfo {
   // no such point exists; tap_point is then the centre.
   Point tap_point;
   bool tap_point_clear = true;
+  // The bounds of those other nodes: a point of bounds outside all of them is clear (where
+  // PageOptions::stealth taps).
+  std::vector<Bounds> occluders;
 };
 
 enum class FindField { resource_id, text, content_desc };

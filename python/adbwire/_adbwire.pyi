@@ -99,6 +99,8 @@ class PageOptions:
     long_press: float
     swipe: float
     drag: float
+    stealth: bool
+    seed: int
     dump_method: str
     dump_path: str
     helper: str
@@ -126,6 +128,8 @@ class PageOptions:
         long_press: float = ...,
         swipe: float = ...,
         drag: float = ...,
+        stealth: bool = ...,
+        seed: int = ...,
         dump_method: str = ...,
         dump_path: str = ...,
         helper: str = ...,
@@ -400,6 +404,12 @@ class Page:
         self, key: str, value: str, namespace: Optional[str] = ..., **arguments: Any
     ) -> VerbReply: ...
     def logs(self, **arguments: Any) -> VerbReply: ...
+    def push(self, path: str, remote: str, **arguments: Any) -> VerbReply: ...
+    def pull(self, remote: str, path: str, **arguments: Any) -> VerbReply: ...
+    def secrets(self, **arguments: Any) -> VerbReply: ...
+    def type_secret(
+        self, ref: int, secret: str, clear: bool = False, submit: bool = False
+    ) -> VerbReply: ...
     def devices(self, **arguments: Any) -> VerbReply: ...
     def battery(self, **arguments: Any) -> VerbReply: ...
     def sensors(self, filter: Optional[str] = ..., **arguments: Any) -> VerbReply: ...

@@ -23,6 +23,8 @@
 #include "adbwire/device.hpp"
 #include "adbwire/error.hpp"
 #include "adbwire/page.hpp"
+#include "base/secret_mask.hpp"
+#include "verbs/log_follow.hpp"
 #include "verbs/recording.hpp"
 #include "verbs/saved_files.hpp"
 
@@ -143,6 +145,8 @@ struct PageBox {
   verbs::SavedFiles saved{"", saved_folder_name(), "check $XDG_RUNTIME_DIR or /tmp"};
   // After page: destroyed first, so a recording ends before the Device it records goes.
   verbs::Recordings recordings;
+  verbs::LogFollows log_follows;   // likewise: a followed log ends before its Device goes
+  detail::SecretMask secret_mask;  // the secrets typed through this Page's verbs
 
  private:
   static std::string saved_folder_name();

@@ -199,6 +199,16 @@ void bind_page_options(py::module_& module) {
   seconds_property(cls, "swipe", &PageOptions::swipe, "Duration of a swipe given no duration.");
   seconds_property(cls, "drag", &PageOptions::drag, "Duration of a drag by refs.");
   cls.def_property(
+      "stealth", [](const PageOptions& self) { return self.stealth.on; },
+      [](PageOptions& self, bool on) { self.stealth.on = on; },
+      "Human-like input (DroidRun's StealthDriver): taps at a random point of the element's "
+      "clear area, log-normal pauses before actions and between keystrokes, swipes of varied "
+      "duration along a slight curve (the README's Stealth section gives the distributions).");
+  cls.def_property(
+      "seed", [](const PageOptions& self) { return self.stealth.seed; },
+      [](PageOptions& self, std::uint64_t seed) { self.stealth.seed = seed; },
+      "With stealth: the seed of its random draws, so a run repeats; 0 draws a new one.");
+  cls.def_property(
       "dump_method",
       [](const PageOptions& self) { return name_of(self.dump_method, kDumpMethods); },
       [](PageOptions& self, const std::string& text) {

@@ -22,14 +22,22 @@ namespace {
 // The verbs::Host of one Python Page: it drives that Page's device and connects nothing else.
 class PageHost final : public verbs::Host {
  public:
-  PageHost(Page& page, verbs::SavedFiles& saved, verbs::Recordings& recordings)
-      : page_(page), saved_(saved), recordings_(recordings) {
+  PageHost(Page& page, verbs::SavedFiles& saved, verbs::Recordings& recordings,
+           verbs::LogFollows& log_follows, detail::SecretMask& secret_mask)
+      : page_(page),
+        saved_(saved),
+        recordings_(recordings),
+        log_follows_(log_follows),
+        secret_mask_(secret_mask) {
     // A Python caller gets everything whole: the snapshot's full text, full-size images. The
     // shell verb is on because Device.shell already is.
     options_.allow_shell = true;
     options_.max_snapshot_chars = std::numeric_limits<std::size_t>::max();
     options_.max_image_bytes = 0;
     options_.max_image_side = 0;
+    // push and pull take any file, as Device.push and Device.pull (and Page.install) do: the
+    // Python program is the operator's own, not an agent a screen can steer.
+    options_.host_files.allowed = {"/"};
   }
 
   Page& page(const std::string& device) override {
@@ -45,12 +53,15 @@ class PageHost final : public verbs::Host {
   std::vector<std::string> connected() const override { return {page_.device().serial()}; }
   const std::string& default_device() const override { return no_device_; }
   std::string save(std::string_view suggested_name, std::string_view bytes) override {
-    return saved_.save(suggested_name, bytes);
+    return saved_.save(suggested_name,
+                       secret_mask_.empty() ? std::string(bytes) : secret_mask_.apply(bytes));
   }
   std::filesystem::path reserve(std::string_view suggested_name) override {
     return saved_.reserve(suggested_name);
   }
   verbs::Recordings& recordings() override { return recordings_; }
+  verbs::LogFollows& log_follows() override { return log_follows_; }
+  detail::SecretMask& secret_mask() override { return secret_mask_; }
   const verbs::Options& options() const override { return options_; }
   void log(std::string_view) override {}
 
@@ -58,6 +69,8 @@ class PageHost final : public verbs::Host {
   Page& page_;
   verbs::SavedFiles& saved_;
   verbs::Recordings& recordings_;
+  verbs::LogFollows& log_follows_;
+  detail::SecretMask& secret_mask_;
   verbs::Options options_;
   std::string no_device_;
 };
@@ -98,6 +111,25 @@ py::list blocks_of(const verbs::Reply& reply, verbs::Block::Kind kind) {
         py::bytes(reinterpret_cast<const char*>(block.bytes.data()), block.bytes.size())));
   }
   return blocks;
+}
+
+// Runs a verb on a Python Page (GIL released, cancellable by a CancelScope); a failure raises the
+// Error subclass of its code.
+verbs::Reply run_verb(PageBox& box, const std::string& verb, const verbs::Json& json) {
+  const verbs::Reply reply = interruptible([&] {
+    std::lock_guard<std::mutex> lock(box.mutex);
+    PageHost host(box.page, box.saved, box.recordings, box.log_follows, box.secret_mask);
+    const CancelScope* scope = current_scope();
+    const detail::CancelToken uncancelled;
+    return verbs::run(host, verb, json, scope != nullptr ? scope->token() : uncancelled);
+  });
+  if (reply.is_error) {
+    const std::error_code code = reply.error.category() == error_category()
+                                     ? reply.error
+                                     : make_error_code(errc::command_failed);
+    throw Error(code, joined_text(reply));
+  }
+  return reply;
 }
 
 }  // namespace
@@ -146,21 +178,7 @@ void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox
   page.def(
       "call",
       [](PageBox& box, const std::string& verb, const py::kwargs& arguments) {
-        const verbs::Json json = json_from(arguments);
-        const verbs::Reply reply = interruptible([&] {
-          std::lock_guard<std::mutex> lock(box.mutex);
-          PageHost host(box.page, box.saved, box.recordings);
-          const CancelScope* scope = current_scope();
-          const detail::CancelToken uncancelled;
-          return verbs::run(host, verb, json, scope != nullptr ? scope->token() : uncancelled);
-        });
-        if (reply.is_error) {
-          const std::error_code code = reply.error.category() == error_category()
-                                           ? reply.error
-                                           : make_error_code(errc::command_failed);
-          throw Error(code, joined_text(reply));
-        }
-        return reply;
+        return run_verb(box, verb, json_from(arguments));
       },
       py::arg("verb"),
       "Runs the agent verb named verb (adbwire.verbs() lists them; the MCP tools and the CLI "
@@ -169,6 +187,19 @@ void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox
       "VerbReply; a failure raises the Error subclass of its code with the verb's advice "
       "(StaleRefError: take a new snapshot). Each verb is also a method when Page has no method "
       "of that name (page.launch(\"com.android.settings\")).");
+
+  page.def(
+      "type_secret",
+      [](PageBox& box, std::uint32_t ref, const std::string& secret, bool clear, bool submit) {
+        return run_verb(box, "type",
+                        {{"ref", ref}, {"secret", secret}, {"clear", clear}, {"submit", submit}});
+      },
+      py::arg("ref"), py::arg("secret"), py::arg("clear") = false, py::arg("submit") = false,
+      "Types the value of the secret named secret into the text field ref (DroidRun's "
+      "type_secret): the value comes from the operator's sources ($ADBWIRE_SECRET_NAME, the 0600 "
+      "file $ADBWIRE_SECRETS_FILE names) and never appears in the reply, an error, a saved file "
+      "or a later reply showing the screen (\"<secret NAME>\" stands there). Returns a "
+      "VerbReply; NotFoundError lists the secret names there are. page.secrets() lists them.");
 }
 
 }  // namespace adbwire::python

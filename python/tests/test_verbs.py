@@ -140,3 +140,50 @@ def test_pinch_without_the_dumper_says_how_to_get_it(page):
         page.pinch(0.5)
     with pytest.raises(adbwire.NotSupportedError, match="on-device dumper"):
         page.app_labels()
+
+
+def test_type_secret_types_a_value_no_reply_error_or_file_shows(vdevice, page, monkeypatch):
+    value = "Py7-s3cret_Qw"
+    monkeypatch.setenv("ADBWIRE_SECRET_pin", value)
+    names = page.secrets().text
+    assert "pin\n" in names and value not in names
+    page.call("tap", text="Add item")
+    snapshot = page.call("snapshot").text
+    field = int(re.search(r"TextInput \[ref=(\d+)\]", snapshot).group(1))
+    reply = page.type_secret(field, "pin")
+    assert "Typed the secret pin into ref %d" % field in reply.text
+    assert value not in reply.text
+    vdevice.wait_for_event(r"input text .*%s.*" % re.escape(value))
+    # The field shows it now; what a verb returns shows the secret's name instead.
+    assert "<secret pin>" in page.call("snapshot").text
+    saved = re.search(r"\S+page-source-\S+\.xml", page.page_source().text).group(0)
+    with open(saved, encoding="utf-8") as source:
+        assert value not in source.read()
+    with pytest.raises(adbwire.NotFoundError) as missing:
+        page.type_secret(field, "nope")
+    assert "there are: pin" in str(missing.value) and value not in str(missing.value)
+    with pytest.raises(adbwire.InvalidArgumentError, match="not both"):
+        page.call("type", ref=field, text="x", secret="pin")
+
+
+def test_push_and_pull_verbs_copy_files_both_ways(vdevice, page, tmp_path):
+    local = tmp_path / "notes.txt"
+    local.write_bytes(b"from python\n")
+    assert "/sdcard/Download/notes.txt" in page.push(str(local), "/sdcard/Download/").text
+    back = tmp_path / "back.txt"
+    assert "1 file" in page.pull("/sdcard/Download/notes.txt", str(back)).text
+    assert back.read_bytes() == b"from python\n"
+
+
+def test_logs_follow_returns_lines_after_the_cursor(vdevice, page):
+    first = page.logs(follow=True, lines=5).text
+    cursor = int(re.search(r"cursor: (\d+)", first).group(1))
+    page.press("66")
+    text = ""
+    for _ in range(10):
+        reply = page.logs(follow=True, cursor=cursor).text
+        text += reply
+        cursor = int(re.search(r"cursor: (\d+)", reply).group(1))
+        if "input keyevent 66" in text:
+            break
+    assert "input keyevent 66" in text

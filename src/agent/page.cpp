@@ -46,6 +46,8 @@ Page::State::State(Device d, PageOptions o)
       helper(device, options, uiautomator),
       settled(helper, options.dump_attempts, options.dump_retry_pause),
       web(device, settled, options.web, options.web_timeout) {
+  if (options.stealth.on)
+    stealth.emplace(options.stealth.seed != 0 ? options.stealth.seed : agent::random_seed());
   if (options.trajectory) {
     recorder =
         std::make_unique<agent::TrajectoryRecorder>(options.trajectory, device, options.timeout);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "agent/input_commands.hpp"
 #include "agent/page_state.hpp"
@@ -11,6 +12,9 @@
 
 namespace adbwire {
 namespace {
+
+// A stealth swipe without the dumper: this many `input swipe` segments along its curve.
+constexpr std::size_t kStealthSegments = 4;
 
 std::string_view direction_name(Direction d) {
   switch (d) {
@@ -109,8 +113,29 @@ void Page::State::run(const std::string& command, Deadline deadline, detail::Fai
                       failure);
 }
 
+void Page::State::human_pause(const agent::Stealth::Pause& pause) {
+  if (stealth) std::this_thread::sleep_for(stealth->pause(pause));
+}
+
 void Page::State::swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds duration,
                            Deadline deadline, detail::Failure& failure) {
+  if (stealth && (a.x != b.x || a.y != b.y)) {
+    // A curved path: the dumper moves the finger along it; `input swipe` draws it as segments,
+    // each its share of the time.
+    duration = stealth->swipe_duration(duration);
+    const std::vector<ui::Point> path = stealth->swipe_path(a, b, kStealthSegments + 1);
+    std::string segments;
+    const auto each = std::max<std::int64_t>(1, duration.count() / kStealthSegments);
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+      segments += (segments.empty() ? "input swipe " : " && input swipe ") +
+                  std::to_string(path[i].x) + " " + std::to_string(path[i].y) + " " +
+                  std::to_string(path[i + 1].x) + " " + std::to_string(path[i + 1].y) + " " +
+                  std::to_string(each);
+    }
+    const std::vector<agent::Stroke> finger{path};
+    touch(agent::stroke_gesture(finger, duration), segments, deadline, failure);
+    return;
+  }
   const std::vector<agent::Stroke> finger{{a, b}};
   touch(agent::stroke_gesture(finger, duration),
         "input swipe " + std::to_string(a.x) + " " + std::to_string(a.y) + " " +
@@ -147,7 +172,7 @@ void Page::State::tap(std::uint32_t ref, Deadline deadline, detail::Failure& fai
       agent::web::click_web_node(device, t.web_node, d, f);
       return;
     }
-    tap_px(t.info.tap_point, d, f);
+    tap_px(tap_point_of(t.info), d, f);
   });
 }
 
@@ -155,7 +180,9 @@ void Page::State::long_press(std::uint32_t ref, Deadline deadline, detail::Failu
   const Deadline d = resolve(deadline);
   call("long_press", {{"ref", std::to_string(ref)}}, true, failure, [&](detail::Failure& f) {
     const ActionTarget t = target(ref, d, f);
-    if (!f) swipe_px(t.info.tap_point, t.info.tap_point, options.long_press, d, f);
+    if (f) return;
+    const ui::Point at = tap_point_of(t.info);
+    swipe_px(at, at, options.long_press, d, f);
   });
 }
 

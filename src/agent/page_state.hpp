@@ -22,6 +22,7 @@
 #include "agent/gesture.hpp"
 #include "agent/helper_reader.hpp"
 #include "agent/settled_reader.hpp"
+#include "agent/stealth.hpp"
 #include "agent/trajectory_recorder.hpp"
 #include "agent/uiautomator_reader.hpp"
 #include "agent/web/web_merge_reader.hpp"
@@ -62,6 +63,7 @@ struct Page::State {
   agent::SettledReader settled;
   agent::web::WebMergeReader web;
   std::unique_ptr<agent::TrajectoryRecorder> recorder;  // with PageOptions::trajectory
+  std::optional<agent::Stealth> stealth;                // with PageOptions::stealth
   std::vector<RefCheckReport> ref_checks;               // of the call running or last run
 
   // kDefaultDeadline → now + PageOptions::timeout, one budget for the whole call.
@@ -78,6 +80,7 @@ struct Page::State {
     agent::PageCall record{action, std::move(args), changes_screen,
                            std::chrono::system_clock::now(), Clock::now()};
     ref_checks.clear();
+    if (changes_screen) human_pause(agent::Stealth::kActionPause);
     if constexpr (std::is_void_v<decltype(work(failure))>) {
       work(failure);
       finish(std::move(record), failure);
@@ -88,6 +91,12 @@ struct Page::State {
     }
   }
   void finish(agent::PageCall record, detail::Failure& failure);
+  // With stealth on: sleeps a pause drawn from `pause`. Otherwise nothing.
+  void human_pause(const agent::Stealth::Pause& pause);
+  // Where a tap on the element goes: its clear tap point, or with stealth a random clear point.
+  ui::Point tap_point_of(const ui::ElementInfo& info) {
+    return stealth ? stealth->tap_point(info) : info.tap_point;
+  }
 
   // The operations behind Page's public calls, each written once against a Failure: Page's two
   // overloads of a call are detail::or_throw and detail::or_code around the one here. Those
@@ -193,10 +202,10 @@ struct Page::State {
   // After the focus tap: until the field shows focused (cheap with the dumper), else settle.
   void wait_for_focus(const ui::RefInfo& field, Deadline deadline, detail::Failure& failure);
   // The field's text after typing, read until it shows `typed` or `settle` passed;
-  // command_failed when it still reads `before`.
+  // command_failed when it still reads `before` (quoting neither when secret_name is given).
   TypeResult read_back(std::uint32_t ref, const ActionTarget& field, std::string_view typed,
                        bool cleared, std::chrono::milliseconds settle, Deadline deadline,
-                       detail::Failure& failure);
+                       detail::Failure& failure, std::string_view secret_name);
 
   // page_capabilities.cpp
   const Capabilities& probe(Deadline deadline, detail::Failure& failure);

@@ -82,6 +82,14 @@ TypeResult Page::State::type_text(std::uint32_t ref, std::string_view text,
               "type an ASCII transliteration");
       return {};
     }
+    if (paste && !type_options.secret_name.empty()) {
+      failure.set(errc::not_supported,
+                  "the secret " + type_options.secret_name +
+                      " has non-ASCII characters, and a secret is never put on the clipboard "
+                      "(other apps read it); make ADBKeyBoard (com.android.adbkeyboard) the "
+                      "input method, which types it; nothing was sent");
+      return {};
+    }
     text_command = adb_keyboard ? "am broadcast -a ADB_INPUT_B64 --es msg " + agent::base64(text)
                                 : keyevent(keycodes::kPaste);
   } else {
@@ -103,7 +111,7 @@ TypeResult Page::State::type_text(std::uint32_t ref, std::string_view text,
   if (failure) return {};
   // The focus tap goes alone: on a phone the keyboard takes a moment to come up, and text sent
   // before it did loses its first characters.
-  tap_px(field.info.tap_point, deadline, failure);
+  tap_px(tap_point_of(field.info), deadline, failure);
   if (failure) return {};
   const ui::RefInfo& issued = *snapshot.ref(ref);
   wait_for_focus(issued, deadline, failure);
@@ -127,9 +135,27 @@ TypeResult Page::State::type_text(std::uint32_t ref, std::string_view text,
       then(deletes);
     }
   }
-  if (!text_command.empty()) then(text_command);
-  if (type_options.submit) then(keyevent(keycodes::kEnter));
-  if (!line.empty()) run(line, deadline, failure);
+  if (stealth && !unicode && !text.empty()) {
+    // One character a command, a keystroke's pause between: what went before goes first.
+    if (!line.empty()) run(line, deadline, failure);
+    line.clear();
+    for (std::size_t i = 0; i < text.size() && !failure; ++i) {
+      if (i > 0) human_pause(agent::Stealth::kKeystrokePause);
+      std::size_t bad_at = 0;
+      run(*agent::ascii_type_command(text.substr(i, 1), bad_at), deadline, failure);
+    }
+  } else if (!text_command.empty()) {
+    then(text_command);
+  }
+  if (type_options.submit && !failure) then(keyevent(keycodes::kEnter));
+  if (!line.empty() && !failure) run(line, deadline, failure);
+  if (failure && !type_options.secret_name.empty()) {
+    // The failed command line holds the secret: the message says what failed without it.
+    failure.set(failure.code, "typing the secret " + type_options.secret_name + " into ref " +
+                                  std::to_string(ref) + " (" + describe(issued) +
+                                  ") failed on the device (the command is not shown: it holds "
+                                  "the secret)");
+  }
   if (failure) return {};
   TypeResult result;
   if (type_options.submit || text.find_first_of("\n\t") != std::string::npos) {
@@ -142,9 +168,14 @@ TypeResult Page::State::type_text(std::uint32_t ref, std::string_view text,
                                             "PageOptions.typing_read_back, ref_check")) +
                  ")";
   } else {
-    return read_back(ref, field, text, type_options.clear,
-                     type_options.settle.value_or(options.typing.read_back_settle), deadline,
-                     failure);
+    result = read_back(ref, field, text, type_options.clear,
+                       type_options.settle.value_or(options.typing.read_back_settle), deadline,
+                       failure, type_options.secret_name);
+    if (!type_options.secret_name.empty()) {
+      // Compared, never returned: what the field reads holds the secret.
+      result.before.clear();
+      result.reads.clear();
+    }
   }
   return result;
 }
@@ -173,7 +204,7 @@ void Page::State::wait_for_focus(const ui::RefInfo& field, Deadline deadline,
 TypeResult Page::State::read_back(std::uint32_t ref, const ActionTarget& field,
                                   std::string_view typed, bool cleared,
                                   std::chrono::milliseconds settle, Deadline deadline,
-                                  detail::Failure& failure) {
+                                  detail::Failure& failure, std::string_view secret_name) {
   const ui::RefInfo& issued = *snapshot.ref(ref);
   const Deadline until = std::min(deadline, deadline_after(settle));
   TypeResult result;
@@ -203,10 +234,14 @@ TypeResult Page::State::read_back(std::uint32_t ref, const ActionTarget& field,
     result.check = TypeResult::Check::reads_differently;
     return result;
   }
+  const std::string what =
+      secret_name.empty() ? shown(typed) : "the secret " + std::string(secret_name);
+  const std::string reads = secret_name.empty()
+                                ? "the field now reads " + shown(result.reads) + " as before"
+                                : "the field reads as before (not shown)";
   failure.set(errc::command_failed,
-              "typed " + shown(typed) + " into ref " + std::to_string(ref) + " (" +
-                  describe(issued) + "), but nothing arrived: the field now reads " +
-                  shown(result.reads) + " as before, " + std::to_string(settle.count()) +
+              "typed " + what + " into ref " + std::to_string(ref) + " (" + describe(issued) +
+                  "), but nothing arrived: " + reads + ", " + std::to_string(settle.count()) +
                   " ms after typing (a keyboard that was not ready, or a field that ignores "
                   "typed keys); type again, or give it longer with settle");
   return {};
@@ -215,9 +250,11 @@ TypeResult Page::State::read_back(std::uint32_t ref, const ActionTarget& field,
 TypeResult Page::State::type(std::uint32_t ref, std::string_view text, TypeOptions type_options,
                              Deadline deadline, detail::Failure& failure) {
   const Deadline d = resolve(deadline);
+  const bool secret = !type_options.secret_name.empty();
+  if (secret && recorder) recorder->hide_secret(type_options.secret_name, text);
   return call("type",
               {{"ref", std::to_string(ref)},
-               {"text", std::string(text)},
+               {"text", secret ? "<secret " + type_options.secret_name + ">" : std::string(text)},
                {"clear", type_options.clear ? "true" : "false"},
                {"submit", type_options.submit ? "true" : "false"}},
               true, failure,

@@ -14,8 +14,8 @@ TrajectoryRecorder::TrajectoryRecorder(std::shared_ptr<Trajectory> trajectory, D
 void TrajectoryRecorder::snapshot_taken(const ui::Snapshot& snapshot, std::string_view xml,
                                         detail::Failure& failure) {
   std::error_code error;
-  std::string name = trajectory_->save("snapshot.txt", snapshot.to_text(), error);
-  if (!error) trajectory_->save("snapshot.xml", xml, error);
+  std::string name = trajectory_->save("snapshot.txt", mask_.apply(snapshot.to_text()), error);
+  if (!error) trajectory_->save("snapshot.xml", mask_.apply(xml), error);
   if (error) {
     failure = detail::reported(error);
     return;

@@ -15,6 +15,7 @@
 #include "adbwire/trajectory.hpp"
 #include "adbwire/ui.hpp"
 #include "base/failure.hpp"
+#include "base/secret_mask.hpp"
 
 namespace adbwire::agent {
 
@@ -43,11 +44,16 @@ class TrajectoryRecorder {
   // succeeded (a recording that silently misses steps would mislead an audit).
   void call_finished(PageCall call, const detail::Failure& result, detail::Failure& failure);
 
+  // A secret was typed (TypeOptions::secret_name): snapshots saved from now on show
+  // "<secret NAME>" wherever the screen shows its value.
+  void hide_secret(std::string_view name, std::string_view value) { mask_.add(name, value); }
+
  private:
   std::shared_ptr<Trajectory> trajectory_;
   Device& device_;
   std::chrono::milliseconds screenshot_timeout_;
   std::string snapshot_file_;  // of the snapshot refs refer to
+  detail::SecretMask mask_;
 };
 
 }  // namespace adbwire::agent

@@ -37,7 +37,9 @@ bool daemon_serves(std::string_view target, bool opted_out, bool record,
 }
 
 bool full_program_uses_daemon(const GlobalOptions& globals) {
-  const std::string_view target = globals.serial.empty() ? env("ANDROID_SERIAL") : globals.serial;
+  const std::string serial = default_serial();
+  const std::string_view target =
+      globals.serial.empty() ? std::string_view(serial) : globals.serial;
   return daemon_serves(target, globals.no_daemon, !globals.record.empty(), env("ADBWIRE_NO_DAEMON"),
                        env("ADBWIRE_NO_HOLDER"));
 }
@@ -80,8 +82,7 @@ daemon::DaemonStart daemon_start(const GlobalOptions& globals) {
 
 Device connect_through_daemon(const GlobalOptions& globals) {
   const ConnectOptions options = connect_options(globals);
-  const std::string target =
-      globals.serial.empty() ? std::string(env("ANDROID_SERIAL")) : globals.serial;
+  const std::string target = globals.serial.empty() ? default_serial() : globals.serial;
   return daemon::connect_through_daemon(
       target, daemon_start(globals), options.auth_timeout, options.limits,
       [](std::string_view note) { print_error("adbwire: " + std::string(note)); });

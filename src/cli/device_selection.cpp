@@ -60,8 +60,7 @@ std::string select_target(const GlobalOptions& globals) {
   const bool narrowed = globals.usb_only || globals.tcp_only || !globals.transport_id.empty();
   if (!globals.serial.empty()) return globals.serial;
   if (!narrowed) {
-    const char* serial = std::getenv("ANDROID_SERIAL");
-    if (serial != nullptr && *serial != '\0') return serial;
+    if (std::string serial = default_serial(); !serial.empty()) return serial;
   }
   std::optional<std::uint64_t> transport_id;
   if (!globals.transport_id.empty()) {

@@ -84,4 +84,15 @@ void add_ref_check_option(CLI::App& cmd, std::string& value) {
       ->capture_default_str();
 }
 
+void add_stealth_options(CLI::App& cmd, StealthOptions& stealth) {
+  cmd.add_flag("--stealth", stealth.on,
+               "human-like input: taps at a random point of the element's clear area, pauses "
+               "before actions and between keystrokes, swipes of varied time along a curve "
+               "(the README's Stealth section gives the distributions)");
+  cmd.add_option("--seed", stealth.seed,
+                 "with --stealth: the seed of its random draws, so a run repeats (default: a "
+                 "new one each time)")
+      ->check(CLI::PositiveNumber);
+}
+
 }  // namespace adbwire::cli

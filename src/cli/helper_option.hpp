@@ -19,4 +19,7 @@ void check_helper(const GlobalOptions& globals);
 // --ref-check always|when_changed|never (PageOptions::ref_check), into value.
 void add_ref_check_option(CLI::App& cmd, std::string& value);
 
+// --stealth and --seed N (PageOptions::stealth), into stealth.
+void add_stealth_options(CLI::App& cmd, StealthOptions& stealth);
+
 }  // namespace adbwire::cli

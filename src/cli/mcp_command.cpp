@@ -103,10 +103,16 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                   "the SQLite database remember, recall and forget keep notes in, 0600 "
                   "(default: $ADBWIRE_MEMORY_DB, else ~/.local/share/adbwire/memory.db)");
   cmd->add_option("--allow-install-from", args->tools.verbs.host_files.allowed,
-                  "a folder whose APKs the install tool may send to a device (repeat for "
-                  "several; none by default, so an agent cannot send this computer's files)")
+                  "a folder whose APKs the install tool, and whose files the push tool, may "
+                  "send to a device, and where the pull tool may write (repeat for several; "
+                  "none by default, so an agent cannot send this computer's files)")
       ->expected(1)
       ->allow_extra_args(false);
+  add_stealth_options(*cmd, args->tools.page.stealth);
+  cmd->add_option("--secrets-file", args->tools.verbs.secrets.file,
+                  "a file of NAME=VALUE lines, mode 0600, whose values type's secret types "
+                  "without the agent seeing them (default $ADBWIRE_SECRETS_FILE; environment "
+                  "variables ADBWIRE_SECRET_NAME are secrets too)");
   cmd->callback(
       [args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
 }

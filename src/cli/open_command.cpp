@@ -18,6 +18,7 @@ struct OpenArgs {
   PageOptions::Helper helper = PageOptions::Helper::off;
   bool no_web = false;
   std::string ref_check = "always";
+  StealthOptions stealth;
 };
 
 }  // namespace
@@ -27,7 +28,8 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   auto* cmd = app.add_subcommand(
       "open",
       "start a session: connect once, then snapshot/tap/type/… reuse the connection. TARGET: -s, "
-      "then $ANDROID_SERIAL, else the only device an adb server or the USB bus offers");
+      "then $ANDROID_SERIAL, $ADB_SERIAL, else the only device an adb server or the USB bus "
+      "offers");
   cmd->add_option("target", args->target, "the device");
   cmd->add_option("--session", args->session,
                   "name the session, to run several side by side (later commands take "
@@ -40,10 +42,12 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   cmd->add_flag(
       "--no-web", args->no_web,
       "show WebViews as the device reports them, without reading debuggable pages over CDP");
+  add_stealth_options(*cmd, args->stealth);
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const std::string name = args->session.empty() ? globals.session : args->session;
       PageOptions options;
+      options.stealth = args->stealth;
       options.helper = args->helper;
       options.web = !args->no_web;
       parse_ref_check(args->ref_check, options.ref_check);

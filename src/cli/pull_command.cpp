@@ -6,6 +6,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
+#include "adbwire/target.hpp"
 #include "base/signal_cleanup.hpp"
 #include "cli/connect.hpp"
 #include "cli/pull_files.hpp"
@@ -28,8 +29,7 @@ struct PullArgs {
 // The front serves a pull only when its device is named (front::front_command): the name is the
 // choice.
 std::string named_target(const GlobalOptions& globals) {
-  const char* serial = std::getenv("ANDROID_SERIAL");
-  return !globals.serial.empty() ? globals.serial : serial != nullptr ? serial : std::string();
+  return !globals.serial.empty() ? globals.serial : default_serial();
 }
 
 }  // namespace

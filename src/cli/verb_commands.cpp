@@ -24,8 +24,8 @@ namespace {
 // their own with CLI-only options, which also run the verb.
 bool registered_elsewhere(std::string_view name) {
   return name == "devices" || name == "connect" || name == "install" || name == "uninstall" ||
-         name == "shell" || name == "pair" || name == "snapshot" || name == "screenshot" ||
-         name == "webviews";
+         name == "push" || name == "pull" || name == "shell" || name == "pair" ||
+         name == "snapshot" || name == "screenshot" || name == "webviews";
 }
 
 std::string flag_name(std::string_view param) {

@@ -56,13 +56,24 @@ std::optional<HostPort> split_host_port(std::string_view text) {
 
 }  // namespace
 
+std::string default_serial() {
+  for (const char* name : {"ANDROID_SERIAL", "ADB_SERIAL"}) {
+    const char* serial = std::getenv(name);
+    if (serial != nullptr && *serial != '\0') return serial;
+  }
+  return {};
+}
+
 std::string detail::target_error_detail(std::string_view text) {
-  const char* serial = std::getenv("ANDROID_SERIAL");
-  if (text.empty() && (serial == nullptr || *serial == '\0')) {
+  const std::string serial = default_serial();
+  if (text.empty() && serial.empty()) {
     return std::string("no device given: pass -s TARGET or set ANDROID_SERIAL (") + kForms + ")";
   }
-  const std::string shown = text.empty() ? "'" + std::string(serial) + "' (from ANDROID_SERIAL)"
-                                         : "'" + std::string(text) + "'";
+  const char* android_serial = std::getenv("ANDROID_SERIAL");
+  const char* from = android_serial != nullptr && *android_serial != '\0' ? " (from ANDROID_SERIAL)"
+                                                                          : " (from ADB_SERIAL)";
+  const std::string shown =
+      text.empty() ? "'" + serial + "'" + from : "'" + std::string(text) + "'";
   return "bad target " + shown + ": " + kForms + "; ports are 1..65535";
 }
 
@@ -77,12 +88,11 @@ Target Target::parse(std::string_view text, std::error_code& error) {
   error.clear();
   std::string from_environment;
   if (text.empty()) {
-    const char* serial = std::getenv("ANDROID_SERIAL");
-    if (serial == nullptr || *serial == '\0') {
+    from_environment = default_serial();
+    if (from_environment.empty()) {
       error = make_error_code(errc::invalid_argument);
       return {};
     }
-    from_environment = serial;
     text = from_environment;
   }
 

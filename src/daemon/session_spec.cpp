@@ -45,7 +45,9 @@ std::string format_session_spec(const SessionSpec& spec) {
               {"limits", limits_json(spec.limits)},
               {"helper", helper},
               {"web", spec.page.web},
-              {"ref_check", std::string(to_string(spec.page.ref_check))}}
+              {"ref_check", std::string(to_string(spec.page.ref_check))},
+              {"stealth", spec.page.stealth.on},
+              {"seed", spec.page.stealth.seed}}
       .dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -95,6 +97,13 @@ std::error_code parse_session_spec(std::string_view text, SessionSpec& out, std:
   }
   if (!known_helper || !parse_ref_check(ref_check->get<std::string>(), spec.page.ref_check))
     return bad("an unknown helper or ref_check");
+  // Optional: a request from before stealth has neither.
+  if (const auto stealth = json.find("stealth"); stealth != json.end()) {
+    const auto seed = json.find("seed");
+    if (!stealth->is_boolean() || seed == json.end() || !seed->is_number_unsigned())
+      return bad("stealth or seed of the wrong type");
+    spec.page.stealth = {.on = stealth->get<bool>(), .seed = seed->get<std::uint64_t>()};
+  }
   if (const auto limits = json.find("limits"); limits != json.end()) {
     if (!limits->is_object()) return bad("limits is not an object");
     for (const auto& [kind, bytes] : limits->items()) {

@@ -9,6 +9,7 @@
 #include "adbwire/error.hpp"
 #include "adbwire/error_detail.hpp"
 #include "adbwire/keys.hpp"
+#include "adbwire/target.hpp"
 #include "base/base64.hpp"
 #include "base/private_files.hpp"
 #include "verbs/verb.hpp"
@@ -99,7 +100,7 @@ Json DeviceTools::call(const std::string& name, const Json& arguments, const Can
 Page& DeviceTools::page(const std::string& device) {
   const std::string& target = device.empty() ? options_.target : device;
   if (const auto it = pages_.find(target); it != pages_.end()) return *it->second;
-  if (target.empty() && std::getenv("ANDROID_SERIAL") == nullptr) {
+  if (target.empty() && default_serial().empty()) {
     throw Error(errc::invalid_argument,
                 "no device given: pass `device` (the devices tool lists them), or start the server "
                 "with a default one, e.g. `adbwire mcp tcp:HOST:PORT`");
@@ -134,6 +135,7 @@ Page& DeviceTools::page(const std::string& device) {
 void DeviceTools::forget(const std::string& device) {
   const std::string& target = device.empty() ? options_.target : device;
   recordings_.drop(target);  // before its Page: the recording uses the Page's Device
+  log_follows_.drop(target);
   if (pages_.erase(target) > 0) {
     log("lost the connection to " + target);
     lost_.push_back(target);
@@ -155,7 +157,8 @@ void DeviceTools::log(std::string_view message) {
 }
 
 std::string DeviceTools::save(std::string_view suggested_name, std::string_view bytes) {
-  return saved_.save(suggested_name, bytes);
+  return saved_.save(suggested_name,
+                     secret_mask_.empty() ? std::string(bytes) : secret_mask_.apply(bytes));
 }
 
 }  // namespace adbwire::mcp

@@ -66,6 +66,8 @@ class DeviceTools : public Toolset, public verbs::Host {
     return saved_.reserve(suggested_name);
   }
   verbs::Recordings& recordings() override { return recordings_; }
+  verbs::LogFollows& log_follows() override { return log_follows_; }
+  detail::SecretMask& secret_mask() override { return secret_mask_; }
   const verbs::Options& options() const override { return options_.verbs; }
   void log(std::string_view message) override;
 
@@ -77,6 +79,8 @@ class DeviceTools : public Toolset, public verbs::Host {
   verbs::SavedFiles saved_;
   // After pages_: destroyed first, so a recording ends before the Device it records goes.
   verbs::Recordings recordings_;
+  verbs::LogFollows log_follows_;  // likewise
+  detail::SecretMask secret_mask_;
 };
 
 }  // namespace adbwire::mcp

@@ -159,7 +159,7 @@ ElementInfo Snapshot::info(NodeIndex index) const {
     return *std::prev(std::upper_bound(tops.begin(), tops.end(), i));
   };
   const NodeIndex window = window_of(index);
-  std::vector<Bounds> occluders;
+  std::vector<Bounds>& occluders = result.occluders;
   for (const RefInfo& r : impl_->refs) {
     const NodeIndex i = r.node;
     if (i == index || !nodes[i].bounds.intersects(target.bounds)) continue;

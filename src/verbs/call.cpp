@@ -201,6 +201,19 @@ Reply run(Host& host, std::string_view name, const Json& arguments,
     cancel.check();
     Reply reply = handler_of(verb->name)(call);
     device = call.device();
+    // A screen may show a secret typed earlier (a field that is no password field): replies
+    // never do.
+    if (const detail::SecretMask& mask = host.secret_mask(); !mask.empty()) {
+      for (Block& block : reply.blocks) {
+        if (block.kind == Block::Kind::text) block.text = mask.apply(block.text);
+        if (block.kind == Block::Kind::file && block.mime != "image/png" &&
+            block.mime != "image/jpeg" && !block.mime.starts_with("video/")) {
+          const std::string masked = mask.apply(std::string_view(
+              reinterpret_cast<const char*>(block.bytes.data()), block.bytes.size()));
+          block.bytes.assign(masked.begin(), masked.end());
+        }
+      }
+    }
     return reply;
   } catch (const Error& e) {
     if (e.code() == errc::device_offline || e.code() == errc::closed) host.forget(device);

@@ -14,8 +14,11 @@
 #include "adbwire/page.hpp"
 #include "adbwire/server_address.hpp"
 #include "base/cancel_token.hpp"
+#include "base/secret_mask.hpp"
 #include "verbs/host_file.hpp"
+#include "verbs/log_follow.hpp"
 #include "verbs/recording.hpp"
+#include "verbs/secrets.hpp"
 #include "verbs/verb.hpp"
 
 namespace adbwire::verbs {
@@ -58,6 +61,8 @@ struct Options {
   // The memory database of remember, recall and forget (verbs/memory_store.hpp); empty: its
   // default ($ADBWIRE_MEMORY_DB, else the user's private data folder).
   std::filesystem::path memory_db;
+  // Where type --secret reads secrets (verbs/secrets.hpp).
+  SecretSources secrets = SecretSources::from_environment();
 };
 
 // The devices a surface drives: one Page per device, connected on first use and kept.
@@ -71,7 +76,7 @@ class Host {
   virtual void forget(const std::string& device) = 0;
   // The devices connected now, with their targets.
   virtual std::vector<std::string> connected() const = 0;
-  // The target a call without `device` uses ("" = $ANDROID_SERIAL).
+  // The target a call without `device` uses ("" = $ANDROID_SERIAL, else $ADB_SERIAL).
   virtual const std::string& default_device() const = 0;
   // Saves bytes (a snapshot too large for a reply, a page source, a recording) privately and
   // returns the path. Throws Error (io_error, permission_denied).
@@ -80,6 +85,10 @@ class Host {
   virtual std::filesystem::path reserve(std::string_view suggested_name) = 0;
   // The screen recordings running (record_start … record_stop), kept between calls.
   virtual Recordings& recordings() = 0;
+  // The device logs followed (logs with follow), kept between calls.
+  virtual LogFollows& log_follows() = 0;
+  // The secrets typed so far, hidden from every reply (run) and saved file (save).
+  virtual detail::SecretMask& secret_mask() = 0;
   virtual const Options& options() const = 0;
   // Where connections made and lost are told (stderr of the server); may do nothing.
   virtual void log(std::string_view message) = 0;

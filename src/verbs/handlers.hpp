@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "adbwire/logcat.hpp"
 #include "verbs/call.hpp"
 
 namespace adbwire::verbs {
@@ -58,6 +59,13 @@ Reply apps(Call& call);
 Reply install(Call& call);
 Reply uninstall(Call& call);
 
+// verbs_follow.cpp: logs with follow (logs hands it over)
+Reply logs_follow(Call& call);
+
+// verbs_files.cpp
+Reply push(Call& call);
+Reply pull(Call& call);
+
 // verbs_device.cpp
 Reply devices(Call& call);
 Reply connect(Call& call);
@@ -71,7 +79,12 @@ Reply date(Call& call);
 Reply setting_get(Call& call);
 Reply setting_put(Call& call);
 Reply logs(Call& call);
+// What logs and its follow share: the filter of the call's `filter` (adb filter specs), and one
+// record as a line of text (the device's words escaped).
+LogFilter log_filter(const Call& call);
+std::string log_line(const LogRecord& record);
 Reply shell(Call& call);
+Reply secrets(Call& call);
 
 // verbs_hardware.cpp
 Reply battery(Call& call);

@@ -131,8 +131,12 @@ std::vector<Verb> make_table() {
        "that reads otherwise (formatted, corrected, characters lost) is said in the "
        "reply. Spaces, quotes and shell characters are typed literally; '\\n' presses "
        "Enter. Non-ASCII text needs the on-device dumper (--helper) or the ADBKeyBoard "
-       "input method.",
-       {kRef, kSelector, kId, kDesc, text_param("text", "The text to type.", true),
+       "input method. A password or other credential: give secret (its name), not text.",
+       {kRef, kSelector, kId, kDesc, text_param("text", "The text to type (or give secret)."),
+        text_param("secret",
+                   "Instead of text: the name of a secret the operator configured (the "
+                   "secrets tool lists them); its value is typed but never shown, here or "
+                   "anywhere."),
         flag_param("clear", "Delete the field's current text first."),
         flag_param("submit", "Press Enter after the text (search boxes, chat inputs)."),
         integer_param("settle_ms",
@@ -142,6 +146,16 @@ std::vector<Verb> make_table() {
        true,
        false,
        ""});
+  v.push_back({"secrets",
+               "List secret names",
+               "The names of the secrets the operator configured, for type's secret; never "
+               "their values.",
+               {},
+               kReadOnly,
+               {},
+               true,
+               false,
+               ""});
   v.push_back({"scroll",
                "Scroll",
                "Scroll a scrollable element (ref or selector) or, without one, the screen, so "
@@ -415,6 +429,33 @@ std::vector<Verb> make_table() {
                true,
                false,
                ""});
+  v.push_back({"push",
+               "Copy a file to the device",
+               "Copy a file of this computer to the device (sync, as adb push). Only a file "
+               "inside a folder the server allows (adbwire mcp --allow-install-from DIR).",
+               {text_param("path", "The file's path on this computer.", true),
+                text_param("remote",
+                           "Where the copy goes on the device: a file path, or a folder ending "
+                           "in / that takes the file's name (e.g. /sdcard/Download/).",
+                           true)},
+               kAction,
+               {"path", "remote"},
+               true,
+               false,
+               ""});
+  v.push_back(
+      {"pull",
+       "Copy a file from the device",
+       "Copy a file or folder of the device to this computer (sync, as adb pull). Only "
+       "into a folder the server allows (adbwire mcp --allow-install-from DIR); the copy "
+       "appears whole or not at all.",
+       {text_param("remote", "The device's file or folder, e.g. /sdcard/DCIM/a.jpg.", true),
+        text_param("path", "The copy's path on this computer (its folder must exist).", true)},
+       {.read_only = false, .destructive = true, .idempotent = true},
+       {"remote", "path"},
+       true,
+       false,
+       ""});
   v.push_back({"uninstall",
                "Uninstall an app",
                "Remove an app and its data.",
@@ -496,10 +537,22 @@ std::vector<Verb> make_table() {
   v.push_back({"logs",
                "Read the log",
                "Recent lines of the device log (logcat), optionally filtered by adb filter specs "
-               "(\"ActivityManager:I *:S\") and by a text the tag or message contains.",
-               {integer_param("lines", "How many of the newest lines (default 100).", 1, 10000),
+               "(\"ActivityManager:I *:S\") and by a text the tag or message contains. With "
+               "follow, the log keeps being read: each call returns the lines after the cursor "
+               "it is given (waiting up to a second for one) and the cursor to pass next.",
+               {integer_param("lines",
+                              "How many of the newest lines (default 100); with follow, at most "
+                              "this many a call.",
+                              1, 10000),
                 text_param("filter", "adb filter specs, space separated: TAG:LEVEL, *:LEVEL."),
-                text_param("contains", "Only lines whose tag or message contains this.")},
+                text_param("contains", "Only lines whose tag or message contains this."),
+                flag_param("follow",
+                           "Keep reading the log and return the lines after cursor (the first "
+                           "call starts with the newest `lines`)."),
+                integer_param("cursor",
+                              "With follow: the cursor the previous call returned (leave it out "
+                              "on the first call).",
+                              0, std::numeric_limits<std::int64_t>::max())},
                kReadOnly,
                {},
                true,

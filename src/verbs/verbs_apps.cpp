@@ -108,7 +108,7 @@ Reply apps(Call& call) {
 
 Reply install(Call& call) {
   const std::string given = call.required_string("path");
-  const CheckedApk apk = open_apk(call.options().host_files, given);
+  const CheckedFile apk = open_apk(call.options().host_files, given);
   call.page().install(apk.path());
   return action_done(call, "Installed " + protocol::printable(given) + ".");
 }

@@ -148,7 +148,7 @@ Reply setting_put(Call& call) {
   return action_done(call, "Set " + ns + " " + key + " to " + in_quotes(value) + ".");
 }
 
-Reply logs(Call& call) {
+LogFilter log_filter(const Call& call) {
   std::vector<std::string> specs;
   if (const std::optional<std::string> filter = call.string("filter")) {
     for (std::size_t at = 0; at < filter->size();) {
@@ -157,8 +157,21 @@ Reply logs(Call& call) {
       at = space + 1;
     }
   }
+  return LogFilter::parse(specs, false);
+}
+
+std::string log_line(const LogRecord& record) {
+  return time_text(record.time, "%m-%d %H:%M:%S") + " " + std::to_string(record.pid) + " " +
+         log_level_letter(record.level) + " " + protocol::printable(record.tag) + ": " +
+         protocol::printable(record.message) + "\n";
+}
+
+Reply logs(Call& call) {
+  if (call.flag("follow")) return logs_follow(call);
+  if (call.has("cursor"))
+    throw Error(errc::invalid_argument, "cursor reads a followed log: give follow too");
   LogcatOptions options;
-  options.filter = LogFilter::parse(specs, false);
+  options.filter = log_filter(call);
   options.dump = true;
   const auto lines = static_cast<std::size_t>(call.integer("lines").value_or(100));
   options.tail = lines;
@@ -188,13 +201,26 @@ Reply logs(Call& call) {
       continue;
     }
     ++shown;
-    text += time_text(record.time, "%m-%d %H:%M:%S") + " " + std::to_string(record.pid) + " " +
-            log_level_letter(record.level) + " " + protocol::printable(record.tag) + ": " +
-            protocol::printable(record.message) + "\n";
+    text += log_line(record);
   }
   if (shown == 0)
     return Reply::text("No log lines match (of the last " + std::to_string(lines) + ").");
   return Reply::text(cap(call, text));
+}
+
+Reply secrets(Call& call) {
+  const std::vector<std::string> names = secret_names(call.options().secrets);
+  if (names.empty()) {
+    return Reply::text(
+        "No secrets are configured. The operator adds one as an environment variable " +
+        call.options().secrets.env_prefix +
+        "NAME of the server, or a line NAME=VALUE in a secrets file of mode 0600 "
+        "(--secrets-file, $ADBWIRE_SECRETS_FILE).");
+  }
+  std::string text = std::to_string(names.size()) + " secret" + (names.size() == 1 ? "" : "s") +
+                     " (type one with type's secret; values are never shown):\n";
+  for (const std::string& name : names) text += name + '\n';
+  return Reply::text(std::move(text));
 }
 
 Reply shell(Call& call) {

@@ -146,6 +146,29 @@ Reply click_area(Call& call) {
 
 Reply long_press(Call& call) { return tap_or_press(call, true); }
 
+namespace {
+
+// type with secret: the value is read from the operator's sources, typed, and from then on
+// hidden from replies and saved files; the reply names the secret, never its value.
+Reply type_secret(Call& call, std::uint32_t ref, const std::string& name, const std::string& label,
+                  TypeOptions options) {
+  std::string value = secret_value(call.options().secrets, name);
+  call.host().secret_mask().add(name, value);
+  options.secret_name = name;
+  const TypeResult result = call.page().type(ref, value, options);
+  std::fill(value.begin(), value.end(), '\0');
+  const std::string check =
+      result.check == TypeResult::Check::as_typed ? " The field reads it back as typed."
+      : result.check == TypeResult::Check::reads_differently
+          ? " The field changed but does not read as the secret (formatted, or characters "
+            "lost); what it reads is not shown."
+          : " Not read back: " + result.why + ".";
+  return action_done(call, "Typed the secret " + name + " into ref " + std::to_string(ref) + label +
+                               (options.submit ? " and pressed Enter." : ".") + check);
+}
+
+}  // namespace
+
 Reply type(Call& call) {
   if (call.point())
     throw Error(errc::invalid_argument, "type names its field by ref or selector, not x and y");
@@ -160,12 +183,16 @@ Reply type(Call& call) {
                 describe(page.last_snapshot(), named.selected->node).substr(2) +
                     " is not a text field; nothing was sent. " + text_fields(page));
   }
-  const std::string text = call.required_string("text");
   TypeOptions options{.clear = call.flag("clear"), .submit = call.flag("submit")};
   if (const std::optional<std::int64_t> settle = call.integer("settle_ms"))
     options.settle = std::chrono::milliseconds(*settle);
   const std::uint32_t ref = *named.ref;
   const std::string label = label_of(page, ref);
+  if (const std::optional<std::string> secret = call.string("secret")) {
+    if (call.has("text")) throw Error(errc::invalid_argument, "give text or secret, not both");
+    return type_secret(call, ref, *secret, label, options);
+  }
+  const std::string text = call.required_string("text");
   const TypeResult result = page.type(ref, text, options);
   return action_done(call, "Typed " + in_quotes(text) + " into ref " + std::to_string(ref) + label +
                                (options.submit ? " and pressed Enter." : ".") +

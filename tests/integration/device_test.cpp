@@ -415,6 +415,16 @@ TEST(Cli, FallsBackToAndroidSerial) {
   EXPECT_NE(without.out.find("ANDROID_SERIAL"), std::string::npos) << without.out;
 }
 
+// $ADB_SERIAL is the next choice after $ANDROID_SERIAL, for tools that set that name.
+TEST(Cli, FallsBackToAdbSerialAfterAndroidSerial) {
+  VirtualDevice vd;
+  vd.start();
+  const CliRun adb_serial =
+      run_cli("shell echo from-adb-serial", "env -u ANDROID_SERIAL ADB_SERIAL=" + vd.target());
+  EXPECT_EQ(adb_serial.status, 0);
+  EXPECT_EQ(adb_serial.out, "from-adb-serial\n");
+}
+
 TEST(Cli, ConnectionErrorIsOneLineOnStderrAndExitOne) {
   const std::string target = "tcp:127.0.0.1:" + std::to_string(closed_port());
   const CliRun run = run_cli("-s " + target + " shell true 2>&1");

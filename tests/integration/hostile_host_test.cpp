@@ -1,5 +1,6 @@
 // What an agent (steered by what a screen says) and another local user cannot make adbwire do: the
-// MCP install tool sends only an APK from a folder the operator allowed, never the adb key; files
+// MCP install tool sends only an APK from a folder the operator allowed, never the adb key (push
+// and pull read and write only there too); files
 // adbwire keeps for itself (recordings included) are 0600 in a 0700 folder of its own, even when
 // --snapshot-dir is a folder others may enter; a session client refuses another user's socket or
 // process before it sends a byte, and the session daemon refuses another user's process.
@@ -153,6 +154,168 @@ TEST_F(HostileHost, McpInstallSendsOnlyAnApkFromAnAllowedFolder) {
   EXPECT_NE(text_of(home_allowed[0]).find("holds adbwire's keys or files"), std::string::npos)
       << home_allowed[0];
   EXPECT_EQ(installs(), 1u);
+}
+
+// push and pull keep install's rule: they read and write only inside the folders the operator
+// allowed, never the key folder, never through a link.
+TEST_F(HostileHost, McpPushAndPullStayInsideTheAllowedFolders) {
+  const fs::path key = home() / ".android/adbkey";
+  ASSERT_EQ(adbwire({"keygen", key.string()}).exit_code, 0);
+  const fs::path files = dir_.path() / "files";
+  const fs::path elsewhere = dir_.path() / "elsewhere";
+  fs::create_directories(files);
+  fs::create_directories(elsewhere);
+  std::ofstream(files / "notes.txt") << "notes for the device\n";
+  fs::create_symlink(key, files / "key.txt");
+  fs::create_symlink(elsewhere / "planted.txt", files / "planted.txt");
+  const auto push = [](const fs::path& path, const std::string& remote) {
+    return std::pair<std::string, Json>{"push", {{"path", path.string()}, {"remote", remote}}};
+  };
+  const auto pull = [](const std::string& remote, const fs::path& path) {
+    return std::pair<std::string, Json>{"pull", {{"remote", remote}, {"path", path.string()}}};
+  };
+
+  // None allowed by default.
+  const std::vector<Json> closed =
+      mcp({}, {push(files / "notes.txt", "/sdcard/"), pull("/sdcard/notes.txt", files / "x")});
+  for (const Json& result : closed) {
+    EXPECT_TRUE(result.value("isError", false)) << result;
+    EXPECT_NE(text_of(result).find("--allow-install-from DIR"), std::string::npos) << result;
+  }
+
+  const std::vector<Json> allowed =
+      mcp({"--allow-install-from", files.string()},
+          {push(key, "/sdcard/"), push(files / "key.txt", "/sdcard/"),
+           push(files / "../elsewhere", "/sdcard/"), push(files / "notes.txt", "/sdcard/Download/"),
+           pull("/sdcard/Download/notes.txt", elsewhere / "notes.txt"),
+           pull("/sdcard/Download/notes.txt", files / "planted.txt"),
+           pull("/sdcard/Download/notes.txt", files / "sub/notes.txt"),
+           pull("/sdcard/Download/notes.txt", files / "back.txt")});
+  const std::vector<std::string> expected = {
+      "is outside the folders push may read",   // the key
+      "is outside the folders push may read",   // a link to the key inside the folder
+      "is outside the folders push may read",   // a folder elsewhere through ".."
+      "Pushed",                                 // into a folder: the copy keeps the file's name
+      "is outside the folders pull may write",  // a copy elsewhere
+      "is a symbolic link",                     // a link planted where the copy goes
+      "cannot write into the folder",           // a folder that does not exist
+      "Pulled /sdcard/Download/notes.txt",
+  };
+  ASSERT_EQ(allowed.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const bool ok = expected[i].starts_with("Pu");
+    EXPECT_EQ(allowed[i].value("isError", true), !ok) << allowed[i];
+    EXPECT_NE(text_of(allowed[i]).find(expected[i]), std::string::npos) << i << ": " << allowed[i];
+  }
+  EXPECT_NE(text_of(allowed[3]).find("/sdcard/Download/notes.txt"), std::string::npos);
+  std::ifstream back(files / "back.txt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(back), {}), "notes for the device\n");
+  EXPECT_FALSE(fs::exists(elsewhere / "notes.txt"));
+  EXPECT_FALSE(fs::exists(elsewhere / "planted.txt"));
+
+  // Allowing the home folder does not open the key folder inside it, for reading or writing.
+  const std::vector<Json> home_allowed =
+      mcp({"--allow-install-from", home().string()},
+          {push(key, "/sdcard/"), pull("/sdcard/Download/notes.txt", home() / ".android/adbkey")});
+  for (const Json& result : home_allowed) {
+    EXPECT_TRUE(result.value("isError", false)) << result;
+    EXPECT_NE(text_of(result).find("holds adbwire's keys or files"), std::string::npos) << result;
+  }
+}
+
+// Every byte of every file under root that contains needle, by path.
+std::vector<std::string> files_holding(const fs::path& root, const std::string& needle,
+                                       const fs::path& except) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(root, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file() || it->path() == except) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    if (bytes.find(needle) != std::string::npos) found.push_back(it->path().string());
+  }
+  return found;
+}
+
+// A secret typed with type --secret reaches the device and nothing else: no reply, error, log
+// line or saved file of the MCP server or the CLI session shows it, and a screen that shows it
+// afterwards (a field that is no password field) is masked.
+TEST_F(HostileHost, ATypedSecretAppearsInNoOutputAndNoFile) {
+  const std::string value = "Zq7-pa55word_Xy";
+  const fs::path secrets = home() / "secrets";
+  std::ofstream(secrets) << "# the operator's secrets\npin=" << value << "\nother=unused\n";
+  ::chmod(secrets.c_str(), 0600);
+  const std::vector<std::pair<std::string, Json>> calls = {
+      {"secrets", Json::object()},
+      {"tap", {{"text", "Add item"}}},
+      {"type", {{"id", "name"}, {"secret", "pin"}}},
+      {"snapshot", Json::object()},
+      {"page_source", Json::object()},
+      {"type", {{"id", "name"}, {"secret", "missing"}}},
+      {"type", {{"id", "name"}, {"secret", "pin"}, {"text", "both"}}},
+  };
+  std::vector<std::string> args = {"mcp", vd_->target(), "--secrets-file", secrets.string()};
+  const test::ProcessResult server = adbwire(args, {}, test::tools_calls(calls));
+  ASSERT_EQ(server.exit_code, 0) << server.err;
+  const std::vector<Json> results = test::tool_results(server.out, calls.size());
+  EXPECT_NE(text_of(results[0]).find("2 secrets"), std::string::npos) << results[0];
+  EXPECT_NE(text_of(results[0]).find("pin\n"), std::string::npos) << results[0];
+  EXPECT_FALSE(results[2].value("isError", true)) << results[2];
+  EXPECT_NE(text_of(results[2]).find("Typed the secret pin into ref"), std::string::npos)
+      << results[2];
+  // The screen now shows the value in the field: the snapshot shows the secret's name instead.
+  EXPECT_NE(text_of(results[3]).find("<secret pin>"), std::string::npos) << results[3];
+  EXPECT_TRUE(results[5].value("isError", false));
+  EXPECT_NE(text_of(results[5]).find("no secret named missing (there are: other, pin)"),
+            std::string::npos)
+      << results[5];
+  EXPECT_NE(text_of(results[6]).find("not both"), std::string::npos) << results[6];
+  // It was typed: the device got it (the virtual device logs the input command it ran).
+  const std::vector<std::string> events = vd_->events();
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [&](const std::string& e) {
+    return e.find(value) != std::string::npos;
+  })) << "the secret never reached the device";
+  EXPECT_EQ(server.out.find(value), std::string::npos) << server.out;
+  EXPECT_EQ(server.err.find(value), std::string::npos) << server.err;
+
+  // The CLI session, its secrets from the environment of the daemon `open` starts.
+  const std::vector<std::string> secret_env = {"ADBWIRE_SECRET_pin=" + value};
+  const auto cli = [&](std::vector<std::string> words) {
+    return adbwire(std::move(words), secret_env);
+  };
+  std::string said;
+  for (const std::vector<std::string>& words :
+       std::vector<std::vector<std::string>>{{"open", vd_->target()},
+                                             {"secrets"},
+                                             {"type", "--id", "name", "--secret", "pin"},
+                                             {"snapshot", "--print"},
+                                             {"page_source"},
+                                             {"type", "--id", "name", "--secret", "nope"},
+                                             {"close"}}) {
+    const test::ProcessResult run = cli(words);
+    said += run.out + run.err;
+  }
+  EXPECT_NE(said.find("Typed the secret pin"), std::string::npos) << said;
+  EXPECT_NE(said.find("<secret pin>"), std::string::npos) << said;
+  EXPECT_NE(said.find("no secret named nope"), std::string::npos) << said;
+  EXPECT_EQ(said.find(value), std::string::npos) << said;
+  // No file anywhere in the test's folders (home, runtime folder, saved snapshots and page
+  // sources) nor in the CLI's .adbwire folder holds it, the secrets file aside.
+  EXPECT_EQ(files_holding(dir_.path(), value, secrets), std::vector<std::string>{});
+  EXPECT_EQ(files_holding(fs::current_path() / ".adbwire", value, secrets),
+            std::vector<std::string>{});
+
+  // A secrets file others can read is refused, and the message says why and what to do.
+  ::chmod(secrets.c_str(), 0644);
+  const std::vector<Json> open_file =
+      mcp({"--secrets-file", secrets.string()}, {{"type", {{"id", "name"}, {"secret", "pin"}}}});
+  EXPECT_TRUE(open_file[0].value("isError", false));
+  EXPECT_NE(text_of(open_file[0]).find("has mode 0644: others on this computer can read it"),
+            std::string::npos)
+      << open_file[0];
+  EXPECT_NE(text_of(open_file[0]).find("chmod 600"), std::string::npos) << open_file[0];
+  EXPECT_EQ(text_of(open_file[0]).find(value), std::string::npos);
 }
 
 // Recordings, page sources and oversized snapshots are this user's alone, even when

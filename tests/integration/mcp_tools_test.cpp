@@ -357,6 +357,90 @@ TEST_F(McpTools, AppsListsTheSystemsPackagesOrTheUsersOnly) {
   EXPECT_NE(text_of(both).find("not both"), std::string::npos) << text_of(both);
 }
 
+// The cursor at the end of a followed log's reply.
+std::uint64_t cursor_of(const std::string& text) {
+  std::smatch match;
+  const std::regex cursor("cursor: (\\d+)");
+  return std::regex_search(text, match, cursor) ? std::stoull(match[1]) : 0;
+}
+
+TEST_F(McpTools, LogsFollowIsACursorThatReturnsOnlyTheLinesAfterIt) {
+  device_.log('I', "Before", "an old line");
+  DeviceTools tools(options());
+  const std::string first = text_of(call(tools, "logs", {{"follow", true}, {"lines", 10}}));
+  EXPECT_NE(first.find("Before: an old line"), std::string::npos) << first;
+  const std::uint64_t start = cursor_of(first);
+  ASSERT_GT(start, 0u) << first;
+
+  device_.log('I', "Follow", "line one");
+  device_.log('W', "Follow", "line two");
+  std::string next;
+  std::uint64_t cursor = start;
+  // Each poll waits up to a second for a line; the two may come in one reply or two.
+  for (int i = 0; i < 10 && next.find("line two") == std::string::npos; ++i) {
+    const std::string text = text_of(call(tools, "logs", {{"follow", true}, {"cursor", cursor}}));
+    next += text;
+    cursor = cursor_of(text);
+  }
+  EXPECT_NE(next.find("I Follow: line one"), std::string::npos) << next;
+  EXPECT_NE(next.find("W Follow: line two"), std::string::npos) << next;
+  EXPECT_EQ(next.find("an old line"), std::string::npos) << "a line before the cursor came again";
+  EXPECT_EQ(cursor, start + 2);
+
+  // Nothing new: no lines, the same cursor, after the poll's wait.
+  const std::string idle = text_of(call(tools, "logs", {{"follow", true}, {"cursor", cursor}}));
+  EXPECT_EQ(cursor_of(idle), cursor) << idle;
+  EXPECT_EQ(idle.find("Follow:"), std::string::npos) << idle;
+
+  // More than `lines`: the rest wait for the next call, none is lost or repeated.
+  for (int i = 0; i < 25; ++i) device_.log('I', "Many", "line " + std::to_string(i));
+  std::string many;
+  for (int i = 0; i < 20 && many.find("line 24\n") == std::string::npos; ++i) {
+    const std::string text =
+        text_of(call(tools, "logs", {{"follow", true}, {"cursor", cursor}, {"lines", 10}}));
+    EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 11) << text;
+    many += text;
+    cursor = cursor_of(text);
+  }
+  for (int i = 0; i < 25; ++i) {
+    const std::string line = "Many: line " + std::to_string(i) + "\n";
+    const std::size_t at = many.find(line);
+    EXPECT_NE(at, std::string::npos) << line;
+    EXPECT_EQ(many.find(line, at + 1), std::string::npos) << "repeated: " << line;
+  }
+
+  // A cursor this server never gave, or one without follow, is refused with the way out.
+  const Json ahead = call(tools, "logs", {{"follow", true}, {"cursor", cursor + 1000}});
+  EXPECT_TRUE(ahead["isError"].get<bool>());
+  EXPECT_NE(text_of(ahead).find("leave cursor out"), std::string::npos) << text_of(ahead);
+  const Json alone = call(tools, "logs", {{"cursor", cursor}});
+  EXPECT_TRUE(alone["isError"].get<bool>());
+  EXPECT_NE(text_of(alone).find("give follow too"), std::string::npos) << text_of(alone);
+}
+
+TEST_F(McpTools, AFollowedLogKeepsABoundedBufferAndSaysWhatItDropped) {
+  DeviceTools tools(options());
+  const std::uint64_t start =
+      cursor_of(text_of(call(tools, "logs", {{"follow", true}, {"lines", 1}})));
+  const std::size_t total = verbs::LogFollow::kMaxRecords + 1000;
+  // In batches the virtual device's own ring (4096 records) holds until its logcat sent them.
+  for (std::size_t i = 0; i < total; ++i) {
+    device_.log('I', "Bulk", "record " + std::to_string(i));
+    if (i % 1000 == 999) std::this_thread::sleep_for(300ms);
+  }
+  // Once more than the buffer holds arrived, the old cursor's lines are partly gone.
+  std::string text;
+  for (int i = 0; i < 50 && text.find("came and went") == std::string::npos; ++i) {
+    text = text_of(call(tools, "logs", {{"follow", true}, {"cursor", start}, {"lines", 1}}));
+    if (text.find("came and went") == std::string::npos) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_NE(text.find("came and went before this call: the buffer keeps the newest 5000"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("Bulk: record 0\n"), std::string::npos) << text;
+  EXPECT_GT(cursor_of(text), start + 1);
+}
+
 TEST_F(McpTools, TheDeviceArgumentDrivesAnotherDevice) {
   VirtualDevice other(demo());
   other.start();

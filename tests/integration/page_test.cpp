@@ -674,5 +674,94 @@ TEST(Page, TrajectoryRecordsEachCallWithItsSnapshot) {
   EXPECT_GT(fs::file_size(dir.path() / "0002-after.png"), 8U);
 }
 
+// Every file of a trajectory folder, joined.
+std::string trajectory_bytes(const fs::path& dir) {
+  std::string all;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    all += std::string((std::istreambuf_iterator<char>(in)), {});
+  }
+  return all;
+}
+
+// A secret typed through Page (TypeOptions::secret_name) reaches the device; the trajectory
+// holds "<secret NAME>" for the call and for the field showing it in later snapshots, the
+// result returns nothing of what the field reads.
+TEST(Page, ASecretIsTypedButTheTrajectoryAndTheResultHoldItsNameOnly) {
+  TempDir dir;
+  VirtualDevice vd(demo_options());
+  vd.start();
+  PageOptions options;
+  options.trajectory = std::make_shared<Trajectory>(TrajectoryOptions{.dir = dir.path()});
+  Page page = Page::connect(vd.target(), options);
+  page.tap(ref_by_id(page.snapshot(), "add_item"));
+  const std::string value = "Tr4jectory-s3cret";
+  const TypeResult typed =
+      page.type(ref_by_id(page.snapshot(), "name"), value, {.secret_name = "pin"});
+  EXPECT_EQ(typed.check, TypeResult::Check::as_typed);
+  EXPECT_TRUE(typed.reads.empty());
+  EXPECT_TRUE(typed.before.empty());
+  EXPECT_EQ(field_text(page.snapshot(), "name"), value) << "the device got it";
+  const std::string recorded = trajectory_bytes(dir.path());
+  EXPECT_EQ(recorded.find(value), std::string::npos);
+  EXPECT_NE(recorded.find("<secret pin>"), std::string::npos);
+}
+
+// ---- stealth
+
+TEST(Page, StealthTapsLandInsideTheElementAwayFromItsCentreAndRepeatForASeed) {
+  VirtualDevice vd(demo_options());
+  vd.start();
+  const auto taps = [&](std::uint64_t seed) {
+    PageOptions options;
+    options.stealth = {.on = true, .seed = seed};
+    Page page = Page::connect(vd.target(), options);
+    std::vector<std::string> sent;
+    for (int i = 0; i < 3; ++i) {
+      page.tap(ref_by_id(page.snapshot(), "add_item"));
+      sent.push_back(last_event(vd));
+      page.back();
+    }
+    return sent;
+  };
+  const std::vector<std::string> first = taps(11);
+  EXPECT_EQ(taps(11), first);
+  EXPECT_NE(taps(12), first);
+  // add_item: [42,2164][1038,2290]; its centre is 540,2227.
+  for (const std::string& event : first) {
+    int x = 0;
+    int y = 0;
+    ASSERT_EQ(std::sscanf(event.c_str(), "input tap %d %d", &x, &y), 2) << event;
+    EXPECT_GE(x, 42);
+    EXPECT_LT(x, 1038);
+    EXPECT_GE(y, 2164);
+    EXPECT_LT(y, 2290);
+  }
+  EXPECT_NE(first[0], "input tap 540 2227");
+}
+
+TEST(Page, StealthTypesOneCharacterACommandAndSwipesAlongACurve) {
+  VirtualDevice vd(demo_options());
+  vd.start();
+  PageOptions options;
+  options.stealth = {.on = true, .seed = 5};
+  Page page = Page::connect(vd.target(), options);
+  page.tap(ref_by_id(page.snapshot(), "add_item"));
+  const std::size_t before = vd.events().size();
+  page.type(ref_by_id(page.snapshot(), "name"), "ab c");
+  const std::vector<std::string> events = vd.events();
+  const std::vector<std::string> typed(events.begin() + static_cast<std::ptrdiff_t>(before) + 1,
+                                       events.end());
+  EXPECT_EQ(typed, (std::vector<std::string>{"input text a", "input text b", "input keyevent 62",
+                                             "input text c"}));
+  EXPECT_EQ(field_text(page.snapshot(), "name"), "ab c");
+  const std::size_t swiped = vd.events().size();
+  page.swipe({100, 1500}, {100, 700});
+  const std::vector<std::string> after = vd.events();
+  ASSERT_EQ(after.size() - swiped, 4u) << "four input swipe segments along the curve";
+  EXPECT_TRUE(after[swiped].starts_with("input swipe 100 1500 ")) << after[swiped];
+  EXPECT_TRUE(after.back().find(" 100 700 ") != std::string::npos) << after.back();
+}
+
 }  // namespace
 }  // namespace adbwire

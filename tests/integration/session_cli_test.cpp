@@ -354,7 +354,8 @@ class NamedSessions {
 
  private:
   std::string env() const {
-    return "-u ADBWIRE_SESSION -u ANDROID_SERIAL XDG_RUNTIME_DIR=" + shell_quote(runtime_.string());
+    return "-u ADBWIRE_SESSION -u ANDROID_SERIAL -u ADB_SERIAL XDG_RUNTIME_DIR=" +
+           shell_quote(runtime_.string());
   }
   const SessionDir& dir_;
   fs::path runtime_;
@@ -605,6 +606,7 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
       {"setting_put", {"setting_put", "screen_off_timeout", "60000"}, "60000"},
       {"setting_get", {"setting_get", "screen_off_timeout"}, "screen_off_timeout = \"60000\""},
       {"logs", {"logs"}, "input keyevent 66"},
+      {"secrets", {"secrets"}, "No secrets are configured"},
       {"capabilities", {"capabilities"}, "Supported:"},
       {"connect", {"connect", vd.target()}, "Connected to " + vd.target()},
       {"battery", {"battery"}, "Battery: 87%, charging"},
@@ -621,6 +623,12 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
       {"forget", {"forget", "--query", "milk aisle"}, "Forgot"},
       {"install", {"install", apk.string()}, "Success", {}, true},
       {"uninstall", {"uninstall", "com.example.app"}, "Success", {}, true},
+      {"push", {"push", apk.string(), "/sdcard/Download/"}, "1 file pushed", {}, true},
+      {"pull",
+       {"pull", "/sdcard/Download/app.apk", (dir.path() / "back.apk").string()},
+       "1 file pulled",
+       {},
+       true},
       {"devices", {"devices", vd.target()}, vd.target().substr(4) + "\tdevice", {}, true},
       {"shell", {"shell", "echo", "from the shell"}, "from the shell", {}, true},
       {"pair", {"pair", pairing, "482915"}, "Successfully paired to " + pairing, {}, true},

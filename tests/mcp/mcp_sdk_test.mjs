@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -269,6 +269,9 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
       ["apps", {}, /com\.example\.adbwire\.demo "adbwire demo"/],
       ["install", { path: apk }, /com\.example\.app|Installed/i],
       ["uninstall", { package: "com.example.app" }, /com\.example\.app/],
+      ["push", { path: apk, remote: "/sdcard/Download/" }, /Pushed .*app\.apk to \/sdcard\/Download\/app\.apk \(1 file/],
+      ["pull", { remote: "/sdcard/Download/app.apk", path: join(apks, "back.apk") },
+       /Pulled \/sdcard\/Download\/app\.apk to .*back\.apk \(1 file/],
       ["notifications", {}, /notification/],
       ["rotate", { orientation: "landscape" }, /Rotated to landscape/],
       ["clipboard_set", { text: "copied text" }, /copied text/],
@@ -277,6 +280,8 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
       ["setting_put", { key: "screen_off_timeout", value: "60000" }, /60000/],
       ["setting_get", { key: "screen_off_timeout" }, /screen_off_timeout = "60000"/],
       ["logs", {}, /input keyevent 66/],
+      ["secrets", {}, /No secrets are configured/],
+      ["logs", { follow: true }, /input keyevent 66[\s\S]*cursor: \d+/],
       ["capabilities", {}, /Supported:/],
       ["devices", {}, new RegExp(target.replace(/[.:]/g, "\\$&"))],
       ["connect", { target }, new RegExp("Connected to " + target.replace(/[.:]/g, "\\$&"))],
@@ -305,6 +310,8 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
         assert.ok(result.content.some((c) => c.type === "image"), name);
       if (event) await seenSince(deviceOutput, seen, `event: ${event}`, `${name} ran ${event}`);
     }
+    // What pull wrote is what push sent.
+    assert.deepEqual(readFileSync(join(apks, "back.apk")), readFileSync(apk));
   } finally {
     await agent.close();
   }

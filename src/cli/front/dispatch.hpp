@@ -40,7 +40,7 @@ struct FrontCommand {
 
 // The environment's say in the choice.
 struct Environment {
-  std::string_view android_serial = {};  // $ANDROID_SERIAL, for a call without -s
+  std::string_view android_serial = {};  // default_serial(), for a call without -s
   std::string_view no_daemon = {};       // $ADBWIRE_NO_DAEMON: set and not "0" opts out
   std::string_view no_holder = {};       // $ADBWIRE_NO_HOLDER: its old name
 };

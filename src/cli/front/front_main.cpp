@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <exception>
 
+#include "adbwire/target.hpp"
 #include "cli/commands.hpp"
 #include "cli/daemon_connect.hpp"
 #include "cli/front/dispatch.hpp"
@@ -25,8 +26,9 @@ int main(int argc, char** argv) {
   keep_standard_descriptors();
   const front::CommandLine line =
       front::scan_command_line(std::span<const char* const>(argv + 1, argv + argc));
+  const std::string serial = adbwire::default_serial();
   const front::FrontCommand* command =
-      front::front_command(line, {.android_serial = env("ANDROID_SERIAL"),
+      front::front_command(line, {.android_serial = serial,
                                   .no_daemon = env("ADBWIRE_NO_DAEMON"),
                                   .no_holder = env("ADBWIRE_NO_HOLDER")});
   if (command == nullptr) return front::exec_full_program(argv);

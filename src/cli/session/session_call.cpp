@@ -121,14 +121,11 @@ fs::path session_socket_path(const GlobalOptions& globals) {
   return paths.socket;
 }
 
-int run_verb(const GlobalOptions& globals, std::string_view verb, json arguments, bool print) {
-  check_name(globals.session);
-  arguments["_cli"] = {{"dir", (fs::current_path() / ".adbwire").string()}, {"print", print}};
-  const json result = call_tool(globals, globals.session,
-                                {{"jsonrpc", "2.0"},
-                                 {"id", 1},
-                                 {"method", "tools/call"},
-                                 {"params", {{"name", verb}, {"arguments", arguments}}}});
+namespace {
+
+// What a verb's reply says, printed: its text (the device's words escaped, as everything the CLI
+// prints) or its error on stderr. Returns the exit code.
+int print_reply(const json& result, std::string* text_out) {
   const bool is_error = result.value("isError", false);
   std::string text;
   for (const json& block : result.value("content", json::array())) {
@@ -150,9 +147,48 @@ int run_verb(const GlobalOptions& globals, std::string_view verb, json arguments
     print_error("adbwire: error: " + text + meaning);
     return 1;
   }
-  // The reply holds the device's words (an app's name, a setting, the screen's text): it reaches
-  // the terminal escaped, as everything the CLI prints.
+  if (text_out != nullptr) {
+    *text_out = std::move(text);
+    return 0;
+  }
   return cli::print(text) ? 0 : 1;
+}
+
+// `logs --follow`: polls the session's followed log with the cursor each reply ends with and
+// prints the lines as they come, until the stream fails or the user interrupts.
+int follow_logs(const GlobalOptions& globals, json arguments) {
+  constexpr std::string_view kCursor = "cursor: ";
+  for (;;) {
+    const json result = call_tool(globals, globals.session,
+                                  {{"jsonrpc", "2.0"},
+                                   {"id", 1},
+                                   {"method", "tools/call"},
+                                   {"params", {{"name", "logs"}, {"arguments", arguments}}}});
+    std::string text;
+    if (const int code = print_reply(result, &text); code != 0) return code;
+    while (text.ends_with('\n')) text.pop_back();
+    const std::size_t last = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    if (text.compare(last, kCursor.size(), kCursor) != 0) {
+      print_error("adbwire: error: the session's followed log did not end with a cursor");
+      return 1;
+    }
+    arguments["cursor"] = std::stoull(text.substr(last + kCursor.size()));
+    if (last > 0 && !cli::print(text.substr(0, last))) return 1;
+  }
+}
+
+}  // namespace
+
+int run_verb(const GlobalOptions& globals, std::string_view verb, json arguments, bool print) {
+  check_name(globals.session);
+  arguments["_cli"] = {{"dir", (fs::current_path() / ".adbwire").string()}, {"print", print}};
+  if (verb == "logs" && arguments.value("follow", false)) return follow_logs(globals, arguments);
+  const json result = call_tool(globals, globals.session,
+                                {{"jsonrpc", "2.0"},
+                                 {"id", 1},
+                                 {"method", "tools/call"},
+                                 {"params", {{"name", verb}, {"arguments", arguments}}}});
+  return print_reply(result, nullptr);
 }
 
 void close_session(const GlobalOptions& globals, std::string_view name) {

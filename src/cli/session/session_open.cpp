@@ -6,6 +6,7 @@
 
 #include "adbwire/adb_server.hpp"
 #include "adbwire/error.hpp"
+#include "adbwire/target.hpp"
 #include "adbwire/usb.hpp"
 #include "cli/connect.hpp"
 #include "cli/daemon_connect.hpp"
@@ -20,8 +21,7 @@ using namespace std::chrono_literals;
 
 // The target an open without one uses: $ANDROID_SERIAL, else the only device there is.
 std::string pick_target() {
-  if (const char* serial = std::getenv("ANDROID_SERIAL"); serial != nullptr && *serial != 0)
-    return serial;
+  if (std::string serial = default_serial(); !serial.empty()) return serial;
   std::vector<std::string> choices;
   std::error_code error;
   const AdbServer server(ServerAddress{}, 3s, error);
@@ -37,7 +37,8 @@ std::string pick_target() {
   if (choices.empty()) {
     throw Error(errc::not_found,
                 "no device to open: none is attached over USB or listed by an adb server, and "
-                "$ANDROID_SERIAL is not set; give a target (tcp:HOST:PORT, a serial, usb:SERIAL)");
+                "neither $ANDROID_SERIAL nor $ADB_SERIAL is set; give a target (tcp:HOST:PORT, a "
+                "serial, usb:SERIAL)");
   }
   std::string list;
   for (const std::string& choice : choices) list += "\n  " + choice;

@@ -11,26 +11,30 @@
 namespace adbwire {
 namespace {
 
-// Sets ANDROID_SERIAL for one test and restores what was there.
+// Sets an environment variable (ANDROID_SERIAL unless named) for one test and restores what was
+// there.
 class ScopedSerial {
  public:
-  explicit ScopedSerial(const char* value) {
-    if (const char* old = std::getenv("ANDROID_SERIAL")) old_ = old;
+  explicit ScopedSerial(const char* value, const char* name = "ANDROID_SERIAL") : name_(name) {
+    if (const char* old = std::getenv(name_)) old_ = old;
     if (value) {
-      ::setenv("ANDROID_SERIAL", value, 1);
+      ::setenv(name_, value, 1);
     } else {
-      ::unsetenv("ANDROID_SERIAL");
+      ::unsetenv(name_);
     }
   }
   ~ScopedSerial() {
     if (old_) {
-      ::setenv("ANDROID_SERIAL", old_->c_str(), 1);
+      ::setenv(name_, old_->c_str(), 1);
     } else {
-      ::unsetenv("ANDROID_SERIAL");
+      ::unsetenv(name_);
     }
   }
+  ScopedSerial(const ScopedSerial&) = delete;
+  ScopedSerial& operator=(const ScopedSerial&) = delete;
 
  private:
+  const char* name_;
   std::optional<std::string> old_;
 };
 
@@ -137,8 +141,30 @@ TEST(Target, EmptyFallsBackToAndroidSerial) {
   EXPECT_EQ(t.port(), 5557);
 }
 
+TEST(Target, EmptyFallsBackToAdbSerialAfterAndroidSerial) {
+  ScopedSerial android(nullptr);
+  ScopedSerial adb("tcp:10.0.0.3:5558", "ADB_SERIAL");
+  EXPECT_EQ(default_serial(), "tcp:10.0.0.3:5558");
+  EXPECT_EQ(Target::parse("").to_string(), "tcp:10.0.0.3:5558");
+  {
+    // ANDROID_SERIAL comes first; an empty one counts as unset, as adb's does.
+    ScopedSerial first("tcp:10.0.0.2:5557");
+    EXPECT_EQ(Target::parse("").to_string(), "tcp:10.0.0.2:5557");
+    ScopedSerial empty("");
+    EXPECT_EQ(Target::parse("").to_string(), "tcp:10.0.0.3:5558");
+  }
+  try {
+    ScopedSerial bad("tcp:host:99999", "ADB_SERIAL");
+    Target::parse("");
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("(from ADB_SERIAL)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Target, EmptyWithoutAndroidSerialSaysHowToChoose) {
   ScopedSerial serial(nullptr);
+  ScopedSerial adb(nullptr, "ADB_SERIAL");
   std::error_code error;
   Target::parse("", error);
   EXPECT_EQ(error, errc::invalid_argument);

@@ -1,0 +1,39 @@
+// Named secrets an agent types without seeing them (type --secret NAME): their values come from
+// sources the operator configures, never from the agent. Internal.
+//
+// Sources, in the order a name is looked up:
+//   environment  PREFIX + NAME (ADBWIRE_SECRET_ by default): ADBWIRE_SECRET_bank_pin=1234
+//   file         NAME=VALUE lines ('#' starts a comment line), readable by its owner alone
+//                (mode 0600 or stricter, owned by this user, a regular file, not a link)
+// The desktop keyring (libsecret) is not a source.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace adbwire::verbs {
+
+struct SecretSources {
+  // Environment variables whose name begins with this carry a secret each; "" reads none.
+  std::string env_prefix = "ADBWIRE_SECRET_";
+  // The secrets file; empty: none.
+  std::filesystem::path file;
+  // The default: the ADBWIRE_SECRET_ prefix and $ADBWIRE_SECRETS_FILE when set.
+  static SecretSources from_environment();
+};
+
+// A name is letters, digits, '_', '-' and '.', 1 to 64 of them. Throws Error(invalid_argument)
+// for another, naming the rule.
+void check_secret_name(const std::string& name);
+
+// The names the sources hold, sorted, without repeats. Throws as secret_value for the file.
+std::vector<std::string> secret_names(const SecretSources& sources);
+
+// The value of the secret called name. Throws Error: not_found (no source holds it: the message
+// lists the names there are, never a value, and how to add one), permission_denied (the file is
+// readable by others, owned by another user or a link: the message says which and what to do),
+// invalid_argument (a bad name), io_error.
+std::string secret_value(const SecretSources& sources, const std::string& name);
+
+}  // namespace adbwire::verbs
