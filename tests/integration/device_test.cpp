@@ -404,15 +404,22 @@ TEST(Cli, ExecOutCopiesRawBytes) {
   EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\0'), 100000);
 }
 
+// Its own runtime folder and HOME: the daemon keeps the device the first call used, and adb's rule
+// then picks the one device it holds when none is named, so a shared daemon would hide the error.
 TEST(Cli, FallsBackToAndroidSerial) {
   VirtualDevice vd;
   vd.start();
-  const CliRun with_env = run_cli("shell echo from-env", "ANDROID_SERIAL=" + vd.target());
-  EXPECT_EQ(with_env.status, 0);
-  EXPECT_EQ(with_env.out, "from-env\n");
-  const CliRun without = run_cli("shell echo from-env 2>&1", "env -u ANDROID_SERIAL");
+  TempDir home;
+  const std::string alone = "env -u ANDROID_SERIAL -u ADB_SERIAL XDG_RUNTIME_DIR=" +
+                            home.path().string() + " HOME=" + home.path().string() +
+                            " ANDROID_ADB_SERVER_PORT=" + std::to_string(closed_port());
+  const CliRun without = run_cli("shell echo from-env 2>&1", alone);
   EXPECT_EQ(without.status, 1);
   EXPECT_NE(without.out.find("ANDROID_SERIAL"), std::string::npos) << without.out;
+  const CliRun with_env = run_cli("shell echo from-env", alone + " ANDROID_SERIAL=" + vd.target());
+  EXPECT_EQ(with_env.status, 0);
+  EXPECT_EQ(with_env.out, "from-env\n");
+  run_cli("kill-server", alone);
 }
 
 // $ADB_SERIAL is the next choice after $ANDROID_SERIAL, for tools that set that name.
