@@ -7,6 +7,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// How long a burst of lines may pause before a read returns what it has.
+constexpr auto kQuiet = 100ms;
+
 std::size_t size_of(const LogRecord& record) {
   return record.tag.size() + record.message.size() + sizeof(LogRecord);
 }
@@ -57,6 +60,17 @@ LogBatch LogFollow::read(std::uint64_t cursor, std::size_t max, std::chrono::mil
     detail::wait_until(
         arrived_, lock, std::min(end, deadline_after(100ms)),
         [&]() ADBWIRE_REQUIRES(mutex_) { return first_ + records_.size() > cursor + 1; });
+  }
+  // logcat's backlog comes over several packets: gather while lines keep coming (each within
+  // kQuiet of the last), so a first call returns the backlog and not only its first line.
+  std::uint64_t seen = first_ + records_.size();
+  while (seen > cursor + 1 && seen - (cursor + 1) < max && std::chrono::steady_clock::now() < end &&
+         !cancel.cancelled()) {
+    detail::wait_until(arrived_, lock, std::min(end, deadline_after(kQuiet)),
+                       [&]() ADBWIRE_REQUIRES(mutex_) { return first_ + records_.size() > seen; });
+    const std::uint64_t now_seen = first_ + records_.size();
+    if (now_seen == seen) break;
+    seen = now_seen;
   }
   cancel.check();
   LogBatch batch;

@@ -41,7 +41,7 @@ class LogFollow {
   LogFollow& operator=(const LogFollow&) = delete;
 
   // The records numbered after cursor, at most max, waiting up to wait (cancellable) for the
-  // first when there is none yet.
+  // first when there is none yet, then gathering a burst until it pauses for 100 ms.
   LogBatch read(std::uint64_t cursor, std::size_t max, std::chrono::milliseconds wait,
                 const detail::CancelToken& cancel);
   // The number the next record will get.

@@ -410,9 +410,9 @@ TEST(Cli, FallsBackToAndroidSerial) {
   VirtualDevice vd;
   vd.start();
   TempDir home;
-  const std::string alone = "env -u ANDROID_SERIAL -u ADB_SERIAL XDG_RUNTIME_DIR=" +
-                            home.path().string() + " HOME=" + home.path().string() +
-                            " ANDROID_ADB_SERVER_PORT=" + std::to_string(closed_port());
+  const std::string alone =
+      "env -u ANDROID_SERIAL -u ADB_SERIAL XDG_RUNTIME_DIR=" + home.path().string() +
+      " HOME=" + home.path().string() + " ANDROID_ADB_SERVER_PORT=" + std::to_string(closed_port());
   const CliRun without = run_cli("shell echo from-env 2>&1", alone);
   EXPECT_EQ(without.status, 1);
   EXPECT_NE(without.out.find("ANDROID_SERIAL"), std::string::npos) << without.out;
