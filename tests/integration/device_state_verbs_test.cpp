@@ -30,19 +30,7 @@ bool sent(const VirtualDevice& device, const std::string& line) {
   return std::find(events.begin(), events.end(), line) != events.end();
 }
 
-class DeviceStateVerbs : public ::testing::Test {
- protected:
-  DeviceToolsOptions options_for(const VirtualDevice& device) const {
-    return testing_tools::options_for(device, keys_.path(), work_.path() / "saved");
-  }
-  Json call(DeviceTools& tools, const std::string& name, Json arguments = Json::object()) {
-    return tools.call(name, arguments, cancel_);
-  }
-
-  test::TempDir keys_;
-  test::TempDir work_;
-  CancelToken cancel_;
-};
+using DeviceStateVerbs = testing_tools::ToolsTest;
 
 TEST_F(DeviceStateVerbs, BatteryReadsLevelStatusAndTemperature) {
   VirtualDevice device{VirtualDeviceOptions{}};

@@ -30,21 +30,14 @@ VirtualDeviceOptions phone(const std::string& serial) {
   return options;
 }
 
-class MemoryVerbs : public ::testing::Test {
+class MemoryVerbs : public testing_tools::ToolsTest {
  protected:
   DeviceToolsOptions options_for(const VirtualDevice& device) const {
-    DeviceToolsOptions o = testing_tools::options_for(device, keys_.path(), work_.path() / "saved");
+    DeviceToolsOptions o = ToolsTest::options_for(device);
     o.verbs.memory_db = db();
     return o;
   }
   fs::path db() const { return work_.path() / "memory" / "memory.db"; }
-  Json call(DeviceTools& tools, const std::string& name, Json arguments = Json::object()) {
-    return tools.call(name, arguments, cancel_);
-  }
-
-  test::TempDir keys_;
-  test::TempDir work_;
-  CancelToken cancel_;
 };
 
 TEST_F(MemoryVerbs, ANoteOutlivesItsSessionAndStaysWithItsDevice) {

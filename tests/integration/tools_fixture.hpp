@@ -1,12 +1,16 @@
 // What the tests of the verbs through the MCP tools (DeviceTools) share: the tools' options for a
-// virtual device, and the text of a reply.
+// virtual device, the text of a reply, and a fixture holding the keys, the work folder and a
+// cancel token.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 #include <string>
 
 #include "adbwire/testing/vdevice.hpp"
+#include "integration/temp_dir.hpp"
 #include "mcp/device_tools.hpp"
 #include "mcp/json_rpc.hpp"
 
@@ -32,5 +36,20 @@ inline std::string text_of(const Json& result) {
   }
   return text;
 }
+
+// A test of verbs through DeviceTools: host keys and saved files in folders of its own.
+class ToolsTest : public ::testing::Test {
+ protected:
+  DeviceToolsOptions options_for(const VirtualDevice& device) const {
+    return testing_tools::options_for(device, keys_.path(), work_.path() / "saved");
+  }
+  Json call(DeviceTools& tools, const std::string& name, Json arguments = Json::object()) {
+    return tools.call(name, arguments, cancel_);
+  }
+
+  test::TempDir keys_;
+  test::TempDir work_;
+  CancelToken cancel_;
+};
 
 }  // namespace adbwire::mcp::testing_tools
