@@ -309,8 +309,10 @@ class Conformance : public ::testing::Test {
     fs::create_directories(temp_.path() / "run");
     fs::permissions(temp_.path() / "run", fs::perms::owner_all);
     env_ = server_.env();
-    env_.push_back("ANDROID_ADB_SERVER_PORT=" + std::to_string(server_.port()));
-    env_.push_back("XDG_RUNTIME_DIR=" + (temp_.path() / "run").string());
+    // The adb server's environment carries ctest's runtime folder: this test's replaces it, so
+    // the cases' disconnect and kill-server reach no other test's daemon.
+    test::set_variable(env_, "ANDROID_ADB_SERVER_PORT=" + std::to_string(server_.port()));
+    test::set_variable(env_, "XDG_RUNTIME_DIR=" + (temp_.path() / "run").string());
     // Both servers already run when the cases start, so neither says it started one.
     ASSERT_EQ(run(ADBWIRE_CLI_PATH, {"start-server"}, {}).exit_code, 0);
   }
@@ -341,7 +343,8 @@ class Conformance : public ::testing::Test {
                           const std::vector<std::string>& extra_env) {
     args.insert(args.begin(), program);
     std::vector<std::string> env = env_;
-    for (const std::string& entry : extra_env) env.push_back(replace_all(entry, "{S}", serial_));
+    for (const std::string& entry : extra_env)
+      test::set_variable(env, replace_all(entry, "{S}", serial_));
     return test::run_process(std::move(args), std::move(env), {}, 20s);
   }
 

@@ -25,6 +25,12 @@ extern char** environ;
 namespace adbwire::test {
 
 namespace fs = std::filesystem;
+
+void set_variable(std::vector<std::string>& env, const std::string& entry) {
+  const std::string name = entry.substr(0, entry.find('=') + 1);
+  std::erase_if(env, [&](const std::string& existing) { return existing.starts_with(name); });
+  env.push_back(entry);
+}
 using namespace std::chrono_literals;
 
 constexpr auto kOnlineTimeout = 20s;

@@ -22,6 +22,10 @@ struct ProcessResult {
   long max_rss_kib = 0;  // the process's peak resident memory (wait4's ru_maxrss)
 };
 
+// Sets entry ("NAME=VALUE") in env, replacing NAME's earlier value: a variable given twice is
+// read from its first entry, so appending would leave the inherited value in force.
+void set_variable(std::vector<std::string>& env, const std::string& entry);
+
 // Runs argv with env, feeding input to its stdin, collecting stdout/stderr; killed at the
 // timeout (then timed_out is set). Spawn failures are reported as test failures.
 ProcessResult run_process(std::vector<std::string> argv, std::vector<std::string> env,

@@ -74,10 +74,8 @@ class ConnectCli : public ::testing::Test {
     fs::permissions(temp_.path() / "run", fs::perms::owner_all);
     env_ = server_.env();
     // The adb server's environment carries ctest's runtime folder: this test's replaces it.
-    std::erase_if(env_,
-                  [](const std::string& entry) { return entry.starts_with("XDG_RUNTIME_DIR="); });
-    env_.push_back("ANDROID_ADB_SERVER_PORT=" + std::to_string(server_.port()));
-    env_.push_back("XDG_RUNTIME_DIR=" + (temp_.path() / "run").string());
+    test::set_variable(env_, "ANDROID_ADB_SERVER_PORT=" + std::to_string(server_.port()));
+    test::set_variable(env_, "XDG_RUNTIME_DIR=" + (temp_.path() / "run").string());
   }
 
   void TearDown() override { adbwire({"kill-server"}); }
@@ -86,11 +84,7 @@ class ConnectCli : public ::testing::Test {
                               const std::vector<std::string>& extra_env = {}) {
     args.insert(args.begin(), ADBWIRE_CLI_PATH);
     std::vector<std::string> env = env_;
-    for (const std::string& entry : extra_env) {
-      const std::string name = entry.substr(0, entry.find('=') + 1);
-      std::erase_if(env, [&](const std::string& have) { return have.starts_with(name); });
-      env.push_back(entry);
-    }
+    for (const std::string& entry : extra_env) test::set_variable(env, entry);
     return test::run_process(std::move(args), std::move(env), {}, 30s);
   }
 
