@@ -1,6 +1,8 @@
 #include "cli/daemon_connect.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -86,6 +88,13 @@ Device connect_through_daemon(const GlobalOptions& globals) {
   return daemon::connect_through_daemon(
       target, daemon_start(globals), options.auth_timeout, options.limits,
       [](std::string_view note) { print_error("adbwire: " + std::string(note)); });
+}
+
+std::int64_t milliseconds_left(Deadline deadline) {
+  if (deadline == kDefaultDeadline) return -1;
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return std::max<std::int64_t>(left, 0);
 }
 
 }  // namespace adbwire::cli

@@ -2,6 +2,7 @@
 // there, the start it asks for, and the Device it gets back. Both programs build it in.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "adbwire/device.hpp"
@@ -27,5 +28,10 @@ daemon::DaemonStart daemon_start(const GlobalOptions& globals);
 // the daemon says (it reconnected) goes to stderr. Throws adbwire::Error as
 // daemon::connect_through_daemon does.
 Device connect_through_daemon(const GlobalOptions& globals);
+
+// What is left of deadline for a transfer the daemon makes on a client's descriptor
+// (daemon::PullInto, daemon::PushFrom): -1 for the default (a bound per stall), else milliseconds,
+// at least 0.
+std::int64_t milliseconds_left(Deadline deadline);
 
 }  // namespace adbwire::cli

@@ -2,8 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdlib>
 
 #include "adbwire/error.hpp"
@@ -16,17 +14,6 @@
 #include "services/sync_transfer.hpp"
 
 namespace adbwire::cli {
-namespace {
-
-// What is left of deadline for the daemon's pull; -1 for the default (a bound per stall).
-std::int64_t milliseconds_left(Deadline deadline) {
-  if (deadline == kDefaultDeadline) return -1;
-  const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return std::max<std::int64_t>(left, 0);
-}
-
-}  // namespace
 
 TransferStats pull_to_host(const GlobalOptions& globals, Device& device,
                            const std::vector<std::string>& remotes,
@@ -38,7 +25,7 @@ TransferStats pull_to_host(const GlobalOptions& globals, Device& device,
     return pull_directly(device, remotes, local, options);
   }
   const std::string target = !globals.serial.empty() ? globals.serial : default_serial();
-  daemon::PullIntoClient daemon(
+  daemon::DescriptorClient daemon(
       target, daemon_start(globals), connect_options(globals).auth_timeout,
       [](std::string_view note) { print_error("adbwire: " + std::string(note)); });
   const detail::FileFetcher fetcher = [&](const detail::FileFetch& fetch, int fd,

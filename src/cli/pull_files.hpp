@@ -1,5 +1,5 @@
 // How the CLI's pull moves a file's bytes: through the daemon, the daemon receives each file into
-// the descriptor of the temporary file this process made (daemon::PullIntoClient), so the bytes
+// the descriptor of the temporary file this process made (daemon::DescriptorClient), so the bytes
 // never cross the daemon's socket; without it, on this process's own connection.
 #pragma once
 

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -7,8 +9,13 @@
 #include "adbwire/sync.hpp"
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
+#include "cli/daemon_connect.hpp"
+#include "cli/device_selection.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/transfer_report.hpp"
+#include "daemon/client.hpp"
+#include "services/sync_channel.hpp"
+#include "services/sync_transfer.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -20,6 +27,56 @@ struct PushArgs {
   std::string compression = "any";  // -z
   bool no_compression = false;      // -Z
 };
+
+// SyncClient::push's contract on channel, on the device as connect_device(globals) reached it. Through the daemon,
+// each regular file's descriptor goes to it (daemon::DescriptorClient::push), which sends the file
+// on the connection it holds, so the bytes never cross its socket; the plan, links and empty
+// folders take this process's stream. Throws adbwire::Error.
+TransferStats push_from_host(const GlobalOptions& globals, detail::SyncChannel& channel,
+                             const std::vector<std::filesystem::path>& locals,
+                             std::string_view remote, const PushOptions& options) {
+  detail::Failure failure;
+  if (!full_program_uses_daemon(globals)) {
+    const TransferStats stats = detail::push_files(channel, locals, remote, options, failure);
+    failure.throw_if_failed();
+    return stats;
+  }
+  daemon::DescriptorClient daemon(
+      globals.serial, daemon_start(globals), connect_options(globals).auth_timeout,
+      [](std::string_view note) { print_error("adbwire: " + std::string(note)); });
+  const detail::FileSender sender = [&](const detail::FileSend& send, int fd,
+                                        SyncProgress& progress, std::uint64_t& wire_bytes,
+                                        detail::Failure& failed) {
+    const daemon::PushFrom push{std::string(send.remote),
+                                std::string(send.local),
+                                send.mode,
+                                send.mtime,
+                                std::string(to_string(options.compression)),
+                                milliseconds_left(options.deadline)};
+    const std::uint64_t before = progress.total_bytes;
+    const auto sent = [&](std::uint64_t bytes) {
+      progress.file_bytes = bytes;
+      progress.total_bytes = before + bytes;
+    };
+    // The daemon reads through the description this process opened: its offset is the progress.
+    const auto watch = [&] {
+      const off_t at = ::lseek(fd, 0, SEEK_CUR);
+      if (!options.progress || at < 0) return;
+      sent(static_cast<std::uint64_t>(at));
+      options.progress(progress);
+    };
+    std::uint64_t bytes = 0;
+    std::uint64_t wire = 0;
+    if (!daemon.push(push, fd, watch, bytes, wire, failed)) return false;
+    sent(bytes);
+    wire_bytes += wire;
+    return true;
+  };
+  const TransferStats stats =
+      detail::push_files(channel, locals, remote, options, failure, &sender);
+  failure.throw_if_failed();
+  return stats;
+}
 
 }  // namespace
 
@@ -38,15 +95,21 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
     run = [args, cmd, &globals] {
       const std::string remote = args->paths.back();
       const std::vector<std::filesystem::path> locals(args->paths.begin(), args->paths.end() - 1);
-      Device device = connect_device(globals);
+      // Chosen once: the connection and the daemon's pushes from our files name the same device.
+      GlobalOptions chosen = globals;
+      chosen.serial = select_target(globals);
+      Device device = connect_device(chosen);
       PushOptions options;
       options.compression = compression_choice(*cmd, args->compression, args->no_compression);
       options.progress = progress_bar(args->quiet);
       options.deadline = args->timeout.deadline();
-      SyncClient sync(device, options.deadline);
+      detail::SyncChannel channel(device);
+      detail::Failure opened;
+      channel.ensure(options.deadline, opened);
+      opened.throw_if_failed();
       TransferStats stats;
       try {
-        stats = sync.push(locals, remote, options);
+        stats = push_from_host(chosen, channel, locals, remote, options);
       } catch (const Error& e) {
         // As adb: a sync error is printed where the summary would be, on stdout.
         print("adbwire: error: " + std::string(e.what()) + "\n");

@@ -415,8 +415,8 @@ Device connect_through_daemon(std::string_view target, const DaemonStart& start,
   return Device(std::move(opener), ConnectOptions{}.command_timeout, limits);
 }
 
-PullIntoClient::PullIntoClient(std::string_view target, const DaemonStart& start,
-                               std::chrono::milliseconds auth_timeout, NoteHandler on_note)
+DescriptorClient::DescriptorClient(std::string_view target, const DaemonStart& start,
+                                   std::chrono::milliseconds auth_timeout, NoteHandler on_note)
     : on_note_(std::move(on_note)) {
   detail::Failure failure;
   BannerRecord record;
@@ -424,13 +424,25 @@ PullIntoClient::PullIntoClient(std::string_view target, const DaemonStart& start
   failure.throw_if_failed();
 }
 
-PullIntoClient::~PullIntoClient() { ::close(fd_); }
+DescriptorClient::~DescriptorClient() { ::close(fd_); }
 
-bool PullIntoClient::pull(const PullInto& pull, int file, const std::function<void()>& on_wait,
-                          std::uint64_t& bytes, std::uint64_t& wire_bytes,
-                          detail::Failure& failure) {
+bool DescriptorClient::pull(const PullInto& pull, int file, const std::function<void()>& on_wait,
+                            std::uint64_t& bytes, std::uint64_t& wire_bytes,
+                            detail::Failure& failure) {
+  return transfer(format_pull_into(pull), file, on_wait, bytes, wire_bytes, failure);
+}
+
+bool DescriptorClient::push(const PushFrom& push, int file, const std::function<void()>& on_wait,
+                            std::uint64_t& bytes, std::uint64_t& wire_bytes,
+                            detail::Failure& failure) {
+  return transfer(format_push_from(push), file, on_wait, bytes, wire_bytes, failure);
+}
+
+bool DescriptorClient::transfer(const std::string& request, int file,
+                                const std::function<void()>& on_wait, std::uint64_t& bytes,
+                                std::uint64_t& wire_bytes, detail::Failure& failure) {
   std::vector<std::uint8_t> out;
-  if (protocol::append_smart_request(out, format_pull_into(pull))) {
+  if (protocol::append_smart_request(out, request)) {
     failure.set(errc::invalid_argument, "a request longer than 65535 bytes");
     return false;
   }
@@ -449,7 +461,7 @@ bool PullIntoClient::pull(const PullInto& pull, int file, const std::function<vo
   };
   if (space == std::string::npos || !number(std::string_view(text).substr(0, space), bytes) ||
       !number(std::string_view(text).substr(space + 1), wire_bytes)) {
-    failure.set(errc::protocol_error, "the adbwire daemon answered a pull with a malformed count");
+    failure.set(errc::protocol_error, "the adbwire daemon answered a file transfer with a malformed count");
     return false;
   }
   return true;

@@ -60,17 +60,18 @@ Device connect_through_daemon(std::string_view target, const DaemonStart& start,
                               std::chrono::milliseconds auth_timeout, const OutputLimits& limits,
                               NoteHandler on_note);
 
-// Pulls files into descriptors through the daemon (kPullIntoRequest): one connection to it,
-// switched to target's device, for every file of one pull, so a file's bytes go from the
-// daemon's connection straight into the file, never through this process. Not thread-safe.
-class PullIntoClient {
+// Pulls files into descriptors and pushes files from them through the daemon (kPullIntoRequest,
+// kPushFromRequest): one connection to it, switched to target's device, for every file of one
+// pull or push, so a file's bytes go between the daemon's connection and the file, never through
+// this process. Not thread-safe.
+class DescriptorClient {
  public:
   // Throws adbwire::Error as connect_through_daemon.
-  PullIntoClient(std::string_view target, const DaemonStart& start,
-                 std::chrono::milliseconds auth_timeout, NoteHandler on_note);
-  ~PullIntoClient();
-  PullIntoClient(const PullIntoClient&) = delete;
-  PullIntoClient& operator=(const PullIntoClient&) = delete;
+  DescriptorClient(std::string_view target, const DaemonStart& start,
+                   std::chrono::milliseconds auth_timeout, NoteHandler on_note);
+  ~DescriptorClient();
+  DescriptorClient(const DescriptorClient&) = delete;
+  DescriptorClient& operator=(const DescriptorClient&) = delete;
 
   // Has the daemon receive pull.remote into file (a regular file open for writing; this process
   // keeps its descriptor), calling on_wait about every 100 ms until it answers. bytes: what the
@@ -79,8 +80,17 @@ class PullIntoClient {
   // daemon went away), protocol_error.
   bool pull(const PullInto& pull, int file, const std::function<void()>& on_wait,
             std::uint64_t& bytes, std::uint64_t& wire_bytes, detail::Failure& failure);
+  // Has the daemon send file (a regular file open for reading, from its offset; the offset is
+  // shared, so on_wait can read the progress from it) as push.remote. bytes: what was read from
+  // file. Errors as pull's, with SyncClient::push's codes and sentences.
+  bool push(const PushFrom& push, int file, const std::function<void()>& on_wait,
+            std::uint64_t& bytes, std::uint64_t& wire_bytes, detail::Failure& failure);
 
  private:
+  // Sends request with file beside it and reads the "BYTES WIRE_BYTES" answer.
+  bool transfer(const std::string& request, int file, const std::function<void()>& on_wait,
+                std::uint64_t& bytes, std::uint64_t& wire_bytes, detail::Failure& failure);
+
   int fd_ = -1;
   FrameReader reader_;
   NoteHandler on_note_;

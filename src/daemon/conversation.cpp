@@ -16,7 +16,7 @@
 #include "adbwire/protocol/banner.hpp"
 #include "adbwire/protocol/smart_socket.hpp"
 #include "daemon/daemon_protocol.hpp"
-#include "daemon/pull_into.hpp"
+#include "daemon/descriptor_transfers.hpp"
 #include "daemon/relay.hpp"
 #include "daemon/session_spec.hpp"
 #include "daemon/unix_socket.hpp"
@@ -487,7 +487,8 @@ class Conversation {
       reply_framed(format_banner_record(device_->record()), notes);
       return true;
     }
-    if (request.starts_with(kPullIntoRequest)) return pull_into(request);
+    if (request.starts_with(kPullIntoRequest) || request.starts_with(kPushFromRequest))
+      return transfer_file(request);
     if (request.starts_with(kSessionRequest)) {
       state_.sessions.serve(std::string_view(request).substr(kSessionRequest.size()), fd_,
                             reader_.unread(), failure);
@@ -526,7 +527,9 @@ class Conversation {
     if (request == kStatusRequest) {
       reply_framed(nlohmann::json{{"relayed_bytes", state_.relayed_bytes.load()},
                                   {"pulled_into_files", state_.pulled_into_files.load()},
-                                  {"pulled_into_bytes", state_.pulled_into_bytes.load()}}
+                                  {"pulled_into_bytes", state_.pulled_into_bytes.load()},
+                                  {"pushed_from_files", state_.pushed_from_files.load()},
+                                  {"pushed_from_bytes", state_.pushed_from_bytes.load()}}
                        .dump());
       return false;
     }
@@ -545,24 +548,30 @@ class Conversation {
     return false;
   }
 
-  // kPullIntoRequest: the file goes into the descriptor that came with the request, which is
-  // closed after (the client keeps its own).
-  bool pull_into(const std::string& request) {
+  // kPullIntoRequest and kPushFromRequest: the file goes into, or comes from, the descriptor that
+  // came with the request, which is closed after (the client keeps its own).
+  bool transfer_file(const std::string& request) {
     detail::Failure failure;
     const int file = std::exchange(passed_, -1);
+    const bool pushing = request.starts_with(kPushFromRequest);
+    const std::string what = pushing ? "a push from a file" : "a pull into a file";
     PullInto pull;
+    PushFrom push;
     std::string answer;
     if (!device_) {
-      failure.set(errc::invalid_argument, "a pull into a file needs the device request first");
+      failure.set(errc::invalid_argument, what + " needs the device request first");
     } else if (file < 0) {
-      failure.set(errc::invalid_argument, "a pull into a file came without the file");
-    } else if (parse_pull_into(request, pull)) {
-      failure.set(errc::parse_error, "a malformed pull into a file");
+      failure.set(errc::invalid_argument, what + " came without the file");
+    } else if (pushing ? bool(parse_push_from(request, push)) : bool(parse_pull_into(request, pull))) {
+      failure.set(errc::parse_error, "a malformed " + what.substr(2));
     } else {
-      if (!pulls_) pulls_ = std::make_unique<PullIntoServer>(device_, fd_);
+      if (!transfers_) transfers_ = std::make_unique<DescriptorTransfers>(device_, fd_);
       const auto use = device_->use();
       std::uint64_t bytes = 0;
-      if (pulls_->pull(pull, file, bytes, answer, failure)) {
+      if (pushing && transfers_->push(push, file, bytes, answer, failure)) {
+        ++state_.pushed_from_files;
+        state_.pushed_from_bytes += bytes;
+      } else if (!pushing && transfers_->pull(pull, file, bytes, answer, failure)) {
         ++state_.pulled_into_files;
         state_.pulled_into_bytes += bytes;
       }
@@ -583,7 +592,7 @@ class Conversation {
   std::shared_ptr<HeldDevice> device_;  // after a transport switch
   bool framed_ = false;                 // after adbwire's device request
   int passed_ = -1;                     // a descriptor the client sent, not used yet
-  std::unique_ptr<PullIntoServer> pulls_;
+  std::unique_ptr<DescriptorTransfers> transfers_;
 };
 
 }  // namespace

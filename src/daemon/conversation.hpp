@@ -26,6 +26,9 @@ struct DaemonState {
   std::atomic<std::uint64_t> relayed_bytes{0};
   std::atomic<std::uint64_t> pulled_into_files{0};
   std::atomic<std::uint64_t> pulled_into_bytes{0};
+  // Files (and their bytes) sent straight from clients' descriptors (kPushFromRequest).
+  std::atomic<std::uint64_t> pushed_from_files{0};
+  std::atomic<std::uint64_t> pushed_from_bytes{0};
 };
 
 // Serves the requests on fd until the client closes it, a one-shot reply was sent or a stream

@@ -147,29 +147,59 @@ std::string format_pull_into(const PullInto& pull) {
          pull.remote;
 }
 
+namespace {
+
+// Reads "NUMBER:" off the front of text; false when it is not one.
+template <typename Number>
+bool number_field(std::string_view& text, Number& value) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + colon, value);
+  if (error != std::errc() || end != text.data() + colon) return false;
+  text.remove_prefix(colon + 1);
+  return true;
+}
+
+// "COMPRESSION:LOCAL_LENGTH:LOCAL REMOTE", the tail both file requests share.
+bool named_tail(std::string_view text, std::string& compression, std::string& local,
+                std::string& remote) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return false;
+  compression = std::string(text.substr(0, colon));
+  text.remove_prefix(colon + 1);
+  std::size_t local_size = 0;
+  if (!number_field(text, local_size) || local_size > text.size()) return false;
+  local = std::string(text.substr(0, local_size));
+  remote = std::string(text.substr(local_size));
+  return !remote.empty();
+}
+
+}  // namespace
+
 std::error_code parse_pull_into(std::string_view text, PullInto& out) {
   if (!text.starts_with(kPullIntoRequest)) return make_error_code(errc::parse_error);
   text.remove_prefix(kPullIntoRequest.size());
-  // Each number up to the next colon; false when it is not one.
-  const auto field = [&text](auto& value) {
-    const std::size_t colon = text.find(':');
-    if (colon == std::string_view::npos || colon == 0) return false;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + colon, value);
-    if (error != std::errc() || end != text.data() + colon) return false;
-    text.remove_prefix(colon + 1);
-    return true;
-  };
-  std::size_t local_size = 0;
-  if (!field(out.size) || !field(out.slack) || !field(out.deadline_ms))
+  if (!number_field(text, out.size) || !number_field(text, out.slack) ||
+      !number_field(text, out.deadline_ms) ||
+      !named_tail(text, out.compression, out.local, out.remote))
     return make_error_code(errc::parse_error);
-  const std::size_t colon = text.find(':');
-  if (colon == std::string_view::npos) return make_error_code(errc::parse_error);
-  out.compression = std::string(text.substr(0, colon));
-  text.remove_prefix(colon + 1);
-  if (!field(local_size) || local_size > text.size()) return make_error_code(errc::parse_error);
-  out.local = std::string(text.substr(0, local_size));
-  out.remote = std::string(text.substr(local_size));
-  if (out.remote.empty()) return make_error_code(errc::parse_error);
+  return {};
+}
+
+std::string format_push_from(const PushFrom& push) {
+  return std::string(kPushFromRequest) + std::to_string(push.mode) + ":" +
+         std::to_string(push.mtime) + ":" + std::to_string(push.deadline_ms) + ":" +
+         push.compression + ":" + std::to_string(push.local.size()) + ":" + push.local +
+         push.remote;
+}
+
+std::error_code parse_push_from(std::string_view text, PushFrom& out) {
+  if (!text.starts_with(kPushFromRequest)) return make_error_code(errc::parse_error);
+  text.remove_prefix(kPushFromRequest.size());
+  if (!number_field(text, out.mode) || !number_field(text, out.mtime) ||
+      !number_field(text, out.deadline_ms) ||
+      !named_tail(text, out.compression, out.local, out.remote))
+    return make_error_code(errc::parse_error);
   return {};
 }
 

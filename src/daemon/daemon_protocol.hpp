@@ -57,9 +57,18 @@ inline constexpr std::string_view kSessionsRequest = "host:adbwire-sessions";
 // was given, never opens a path of the client's; the client keeps the temporary file, its final
 // name and its cleanup. Several may follow one another on one connection.
 inline constexpr std::string_view kPullIntoRequest = "host:adbwire-pull-into:";
+// "host:adbwire-push-from:MODE:MTIME:DEADLINE_MS:COMPRESSION:LOCAL_LENGTH:LOCAL REMOTE" (a
+// PushFrom), sent after the device request with the descriptor of a regular file the client opened
+// for reading beside its first byte: the daemon sends the file from that descriptor's offset to its
+// end to REMOTE on the connection it holds (SEND, DATA…, DONE, then the device's answer), and
+// answers NOTE* OKAY DATA* DONE ("BYTES WIRE_BYTES") or FAIL. It reads only the descriptor it was
+// given, never opens a path of the client's; the client plans the tree. Several may follow one
+// another on one connection, and pulls into files beside them.
+inline constexpr std::string_view kPushFromRequest = "host:adbwire-push-from:";
 // "host:adbwire-status": OKAY DATA* DONE, a JSON object of counts since the daemon started:
 // relayed_bytes (device bytes relayed to clients' sockets), pulled_into_files and
-// pulled_into_bytes (files received straight into clients' descriptors).
+// pulled_into_bytes (files received straight into clients' descriptors), pushed_from_files and
+// pushed_from_bytes (files sent straight from clients' descriptors).
 inline constexpr std::string_view kStatusRequest = "host:adbwire-status";
 
 // What host:version answers: AOSP's ADB_SERVER_VERSION (41), which adb's own client checks
@@ -118,6 +127,20 @@ struct PullInto {
 // or a field is malformed.
 std::string format_pull_into(const PullInto& pull);
 std::error_code parse_pull_into(std::string_view text, PullInto& out);
+
+// One file of a push the daemon sends from the client's descriptor.
+struct PushFrom {
+  std::string remote;             // the device's path
+  std::string local;              // where it comes from, for the daemon's error sentences only
+  std::uint32_t mode = 0;         // the file's mode as SEND carries it (type and permissions)
+  std::int64_t mtime = 0;         // DONE's mtime
+  std::string compression;        // to_string(SyncCompression)
+  std::int64_t deadline_ms = -1;  // left of the push's deadline; -1: the default (per stall)
+};
+// The whole request (kPushFromRequest and the fields), and back: parse_error when it is not one or
+// a field is malformed.
+std::string format_push_from(const PushFrom& push);
+std::error_code parse_push_from(std::string_view text, PushFrom& out);
 
 // The serial adb's server names a TCP address by (host:connect, host:disconnect): HOST:PORT, port
 // 5555 when none was given; address as it is when it is no TCP address.

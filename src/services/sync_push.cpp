@@ -26,6 +26,14 @@ constexpr std::size_t kReadBufferSize = 256 * 1024;
 
 std::string errno_text(int error) { return std::strerror(error); }
 
+// Closes a descriptor when it goes (-1: none).
+struct FileCloser {
+  int fd;
+  ~FileCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 struct PushItem {
   fs::path local;
   std::string remote;
@@ -95,24 +103,30 @@ class Pusher {
     if (reason.code == errc::command_failed) failure = std::move(reason);
   }
 
+  // Opens a regular file of the plan for reading (-1 and failure set when it cannot).
+  static int open_file(const PushItem& item, Failure& failure) {
+    const int fd = ::open(item.local.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      failure.set(errc::io_error, "cannot read " + item.local.string() + ": " + errno_text(errno));
+    return fd;
+  }
+
   bool push_file(const PushItem& item, std::deque<const PushItem*>& waiting,
+                 const PushOptions& options, std::optional<SyncCodec> wanted,
+                 SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
+    const int fd = S_ISLNK(item.mode) ? -1 : open_file(item, failure);
+    if (!S_ISLNK(item.mode) && fd < 0) return false;
+    const FileCloser closer{fd};
+    return push_open(item, fd, waiting, options, wanted, progress, wire_bytes, failure);
+  }
+
+  // push_file on fd (-1 for a link, whose target is read from item.local).
+  bool push_open(const PushItem& item, int fd, std::deque<const PushItem*>& waiting,
                  const PushOptions& options, std::optional<SyncCodec> wanted,
                  SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
     // A link's target goes plain, as AOSP sends small files.
     const bool compressed = wanted.has_value() && !S_ISLNK(item.mode);
     const SyncCodec codec = wanted.value_or(SyncCodec::zstd);
-    const int fd = S_ISLNK(item.mode) ? -1 : ::open(item.local.c_str(), O_RDONLY | O_CLOEXEC);
-    if (!S_ISLNK(item.mode) && fd < 0) {
-      failure.set(errc::io_error, "cannot read " + item.local.string() + ": " + errno_text(errno));
-      return false;
-    }
-    struct Closer {
-      int fd;
-      ~Closer() {
-        if (fd >= 0) ::close(fd);
-      }
-    } closer{fd};
-
     const std::uint32_t flags = compressed ? sync_codec_flag(codec) : protocol::kSyncFlagNone;
     const std::error_code too_long =
         channel_.sendrecv_v2()
@@ -238,8 +252,57 @@ class Pusher {
     return encoder->finish(send) || encoder_failed();
   }
 
+  // Sends what is buffered and reads every acknowledgement still owed.
+  bool drain(std::deque<const PushItem*>& waiting, Deadline deadline, Failure& failure) {
+    if (!channel_.flush(deadline, failure)) {
+      explain_write_failure(waiting, deadline, failure);
+      return false;
+    }
+    while (!waiting.empty()) {
+      if (!read_ack(waiting, deadline, failure)) return false;
+    }
+    return true;
+  }
+
+  // A regular file through sender, once the files before it are answered (the device then has
+  // them in the order of the plan).
+  bool send_through(const FileSender& sender, const PushItem& item,
+                    std::deque<const PushItem*>& waiting, const PushOptions& options,
+                    SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
+    if (!drain(waiting, options.deadline, failure)) return false;
+    const int fd = open_file(item, failure);
+    if (fd < 0) return false;
+    const FileCloser closer{fd};
+    const std::string local_text = item.local.string();
+    progress.remote = item.remote;
+    progress.local = local_text;
+    progress.file_bytes = 0;
+    progress.file_size = item.size;
+    if (!sender({item.remote, local_text, item.mode, item.mtime, item.size}, fd, progress,
+                wire_bytes, failure))
+      return false;
+    ++progress.files_done;
+    return true;
+  }
+
+  // send_file: one file from fd, answered before it returns.
+  bool send_one(const PushItem& item, int fd, const PushOptions& options,
+                std::optional<SyncCodec> codec, SyncProgress& progress, std::uint64_t& wire_bytes,
+                Failure& failure) {
+    if (!S_ISREG(item.mode)) {
+      failure.set(errc::invalid_argument,
+                  "only a regular file is sent from a descriptor, not mode " +
+                      std::to_string(item.mode) + " (" + item.remote + ")");
+      return false;
+    }
+    if (!channel_.ensure(options.deadline, failure)) return false;
+    std::deque<const PushItem*> waiting;
+    return push_open(item, fd, waiting, options, codec, progress, wire_bytes, failure) &&
+           drain(waiting, options.deadline, failure);
+  }
+
   TransferStats run(const std::vector<fs::path>& locals, std::string_view remote,
-                    const PushOptions& options, Failure& failure) {
+                    const PushOptions& options, Failure& failure, const FileSender* sender) {
     const auto start = Clock::now();
     TransferStats stats;
     if (locals.empty()) {
@@ -280,12 +343,15 @@ class Pusher {
     std::size_t sent = 0;
     std::uint64_t wire_bytes = 0;
     for (const PushItem& file : files) {
-      if (!push_file(file, waiting, options, codec, progress, wire_bytes, failure)) break;
+      const bool sent_here = sender == nullptr || !S_ISREG(file.mode)
+                                 ? push_file(file, waiting, options, codec, progress, wire_bytes,
+                                             failure)
+                                 : send_through(*sender, file, waiting, options, progress,
+                                                wire_bytes, failure);
+      if (!sent_here) break;
       ++sent;
     }
-    if (!failure && !channel_.flush(options.deadline, failure))
-      explain_write_failure(waiting, options.deadline, failure);
-    while (!failure && !waiting.empty()) read_ack(waiting, options.deadline, failure);
+    if (!failure) drain(waiting, options.deadline, failure);
     if (!failure) {
       stats.files = sent;
       stats.bytes = progress.total_bytes;
@@ -321,8 +387,17 @@ class Pusher {
 }  // namespace
 
 TransferStats push_files(SyncChannel& channel, const std::vector<fs::path>& locals,
-                         std::string_view remote, const PushOptions& options, Failure& failure) {
-  return Pusher(channel).run(locals, remote, options, failure);
+                         std::string_view remote, const PushOptions& options, Failure& failure,
+                         const FileSender* sender) {
+  return Pusher(channel).run(locals, remote, options, failure, sender);
+}
+
+bool send_file(SyncChannel& channel, const FileSend& send, int fd, std::optional<SyncCodec> codec,
+               const PushOptions& options, SyncProgress& progress, std::uint64_t& wire_bytes,
+               Failure& failure) {
+  const PushItem item{fs::path(send.local), std::string(send.remote), send.mode, send.mtime,
+                      send.size};
+  return Pusher(channel).send_one(item, fd, options, codec, progress, wire_bytes, failure);
 }
 
 }  // namespace adbwire::detail

@@ -43,10 +43,34 @@ TransferStats pull_files(SyncChannel& channel, const std::vector<std::string>& r
                          const std::filesystem::path& local, const PullOptions& options,
                          Failure& failure, const FileFetcher& fetcher);
 
+// One file of a push, on its way from a descriptor.
+struct FileSend {
+  std::string_view remote;
+  std::string_view local;  // where it comes from, for messages
+  std::uint32_t mode = 0;  // as SEND carries it
+  std::int64_t mtime = 0;  // as DONE carries it
+  std::uint64_t size = 0;  // what the plan saw (progress only: the file is sent to its end)
+};
+
+// Sends fd from its offset to its end as send.remote over channel (compressed with codec when
+// given), waits for the device's answer, and counts progress as push_files does. Errors as
+// SyncClient::push's for one file.
+bool send_file(SyncChannel& channel, const FileSend& send, int fd, std::optional<SyncCodec> codec,
+               const PushOptions& options, SyncProgress& progress, std::uint64_t& wire_bytes,
+               Failure& failure);
+
+// Sends fd (a regular file of the push, open for reading) instead of the push's own stream, with
+// send_file's contract: the CLI's push through the daemon hands the descriptor to the daemon,
+// which sends it on the connection it holds.
+using FileSender = std::function<bool(const FileSend& send, int fd, SyncProgress& progress,
+                                      std::uint64_t& wire_bytes, Failure& failure)>;
+
 // SyncClient::push: walks the local tree, then sends every file over the one stream with up to
-// kMaxDeferred acknowledgements outstanding, as AOSP does.
+// kMaxDeferred acknowledgements outstanding, as AOSP does; with sender, each regular file goes
+// through it instead (links and the plan's requests stay on channel).
 TransferStats push_files(SyncChannel& channel, const std::vector<std::filesystem::path>& locals,
-                         std::string_view remote, const PushOptions& options, Failure& failure);
+                         std::string_view remote, const PushOptions& options, Failure& failure,
+                         const FileSender* sender = nullptr);
 
 // "/a/b/" → "b"; "/" → "".
 std::string remote_basename(std::string_view path);

@@ -548,7 +548,18 @@ class SyncService final : public Service {
     if (!dry_run_ && S_ISLNK(push_mode_)) {
       // The host sends the target with its terminating NUL.
       const std::string target = push_link_.substr(0, push_link_.find('\0'));
-      if (::symlink(target.c_str(), push_path_.c_str()) != 0) {
+      bool linked = ::symlink(target.c_str(), push_path_.c_str()) == 0;
+      if (!linked && errno == ENOENT) {
+        // As adbd's handle_send_link: the folders are made only when the link needs them.
+        std::error_code mkdir_error;
+        fs::create_directories(push_path_.parent_path(), mkdir_error);
+        if (mkdir_error) {
+          fail("secure_mkdirs() failed: " + mkdir_error.message());
+          return;
+        }
+        linked = ::symlink(target.c_str(), push_path_.c_str()) == 0;
+      }
+      if (!linked) {
         fail("symlink failed: " + errno_text());
         return;
       }

@@ -720,6 +720,29 @@ TEST_F(Daemon, APullCutOffOrRefusedLeavesNoFile) {
   EXPECT_EQ(adbwire({"-s", plain.target(), "shell", "echo", "alive"}).out, "alive\n");
 }
 
+// The daemon's answer to a file request (pull into, push from) sent with passed beside it (-1:
+// none), after the device request for target (or with none): the failure's sentence.
+std::string file_request_failure(const fs::path& socket, const std::string& target,
+                                 const std::string& file_request, int passed, bool device_first) {
+  const int fd = connect_unix(socket);
+  daemon::FrameReader reader;
+  std::string text;
+  detail::Failure failure;
+  const Deadline deadline = deadline_after(kWait);
+  std::vector<std::uint8_t> request;
+  protocol::append_smart_request(request, file_request);
+  if ((!device_first ||
+       (daemon::send_request(fd, daemon::device_request(target, 0ms), deadline, failure) &&
+        daemon::read_answer(fd, reader, deadline, {}, &text, failure))) &&
+      (passed < 0 ? daemon::send_all(fd, request, deadline, failure)
+                  : daemon::send_with_descriptor(fd, request, passed, deadline, failure))) {
+    text.clear();
+    daemon::read_answer(fd, reader, deadline, {}, &text, failure);
+  }
+  ::close(fd);
+  return failure.detail;
+}
+
 // The daemon writes only into a regular file the client opened for writing, and only one it was
 // given: a read-only descriptor, none at all, or a request before the device's are refused.
 TEST_F(Daemon, APullIntoTakesOnlyAWritableFileItWasGiven) {
@@ -731,23 +754,7 @@ TEST_F(Daemon, APullIntoTakesOnlyAWritableFileItWasGiven) {
   std::ofstream(file) << "kept";
   const std::string pull = daemon::format_pull_into({"/sdcard/f", "given", 100, 0, "none", -1});
   const auto answer = [&](int passed, bool device_first) {
-    const int fd = connect_unix(only_socket());
-    daemon::FrameReader reader;
-    std::string text;
-    detail::Failure failure;
-    const Deadline deadline = deadline_after(kWait);
-    std::vector<std::uint8_t> request;
-    protocol::append_smart_request(request, pull);
-    if ((!device_first ||
-         (daemon::send_request(fd, daemon::device_request(vd.target(), 0ms), deadline, failure) &&
-          daemon::read_answer(fd, reader, deadline, {}, &text, failure))) &&
-        (passed < 0 ? daemon::send_all(fd, request, deadline, failure)
-                    : daemon::send_with_descriptor(fd, request, passed, deadline, failure))) {
-      text.clear();
-      daemon::read_answer(fd, reader, deadline, {}, &text, failure);
-    }
-    ::close(fd);
-    return failure.detail;
+    return file_request_failure(only_socket(), vd.target(), pull, passed, device_first);
   };
   const int read_only = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   EXPECT_NE(answer(read_only, true).find("opened for writing"), std::string::npos);
@@ -756,6 +763,62 @@ TEST_F(Daemon, APullIntoTakesOnlyAWritableFileItWasGiven) {
   ::close(read_only);
   EXPECT_EQ(file_text(file), "kept");
   EXPECT_EQ(status_of(only_socket()).value("pulled_into_files", 0u), 0u);
+}
+
+// Through the daemon a pushed file's bytes go from the file the CLI opened (its descriptor passed
+// over the socket) onto the daemon's connection, never through the CLI's socket; a tree's links
+// and empty folders still arrive, on the CLI's own stream.
+TEST_F(Daemon, APushedFileComesFromTheClientsFileNotThroughItsSocket) {
+  VirtualDevice vd;
+  vd.start();
+  const fs::path in = dir_.path() / "in";
+  const std::string big = put_device_file(in, "/big.bin", 8 << 20);
+  const std::string small = put_device_file(in, "/tree/a/small", 3000);
+  fs::create_directories(in / "tree/empty");
+  fs::create_symlink("a/small", in / "tree/link");
+  const test::ProcessResult pushed =
+      adbwire({"-s", vd.target(), "push", (in / "big.bin").string(), "/sdcard/up.bin"});
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.out << pushed.err;
+  EXPECT_TRUE(file_text(vd.root() / "sdcard/up.bin") == big);
+  EXPECT_NE(pushed.out.find("1 file pushed"), std::string::npos) << pushed.out;
+  nlohmann::json status = status_of(only_socket());
+  EXPECT_EQ(status.value("pushed_from_files", 0u), 1u) << status.dump();
+  EXPECT_EQ(status.value("pushed_from_bytes", 0u), big.size()) << status.dump();
+  EXPECT_LT(status.value("relayed_bytes", ~0u), 64u * 1024) << status.dump();
+
+  const test::ProcessResult tree =
+      adbwire({"-s", vd.target(), "push", "-q", (in / "tree").string(), "/sdcard/"});
+  ASSERT_EQ(tree.exit_code, 0) << tree.out << tree.err;
+  EXPECT_TRUE(file_text(vd.root() / "sdcard/tree/a/small") == small);
+  EXPECT_TRUE(fs::is_symlink(vd.root() / "sdcard/tree/link"));
+  EXPECT_TRUE(fs::is_directory(vd.root() / "sdcard/tree/empty"));
+  status = status_of(only_socket());
+  EXPECT_EQ(status.value("pushed_from_files", 0u), 2u) << status.dump();
+  EXPECT_EQ(vd.connections_accepted(), 1u);
+}
+
+// The daemon sends only a regular file the client opened for reading, under a regular file's
+// mode (a link's would have it read a path of the client's), and only one it was given.
+TEST_F(Daemon, APushFromTakesOnlyAReadableRegularFileItWasGiven) {
+  VirtualDevice vd;
+  vd.start();
+  ASSERT_EQ(adbwire({"-s", vd.target(), "shell", "true"}).exit_code, 0);
+  const fs::path file = dir_.path() / "given";
+  std::ofstream(file) << "kept";
+  const auto answer = [&](std::uint32_t mode, int passed) {
+    return file_request_failure(
+        only_socket(), vd.target(),
+        daemon::format_push_from({"/sdcard/f", "given", mode, 0, "none", -1}), passed, true);
+  };
+  const int write_only = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  const int read_only = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  EXPECT_NE(answer(0100644, write_only).find("opened for reading"), std::string::npos);
+  EXPECT_NE(answer(0120777, read_only).find("only a regular file"), std::string::npos);
+  EXPECT_NE(answer(0100644, -1).find("came without the file"), std::string::npos);
+  ::close(write_only);
+  ::close(read_only);
+  EXPECT_FALSE(fs::exists(vd.root() / "sdcard/f"));
+  EXPECT_EQ(status_of(only_socket()).value("pushed_from_files", 0u), 0u);
 }
 
 }  // namespace

@@ -282,6 +282,24 @@ TEST(DaemonProtocol, PullIntoRequestsCarryAnyNamesAndBadOnesFail) {
   }
 }
 
+TEST(DaemonProtocol, PushFromRequestsCarryAnyNamesAndBadOnesFail) {
+  const PushFrom sent{"/sdcard/a:b \xff\x01z", "in:/x y", 0100644, -5, "lz4", 2500};
+  PushFrom got;
+  ASSERT_FALSE(parse_push_from(format_push_from(sent), got));
+  EXPECT_EQ(got.remote, sent.remote);
+  EXPECT_EQ(got.local, sent.local);
+  EXPECT_EQ(got.mode, sent.mode);
+  EXPECT_EQ(got.mtime, -5);
+  EXPECT_EQ(got.compression, "lz4");
+  EXPECT_EQ(got.deadline_ms, 2500);
+  for (const std::string bad :
+       {"host:adbwire-push-from:", "host:adbwire-push-from:420:1:3:none:9:short",
+        "host:adbwire-push-from:-1:1:3:none:0:/r", "host:adbwire-push-from:420:1:3:none:0:",
+        "host:adbwire-push-from:420::3:none:0:/r", "host:adbwire-pull-into:1:2:3:none:0:/r"}) {
+    EXPECT_EQ(parse_push_from(bad, got), errc::parse_error) << bad;
+  }
+}
+
 TEST(DaemonProtocol, SessionNamesAreWordsWithoutSeparators) {
   for (const std::string_view good : {"", "a", "agent-1", "x_y.z"})
     EXPECT_TRUE(valid_session_name(good));
