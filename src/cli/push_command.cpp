@@ -28,10 +28,10 @@ struct PushArgs {
   bool no_compression = false;      // -Z
 };
 
-// SyncClient::push's contract on channel, on the device as connect_device(globals) reached it. Through the daemon,
-// each regular file's descriptor goes to it (daemon::DescriptorClient::push), which sends the file
-// on the connection it holds, so the bytes never cross its socket; the plan, links and empty
-// folders take this process's stream. Throws adbwire::Error.
+// SyncClient::push's contract on channel, on the device as connect_device(globals) reached it.
+// Through the daemon, each regular file's descriptor goes to it (daemon::DescriptorClient::push),
+// which sends the file on the connection it holds, so the bytes never cross its socket; the plan,
+// links and empty folders take this process's stream. Throws adbwire::Error.
 TransferStats push_from_host(const GlobalOptions& globals, detail::SyncChannel& channel,
                              const std::vector<std::filesystem::path>& locals,
                              std::string_view remote, const PushOptions& options) {

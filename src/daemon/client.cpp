@@ -461,7 +461,8 @@ bool DescriptorClient::transfer(const std::string& request, int file,
   };
   if (space == std::string::npos || !number(std::string_view(text).substr(0, space), bytes) ||
       !number(std::string_view(text).substr(space + 1), wire_bytes)) {
-    failure.set(errc::protocol_error, "the adbwire daemon answered a file transfer with a malformed count");
+    failure.set(errc::protocol_error,
+                "the adbwire daemon answered a file transfer with a malformed count");
     return false;
   }
   return true;

@@ -562,7 +562,8 @@ class Conversation {
       failure.set(errc::invalid_argument, what + " needs the device request first");
     } else if (file < 0) {
       failure.set(errc::invalid_argument, what + " came without the file");
-    } else if (pushing ? bool(parse_push_from(request, push)) : bool(parse_pull_into(request, pull))) {
+    } else if (pushing ? bool(parse_push_from(request, push))
+                       : bool(parse_pull_into(request, pull))) {
       failure.set(errc::parse_error, "a malformed " + what.substr(2));
     } else {
       if (!transfers_) transfers_ = std::make_unique<DescriptorTransfers>(device_, fd_);

@@ -47,8 +47,8 @@ DescriptorTransfers::DescriptorTransfers(std::shared_ptr<HeldDevice> device, int
 
 DescriptorTransfers::~DescriptorTransfers() = default;
 
-bool DescriptorTransfers::pull(const PullInto& pull, int file, std::uint64_t& bytes, std::string& answer,
-                          detail::Failure& failure) {
+bool DescriptorTransfers::pull(const PullInto& pull, int file, std::uint64_t& bytes,
+                               std::string& answer, detail::Failure& failure) {
   struct stat st {};
   const int flags = ::fcntl(file, F_GETFL);
   if (::fstat(file, &st) != 0 || !S_ISREG(st.st_mode) || flags < 0 ||
@@ -108,8 +108,8 @@ bool DescriptorTransfers::push(const PushFrom& push, int file, std::uint64_t& by
            detail::send_file(sync,
                              {push.remote, push.local, push.mode, push.mtime,
                               static_cast<std::uint64_t>(st.st_size)},
-                             file, sync.choose(options.compression), options, progress,
-                             wire_bytes, failure);
+                             file, sync.choose(options.compression), options, progress, wire_bytes,
+                             failure);
   });
   if (!sent) return false;
   bytes = progress.file_bytes;

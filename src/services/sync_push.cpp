@@ -343,11 +343,10 @@ class Pusher {
     std::size_t sent = 0;
     std::uint64_t wire_bytes = 0;
     for (const PushItem& file : files) {
-      const bool sent_here = sender == nullptr || !S_ISREG(file.mode)
-                                 ? push_file(file, waiting, options, codec, progress, wire_bytes,
-                                             failure)
-                                 : send_through(*sender, file, waiting, options, progress,
-                                                wire_bytes, failure);
+      const bool sent_here =
+          sender == nullptr || !S_ISREG(file.mode)
+              ? push_file(file, waiting, options, codec, progress, wire_bytes, failure)
+              : send_through(*sender, file, waiting, options, progress, wire_bytes, failure);
       if (!sent_here) break;
       ++sent;
     }
