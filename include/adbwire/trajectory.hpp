@@ -68,8 +68,8 @@ struct TrajectoryStep {
   std::string message;                                    // the error's message
   std::chrono::system_clock::time_point started;
   std::chrono::microseconds duration{0};
-  std::string snapshot;    // file (relative to dir) of the snapshot taken or acted on
-  std::string screenshot;  // file of the screenshot after the action
+  std::string snapshot;       // file (relative to dir) of the snapshot taken or acted on
+  std::string screenshot;     // file of the screenshot after the action
   std::string snapshot_hash;  // "sha256:<hex>" of the snapshot's text as saved
   std::string observation;    // the snapshot's text, with TrajectoryOptions::inline_snapshots
   std::vector<TrajectoryElement> elements;  // the elements acted on, in the call's order

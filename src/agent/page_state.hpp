@@ -81,8 +81,9 @@ struct Page::State {
   template <class Work>
   auto call(std::string_view action, Args args, bool changes_screen, detail::Failure& failure,
             Work&& work) {
-    agent::PageCall record{action, std::move(args), changes_screen,
-                           std::chrono::system_clock::now(), Clock::now(), {}, {}};
+    agent::PageCall record{
+        action, std::move(args), changes_screen, std::chrono::system_clock::now(), Clock::now(), {},
+        {}};
     ref_checks.clear();
     acted_on.clear();
     touched.clear();

@@ -1,13 +1,12 @@
 #include "adbwire/trajectory.hpp"
 
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-
-#include <openssl/evp.h>
 
 #include "adbwire/error.hpp"
 #include "base/failure.hpp"

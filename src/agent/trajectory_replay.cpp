@@ -15,8 +15,8 @@ using Json = nlohmann::json;
 
 // Calls that only read: nothing to play.
 constexpr std::string_view kReads[] = {
-    "snapshot", "wait_for_text", "wait_for_idle", "screenshot", "foreground",   "packages",
-    "app_labels", "capabilities", "clipboard_get", "device_time", "setting",
+    "snapshot",   "wait_for_text", "wait_for_idle", "screenshot",  "foreground", "packages",
+    "app_labels", "capabilities",  "clipboard_get", "device_time", "setting",
 };
 
 struct Step {
@@ -111,8 +111,7 @@ std::string typed_text(const Step& step, const ReplayOptions& options, TypeOptio
   if (text.starts_with(kSecret) && text.ends_with('>')) {
     type.secret_name = text.substr(kSecret.size(), text.size() - kSecret.size() - 1);
     if (!options.secret) {
-      throw Error(errc::invalid_argument, what_of(step) + " typed the secret " +
-                                              type.secret_name +
+      throw Error(errc::invalid_argument, what_of(step) + " typed the secret " + type.secret_name +
                                               ", and no secrets are configured to type it again");
     }
     return options.secret(type.secret_name);
@@ -133,7 +132,8 @@ bool play(Page& page, const Step& step, const ReplayOptions& options) {
   } else if (a == "scroll") {
     page.scroll(find_again(page, step, 0), direction_of(step));
   } else if (a == "type") {
-    TypeOptions type{.clear = arg(step, "clear") == "true", .submit = arg(step, "submit") == "true"};
+    TypeOptions type{.clear = arg(step, "clear") == "true",
+                     .submit = arg(step, "submit") == "true"};
     std::string text = typed_text(step, options, type);
     const std::uint32_t ref = find_again(page, step, 0);
     page.type(ref, text, type);
@@ -167,8 +167,7 @@ ReplayReport replay_trajectory(Page& page, const std::filesystem::path& file,
                                const ReplayOptions& options) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    throw Error(errc::io_error,
-                "cannot read the trajectory " + protocol::printable(file.string()));
+    throw Error(errc::io_error, "cannot read the trajectory " + protocol::printable(file.string()));
   }
   ReplayReport report;
   std::string text;
@@ -205,8 +204,7 @@ ReplayReport replay_trajectory(Page& page, const std::filesystem::path& file,
     if (options.played) options.played(step.number, step.action);
   }
   if (in.bad()) {
-    throw Error(errc::io_error,
-                "cannot read the trajectory " + protocol::printable(file.string()));
+    throw Error(errc::io_error, "cannot read the trajectory " + protocol::printable(file.string()));
   }
   return report;
 }

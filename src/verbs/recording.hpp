@@ -8,8 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <system_error>
 #include <thread>

@@ -80,10 +80,10 @@ Reply record_trajectory_stop(Call& call) {
                 "one");
   }
   const std::uint64_t steps = trajectory->steps();
-  return Reply::text("Saved the trajectory (" + std::to_string(steps) + " step" +
-                     (steps == 1 ? "" : "s") + ") to " +
-                     protocol::printable((trajectory->options().dir / "trajectory.jsonl").string()) +
-                     ". replay_trajectory plays it again.");
+  return Reply::text(
+      "Saved the trajectory (" + std::to_string(steps) + " step" + (steps == 1 ? "" : "s") +
+      ") to " + protocol::printable((trajectory->options().dir / "trajectory.jsonl").string()) +
+      ". replay_trajectory plays it again.");
 }
 
 Reply replay_trajectory(Call& call) {

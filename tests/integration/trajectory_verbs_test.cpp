@@ -74,7 +74,8 @@ class TrajectoryVerbs : public testing_tools::ToolsTest {
   // Adds an item on the demo app (Add item, its name, Save) while recording into runs()/name;
   // returns the trajectory file.
   fs::path record_adding(DeviceTools& tools, const std::string& name, const Json& typing) {
-    const Json started = call(tools, "record_trajectory_start", {{"path", (runs() / name).string()}});
+    const Json started =
+        call(tools, "record_trajectory_start", {{"path", (runs() / name).string()}});
     EXPECT_FALSE(started["isError"].get<bool>()) << text_of(started);
     for (const auto& [verb, arguments] :
          std::vector<std::pair<std::string, Json>>{{"snapshot", Json::object()},
@@ -196,8 +197,8 @@ TEST_F(TrajectoryVerbs, PathsOutsideTheAllowedFoldersAndBadFilesAreRefused) {
   VirtualDevice vd(demo());
   vd.start();
   DeviceTools tools(options_for(vd));
-  const Json outside = call(tools, "record_trajectory_start",
-                            {{"path", (work_.path() / "elsewhere").string()}});
+  const Json outside =
+      call(tools, "record_trajectory_start", {{"path", (work_.path() / "elsewhere").string()}});
   EXPECT_TRUE(outside["isError"].get<bool>());
   EXPECT_NE(text_of(outside).find("is outside the folders"), std::string::npos) << text_of(outside);
   EXPECT_TRUE(call(tools, "record_trajectory_stop")["isError"].get<bool>());
@@ -214,8 +215,7 @@ TEST_F(TrajectoryVerbs, PathsOutsideTheAllowedFoldersAndBadFilesAreRefused) {
   const std::size_t before = vd.events().size();
   const Json unplayable = call(tools, "replay_trajectory", {{"file", broken.string()}});
   EXPECT_TRUE(unplayable["isError"].get<bool>());
-  EXPECT_NE(text_of(unplayable).find("step 1 (tap) does not record the element"),
-            std::string::npos)
+  EXPECT_NE(text_of(unplayable).find("step 1 (tap) does not record the element"), std::string::npos)
       << text_of(unplayable);
   EXPECT_EQ(vd.events().size(), before) << "a step without its element is never played blind";
 
