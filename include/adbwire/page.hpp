@@ -360,6 +360,13 @@ class Page {
   // How the last call found the elements of the refs it acted on (empty when it took none).
   std::span<const RefCheckReport> last_ref_checks() const noexcept;
 
+  // Starts recording every call from now on into trajectory (as PageOptions::trajectory does
+  // from the start), or stops with nullptr. Secrets typed before are masked in it too. Returns
+  // the recording that ran until now (nullptr when none).
+  std::shared_ptr<Trajectory> record(std::shared_ptr<Trajectory> trajectory);
+  // The recording running, or nullptr.
+  const std::shared_ptr<Trajectory>& recording() const noexcept;
+
   // ---- Actions on refs of the last snapshot. Errors also: not_found (no such ref, or no
   // snapshot yet), stale_ref (see the top of this file).
   void tap(std::uint32_t ref, Deadline deadline = kDefaultDeadline);

@@ -354,6 +354,154 @@ class AdbwireDriver:
         return page
 
 
+class RecordingDriver:
+    """DroidRun's ``RecordingDriver`` over an AdbwireDriver: every mutating action is appended
+    to ``log`` as DroidRun's dicts ({"action_type": "tap", "x": 540, "y": 1200}, "swipe",
+    "input_text", "key_press", "system_button", "start_app", "drag"), other attributes reach
+    the inner driver, and the Page behind it records an adbwire trajectory (the verbs
+    record_trajectory_start/_stop): each snapshot with its hash, each action with its element
+    and point, in a private trajectory.jsonl (docs/trajectory.md). The recording starts with
+    the first action (or start_recording()), in ``path`` (a new folder) or a private folder.
+
+    input_text types through Page.type on the focused field's ref, so the trajectory knows the
+    field and a replay finds it again (the field is tapped before typing, which DroidRun's own
+    driver leaves out). ``replay(file)`` plays a trajectory on this driver's device, each element
+    found again on a fresh snapshot; it raises StaleRefError naming the first step whose element
+    is not there (nothing is sent for it).
+    """
+
+    def __init__(
+        self, inner: AdbwireDriver, path: Optional[str] = None, screenshots: bool = False
+    ) -> None:
+        self.inner = inner
+        self.log: List[Dict[str, Any]] = []
+        self.trajectory: Optional[str] = None  # the trajectory.jsonl recorded into
+        self._path = path
+        self._screenshots = screenshots
+        self._recording = False
+
+    @property
+    def supported(self) -> set:
+        return self.inner.supported
+
+    @property
+    def supported_system_buttons(self) -> set:
+        return self.inner.supported_buttons
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    # -- the trajectory ------------------------------------------------------
+
+    async def start_recording(self) -> str:
+        """Starts the trajectory (once) and returns its trajectory.jsonl path."""
+        if not self._recording:
+            page = await self.inner._ready()
+            arguments: Dict[str, Any] = {}
+            if self._path is not None:
+                arguments["path"] = self._path
+            if self._screenshots:
+                arguments["screenshots"] = True
+            reply = await aio.run(page.call, "record_trajectory_start", **arguments)
+            self.trajectory = _trajectory_file(reply.text)
+            self._recording = True
+        return self.trajectory or ""
+
+    async def stop_recording(self) -> str:
+        """Ends the trajectory and returns its trajectory.jsonl path ("" when none ran)."""
+        if not self._recording:
+            return ""
+        page = await self.inner._ready()
+        reply = await aio.run(page.call, "record_trajectory_stop")
+        self._recording = False
+        self.trajectory = _trajectory_file(reply.text)
+        return self.trajectory
+
+    async def replay(self, file: Optional[str] = None) -> str:
+        """Plays a trajectory (default: the one recorded here) on the device; returns the
+        verb's summary. adbwire.StaleRefError at the first element not found again."""
+        page = await self.inner._ready()
+        reply = await aio.run(page.call, "replay_trajectory", file=file or self.trajectory or "")
+        return reply.text
+
+    # -- recorded actions ----------------------------------------------------
+
+    async def tap(self, x: int, y: int) -> None:
+        await self.start_recording()
+        await self.inner.tap(x, y)
+        self.log.append({"action_type": "tap", "x": x, "y": y})
+
+    async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: float = 1000) -> None:
+        await self.start_recording()
+        await self.inner.swipe(x1, y1, x2, y2, duration_ms)
+        self.log.append(
+            {
+                "action_type": "swipe",
+                "start_x": x1,
+                "start_y": y1,
+                "end_x": x2,
+                "end_y": y2,
+                "duration_ms": duration_ms,
+            }
+        )
+
+    async def input_text(
+        self, text: str, clear: bool = False, stealth: bool = False, wpm: int = 0
+    ) -> bool:
+        if stealth or wpm:
+            return await self.inner.input_text(text, clear, stealth, wpm)
+        await self.start_recording()
+        page = await self.inner._ready()
+        field = _focused_field(json.loads(await aio.run(page.snapshot_json))["nodes"])
+        if field is None:
+            self.inner.last_error = "no editable field has focus: tap one first"
+            return False
+        try:
+            await aio.run(page.type, field["ref"], text, clear)
+        except _CONNECTION_ERRORS:
+            raise
+        except adbwire.Error as error:
+            self.inner.last_error = str(error)
+            return False
+        self.log.append({"action_type": "input_text", "text": text, "clear": clear})
+        return True
+
+    async def press_key(self, keycode: int) -> None:
+        await self.start_recording()
+        await self.inner.press_key(keycode)
+        self.log.append({"action_type": "key_press", "keycode": keycode})
+
+    async def press_button(self, button: str) -> None:
+        await self.start_recording()
+        await self.inner.press_button(button)
+        self.log.append({"action_type": "system_button", "button": button})
+
+    async def start_app(self, package: str, activity: Optional[str] = None) -> str:
+        await self.start_recording()
+        result = await self.inner.start_app(package, activity)
+        self.log.append({"action_type": "start_app", "package": package, "activity": activity})
+        return result
+
+    async def drag(self, x1: int, y1: int, x2: int, y2: int, duration: float = 3.0) -> None:
+        await self.start_recording()
+        await self.inner.drag(x1, y1, x2, y2, duration)
+        self.log.append(
+            {
+                "action_type": "drag",
+                "start_x": x1,
+                "start_y": y1,
+                "end_x": x2,
+                "end_y": y2,
+                "duration": duration,
+            }
+        )
+
+
+def _trajectory_file(reply: str) -> str:
+    match = re.search(r" to (/.*?trajectory\.jsonl)", reply)
+    return match.group(1) if match else ""
+
+
 def _list_packages(device: adbwire.Device, include_system: bool) -> List[str]:
     command = "pm list packages" if include_system else "pm list packages -3"
     result = device.shell(command)

@@ -3,6 +3,7 @@
 import asyncio
 import datetime
 import inspect
+import json
 import os
 import socket
 import struct
@@ -10,8 +11,8 @@ import struct
 import pytest
 
 import adbwire
-from adbwire.droidrun import AdbwireDriver
-from conftest import DEMO_PACKAGE, LoopTicker, VirtualDevice
+from adbwire.droidrun import AdbwireDriver, RecordingDriver
+from conftest import DEMO_PACKAGE, DEMO_SCREENS, LoopTicker, VirtualDevice
 
 # DroidRun's DeviceDriver methods (droidrun/tools/driver/base.py, press_key of its releases before
 # press_button replaced it), with their parameters.
@@ -284,3 +285,58 @@ def test_cancelling_a_driver_call_ends_it_and_keeps_the_connection(driver):
         return await driver.get_date()
 
     assert str(datetime.datetime.now().year) in run(scenario())
+
+
+def test_recording_driver_logs_as_droidrun_and_its_trajectory_replays_on_a_fresh_device(vdevice):
+    recorder = RecordingDriver(AdbwireDriver(vdevice.target))
+    assert recorder.supported == AdbwireDriver.supported
+
+    async def record():
+        await recorder.tap(540, 2227)  # "Add item": the form
+        tree = await recorder.get_ui_tree()
+        field = _find(tree["a11y_tree"], lambda n: n["className"].endswith("EditText"))
+        bounds = field["boundsInScreen"]
+        x = (bounds["left"] + bounds["right"]) // 2
+        y = (bounds["top"] + bounds["bottom"]) // 2
+        await recorder.tap(x, y)
+        assert await recorder.input_text("pears") is True
+        await recorder.press_button("back")
+        file = await recorder.stop_recording()
+        await recorder.close()
+        return file, x, y
+
+    file, x, y = run(record())
+    assert recorder.log == [
+        {"action_type": "tap", "x": 540, "y": 2227},
+        {"action_type": "tap", "x": x, "y": y},
+        {"action_type": "input_text", "text": "pears", "clear": False},
+        {"action_type": "system_button", "button": "back"},
+    ]
+    assert os.stat(file).st_mode & 0o777 == 0o600
+    with open(file) as lines:
+        steps = [json.loads(line) for line in lines]
+    typed = [step for step in steps if step["action"] == "type"]
+    assert typed and typed[0]["elements"][0]["class"].endswith("EditText")
+    assert typed[0]["snapshot_hash"].startswith("sha256:")
+
+    fresh = VirtualDevice("--screens", str(DEMO_SCREENS))
+    try:
+        replayer = RecordingDriver(AdbwireDriver(fresh.target))
+        summary = run(replayer.replay(file))
+        assert "Replayed 4 actions" in summary
+        fresh.wait_for_event(r"input text pears")
+        fresh.wait_for_event(r"input keyevent 4")
+        run(replayer.close())
+    finally:
+        fresh.stop()
+
+    # Another app's screen: the field is not there, and replay stops at its step.
+    other = VirtualDevice()
+    try:
+        replayer = RecordingDriver(AdbwireDriver(other.target))
+        with pytest.raises(adbwire.StaleRefError, match=r"step %d \(type" % typed[0]["step"]):
+            run(replayer.replay(file))
+        assert not any("pears" in event for event in other.events())
+        run(replayer.close())
+    finally:
+        other.stop()

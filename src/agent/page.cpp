@@ -49,14 +49,16 @@ Page::State::State(Device d, PageOptions o)
   if (options.stealth.on)
     stealth.emplace(options.stealth.seed != 0 ? options.stealth.seed : agent::random_seed());
   if (options.trajectory) {
-    recorder =
-        std::make_unique<agent::TrajectoryRecorder>(options.trajectory, device, options.timeout);
+    recorder = std::make_unique<agent::TrajectoryRecorder>(options.trajectory, device, secrets,
+                                                           options.timeout);
   }
 }
 
 void Page::State::finish(agent::PageCall record, detail::Failure& failure) {
   const bool changes_screen = record.changes_screen;
   if (recorder) {
+    record.elements = std::move(acted_on);
+    record.points = std::move(touched);
     const detail::Failure result = failure;
     recorder->call_finished(std::move(record), result, failure);
   }
@@ -103,6 +105,7 @@ ActionTarget Page::State::target(std::uint32_t ref, Deadline deadline, detail::F
                                  std::to_string(count) + ")");
     return {};
   }
+  if (recorder) acted_on.push_back(agent::recorded_element(snapshot, *info));
   const bool check = options.ref_check == RefCheck::always ||
                      (options.ref_check == RefCheck::when_changed && changed);
   const ui::Bounds issued = snapshot.info(info->node).bounds;
@@ -211,6 +214,32 @@ void Page::set_ocr(PageOptions::Ocr mode) noexcept { state_->options.ocr = mode;
 
 std::span<const RefCheckReport> Page::last_ref_checks() const noexcept {
   return state_->ref_checks;
+}
+
+std::shared_ptr<Trajectory> Page::record(std::shared_ptr<Trajectory> trajectory) {
+  State& s = *state_;
+  std::shared_ptr<Trajectory> previous = std::move(s.options.trajectory);
+  s.recorder.reset();
+  s.options.trajectory = std::move(trajectory);
+  if (s.options.trajectory) {
+    s.recorder = std::make_unique<agent::TrajectoryRecorder>(s.options.trajectory, s.device,
+                                                             s.secrets, s.options.timeout);
+    // The refs an agent holds now are the last snapshot's: the first step acts on it.
+    if (!s.snapshot.nodes().empty()) {
+      detail::Failure failure;
+      s.recorder->snapshot_taken(s.snapshot, s.dump, failure);
+      if (failure) {
+        s.recorder.reset();
+        s.options.trajectory.reset();
+        detail::or_throw([&](detail::Failure& f) { f = failure; });
+      }
+    }
+  }
+  return previous;
+}
+
+const std::shared_ptr<Trajectory>& Page::recording() const noexcept {
+  return state_->options.trajectory;
 }
 
 std::string_view to_string(RefCheck check) noexcept {

@@ -119,6 +119,8 @@ void Page::State::human_pause(const agent::Stealth::Pause& pause) {
 
 void Page::State::swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds duration,
                            Deadline deadline, detail::Failure& failure) {
+  touched.push_back(a);
+  if (a != b) touched.push_back(b);
   if (stealth && (a.x != b.x || a.y != b.y)) {
     // A curved path: the dumper moves the finger along it; `input swipe` draws it as segments,
     // each its share of the time.
@@ -145,6 +147,7 @@ void Page::State::swipe_px(ui::Point a, ui::Point b, std::chrono::milliseconds d
 }
 
 void Page::State::tap_px(ui::Point at, Deadline deadline, detail::Failure& failure) {
+  touched.push_back(at);
   touch(agent::tap_gesture(at), tap_command(at), deadline, failure);
 }
 

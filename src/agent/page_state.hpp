@@ -27,6 +27,7 @@
 #include "agent/uiautomator_reader.hpp"
 #include "agent/web/web_merge_reader.hpp"
 #include "base/failure.hpp"
+#include "base/secret_mask.hpp"
 
 namespace adbwire {
 
@@ -62,9 +63,12 @@ struct Page::State {
   agent::HelperReader helper;
   agent::SettledReader settled;
   agent::web::WebMergeReader web;
-  std::unique_ptr<agent::TrajectoryRecorder> recorder;  // with PageOptions::trajectory
+  detail::SecretMask secrets;  // typed so far (TypeOptions::secret_name): masked in recordings
+  std::unique_ptr<agent::TrajectoryRecorder> recorder;  // with PageOptions::trajectory, record()
   std::optional<agent::Stealth> stealth;                // with PageOptions::stealth
   std::vector<RefCheckReport> ref_checks;               // of the call running or last run
+  std::vector<TrajectoryElement> acted_on;              // by the call running, for the recorder
+  std::vector<ui::Point> touched;                       // by the call running, for the recorder
 
   // kDefaultDeadline → now + PageOptions::timeout, one budget for the whole call.
   Deadline resolve(Deadline deadline) const {
@@ -77,9 +81,12 @@ struct Page::State {
   template <class Work>
   auto call(std::string_view action, Args args, bool changes_screen, detail::Failure& failure,
             Work&& work) {
-    agent::PageCall record{action, std::move(args), changes_screen,
-                           std::chrono::system_clock::now(), Clock::now()};
+    agent::PageCall record{
+        action, std::move(args), changes_screen, std::chrono::system_clock::now(), Clock::now(), {},
+        {}};
     ref_checks.clear();
+    acted_on.clear();
+    touched.clear();
     if (changes_screen) human_pause(agent::Stealth::kActionPause);
     if constexpr (std::is_void_v<decltype(work(failure))>) {
       work(failure);

@@ -251,7 +251,7 @@ TypeResult Page::State::type(std::uint32_t ref, std::string_view text, TypeOptio
                              Deadline deadline, detail::Failure& failure) {
   const Deadline d = resolve(deadline);
   const bool secret = !type_options.secret_name.empty();
-  if (secret && recorder) recorder->hide_secret(type_options.secret_name, text);
+  if (secret) secrets.add(type_options.secret_name, text);
   return call("type",
               {{"ref", std::to_string(ref)},
                {"text", secret ? "<secret " + type_options.secret_name + ">" : std::string(text)},

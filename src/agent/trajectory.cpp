@@ -1,6 +1,7 @@
 #include "adbwire/trajectory.hpp"
 
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,7 +25,52 @@ std::string numbered(std::uint64_t step, std::string_view suffix) {
   return prefix + std::string(suffix);
 }
 
+void append_number_field(std::string& line, std::string_view name, std::int64_t value) {
+  line += ",\"";
+  line += name;
+  line += "\":";
+  line += std::to_string(value);
+}
+
+void append_string_field(std::string& line, std::string_view name, std::string_view value) {
+  line += ",\"";
+  line += name;
+  line += "\":";
+  ui::append_json_string(line, value);
+}
+
+void append_element(std::string& line, const TrajectoryElement& e) {
+  line += "{\"ref\":" + std::to_string(e.ref);
+  append_string_field(line, "label", e.label);
+  if (!e.row.empty()) append_string_field(line, "row", e.row);
+  append_string_field(line, "package", e.package);
+  append_string_field(line, "class", e.class_name);
+  append_string_field(line, "resource_id", e.resource_id);
+  append_string_field(line, "text", e.text);
+  append_string_field(line, "desc", e.content_desc);
+  line += ",\"bounds\":[" + std::to_string(e.bounds.left) + "," + std::to_string(e.bounds.top) +
+          "," + std::to_string(e.bounds.right) + "," + std::to_string(e.bounds.bottom) + "]";
+  append_string_field(line, "exact_token", e.exact_token);
+  append_string_field(line, "identity_token", e.identity_token);
+  append_number_field(line, "look_alikes", e.look_alikes);
+  line += '}';
+}
+
 }  // namespace
+
+std::string snapshot_hash(std::string_view text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1)
+    throw Error(errc::io_error, "SHA-256 is not available from OpenSSL");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hash = "sha256:";
+  for (unsigned int i = 0; i < size; ++i) {
+    hash += kHex[digest[i] >> 4];
+    hash += kHex[digest[i] & 15];
+  }
+  return hash;
+}
 
 struct Trajectory::Files {
   ~Files() {
@@ -122,6 +168,24 @@ void Trajectory::append(const TrajectoryStep& step, detail::Failure& failure) {
     line += ",\"screenshot\":";
     ui::append_json_string(line, step.screenshot);
   }
+  if (!step.snapshot_hash.empty()) append_string_field(line, "snapshot_hash", step.snapshot_hash);
+  if (!step.elements.empty()) {
+    line += ",\"elements\":[";
+    for (std::size_t i = 0; i < step.elements.size(); ++i) {
+      if (i > 0) line += ',';
+      append_element(line, step.elements[i]);
+    }
+    line += ']';
+  }
+  if (!step.points.empty()) {
+    line += ",\"points\":[";
+    for (std::size_t i = 0; i < step.points.size(); ++i) {
+      line += (i > 0 ? ",[" : "[") + std::to_string(step.points[i].x) + "," +
+              std::to_string(step.points[i].y) + "]";
+    }
+    line += ']';
+  }
+  if (!step.observation.empty()) append_string_field(line, "observation", step.observation);
   if (step.error) {
     line += ",\"error\":";
     ui::append_json_string(line, step.error.message());

@@ -26,14 +26,22 @@ struct PageCall {
   bool changes_screen = false;                            // an action, not a read
   std::chrono::system_clock::time_point started;
   Clock::time_point started_steady;
+  std::vector<TrajectoryElement> elements;  // the elements it acted on
+  std::vector<ui::Point> points;            // the pixels it touched
 };
+
+// What the trajectory records of the element a ref named (info, of snapshot).
+TrajectoryElement recorded_element(const ui::Snapshot& snapshot, const ui::RefInfo& info);
 
 // Not thread safe: one per Page (the Trajectory may be shared).
 class TrajectoryRecorder {
  public:
-  // device must outlive the recorder; screenshot_timeout bounds the screenshot after an action.
+  // device and mask (the Page's secrets) must outlive the recorder; screenshot_timeout bounds
+  // the screenshot after an action.
   TrajectoryRecorder(std::shared_ptr<Trajectory> trajectory, Device& device,
-                     std::chrono::milliseconds screenshot_timeout);
+                     const detail::SecretMask& mask, std::chrono::milliseconds screenshot_timeout);
+
+  const std::shared_ptr<Trajectory>& trajectory() const noexcept { return trajectory_; }
 
   // snapshot (its text) and xml became the screen refs refer to: both are saved, and the steps
   // from now on name the text file. failure: io_error when they cannot be written.
@@ -44,16 +52,14 @@ class TrajectoryRecorder {
   // succeeded (a recording that silently misses steps would mislead an audit).
   void call_finished(PageCall call, const detail::Failure& result, detail::Failure& failure);
 
-  // A secret was typed (TypeOptions::secret_name): snapshots saved from now on show
-  // "<secret NAME>" wherever the screen shows its value.
-  void hide_secret(std::string_view name, std::string_view value) { mask_.add(name, value); }
-
  private:
   std::shared_ptr<Trajectory> trajectory_;
   Device& device_;
   std::chrono::milliseconds screenshot_timeout_;
-  std::string snapshot_file_;  // of the snapshot refs refer to
-  detail::SecretMask mask_;
+  const detail::SecretMask& mask_;  // what a saved text shows as "<secret NAME>"
+  std::string snapshot_file_;       // of the snapshot refs refer to
+  std::string snapshot_hash_;       // of its text as saved
+  std::string observation_;         // with inline_snapshots: its text, for the next step
 };
 
 }  // namespace adbwire::agent

@@ -34,6 +34,9 @@ Reply webviews(Call& call);
 // verbs_record.cpp
 Reply record_start(Call& call);
 Reply record_stop(Call& call);
+Reply record_trajectory_start(Call& call);
+Reply record_trajectory_stop(Call& call);
+Reply replay_trajectory(Call& call);
 
 // verbs_input.cpp
 Reply tap(Call& call);

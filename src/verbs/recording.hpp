@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -69,8 +71,22 @@ class Recordings {
   // Ends and forgets the recording of key (its device is going away).
   void drop(const std::string& key) { recordings_.erase(key); }
 
+  // Trajectories recorded through this surface (record_trajectory_start): replay_trajectory
+  // reads them wherever they are, as it reads files of the folders the operator allowed.
+  void add_trajectory(const std::filesystem::path& file) {
+    trajectories_.insert(file);
+    last_trajectory_ = file;
+  }
+  bool recorded_trajectory(const std::filesystem::path& file) const {
+    return trajectories_.contains(file);
+  }
+  // The one recorded last ("" before any).
+  const std::filesystem::path& last_trajectory() const noexcept { return last_trajectory_; }
+
  private:
   std::map<std::string, std::unique_ptr<ScreenRecording>> recordings_;
+  std::set<std::filesystem::path> trajectories_;
+  std::filesystem::path last_trajectory_;
 };
 
 }  // namespace adbwire::verbs

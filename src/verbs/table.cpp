@@ -349,6 +349,7 @@ std::vector<Verb> make_table() {
                true,
                false,
                ""});
+  add_trajectory_verbs(v);
   v.push_back({"webviews",
                "List web pages",
                "List the debuggable WebViews and browser tabs (debug builds, apps that enable "

@@ -76,6 +76,10 @@ bool offered(const Verb& verb, const Options& options) noexcept;
 // not probed yet.
 std::string unavailable_because(const Verb& verb, bool helper_off, const Capabilities* caps);
 
+// Appends the trajectory verbs (record_trajectory_start, record_trajectory_stop,
+// replay_trajectory) to the table being made; table_trajectory.cpp.
+void add_trajectory_verbs(std::vector<Verb>& table);
+
 // Every verb, in the order tools/list and `adbwire --help` show them.
 std::span<const Verb> all() noexcept;
 // The verb named name, or nullptr.
