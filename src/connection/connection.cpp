@@ -284,9 +284,11 @@ Connection::~Connection() { close(); }
 std::shared_ptr<Connection> Connection::establish(const TransportFactory& factory,
                                                   std::string target, std::string serial,
                                                   const ConnectOptions& options,
-                                                  detail::Failure& failure) {
+                                                  detail::Failure& failure,
+                                                  KeyOffered on_key_offered) {
   std::shared_ptr<Connection> connection(
       new Connection(std::move(target), std::move(serial), options));
+  connection->on_key_offered_ = std::move(on_key_offered);
   const Deadline connect_deadline = deadline_after(options.connect_timeout);
   connection->transport_ = factory(connection->io_, connect_deadline, failure);
   if (!connection->transport_) return nullptr;
@@ -629,6 +631,21 @@ void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
     info_.key_fingerprint = keys_.front().fingerprint();
   }
   phase_changed_.notify_all();
+  if (!on_key_offered_) return;
+  // The I/O thread runs the give-up, so it races no handshake step; the posted handler never
+  // owns the Connection (~Connection joins this thread before its members go).
+  on_key_offered_(keys_.front().fingerprint(), [weak = weak_from_this()] {
+    const std::shared_ptr<Connection> self = weak.lock();
+    if (!self) return;
+    asio::post(self->io_, [raw = self.get()] {
+      {
+        detail::MutexLock lock(raw->mutex_);
+        if (raw->phase_ != Phase::handshaking) return;
+      }
+      raw->fail(make_error_code(errc::unauthorized),
+                raw->target_ + " was let go of while it waited for its key to be accepted");
+    });
+  });
 }
 
 bool Connection::set_incoming(std::shared_ptr<detail::IncomingStreams> handler) {
