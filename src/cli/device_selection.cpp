@@ -97,8 +97,8 @@ std::string select_target(const GlobalOptions& globals) {
     // Named as the daemon knows it: HOST:PORT, a phone's mDNS name, else a USB serial.
     std::error_code parse_error;
     const Target target = Target::parse(entry.serial, parse_error);
-    const bool usb = parse_error || target.kind() == Target::Kind::server ||
-                     target.kind() == Target::Kind::usb;
+    const bool usb =
+        parse_error || target.kind() == Target::Kind::server || target.kind() == Target::Kind::usb;
     candidates.push_back({usb ? "usb:" + entry.serial : entry.serial, usb});
   }
   if (transport_id) {

@@ -31,9 +31,10 @@ std::vector<protocol::DeviceEntry> daemon_devices(const GlobalOptions& globals,
 
 // The target for globals: -s as given; else, without -d, -e or -t, $ANDROID_SERIAL; else the
 // one reachable device that -d (USB), -e (TCP or emulator) or -t ID (a transport id `devices -l`
-// shows: the adb server's, else a daemon-only device's) allows, or with none of them the one device there is. Throws Error(not_found) whose first
-// line is adb's sentence, then how to name a device, for none ("no devices/emulators found",
-// "no devices found", "no emulators found", "no device with transport id 'ID'") and for several
+// shows: the adb server's, else a daemon-only device's) allows, or with none of them the one device
+// there is. Throws Error(not_found) whose first line is adb's sentence, then how to name a device,
+// for none ("no devices/emulators found", "no devices found", "no emulators found", "no device with
+// transport id 'ID'") and for several
 // ("more than one device/emulator", "more than one device", "more than one emulator");
 // Error(invalid_argument) for an ID that is not a number.
 std::string select_target(const GlobalOptions& globals);

@@ -39,8 +39,7 @@ using TransportFactory = std::function<std::unique_ptr<transport::Transport>(
 // fingerprint: the key's, as the phone shows it. give_up, callable from any thread while the
 // handshake lasts (and harmless after), ends that wait: the connect fails with unauthorized.
 // Must not block.
-using KeyOffered =
-    std::function<void(std::string_view fingerprint, std::function<void()> give_up)>;
+using KeyOffered = std::function<void(std::string_view fingerprint, std::function<void()> give_up)>;
 
 class Connection final : public StreamOpener, public std::enable_shared_from_this<Connection> {
  public:

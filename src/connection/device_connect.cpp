@@ -1,6 +1,8 @@
 // Device::connect: a target (tcp:, usb:, server:, mdns:, a serial, $ANDROID_SERIAL) turned into a
 // connected Device: the connection runtime over TCP or USB (to a phone found by mDNS too), or an
 // adb server's sockets.
+#include "connection/device_connect.hpp"
+
 #include <utility>
 
 #include "adbwire/device.hpp"
@@ -8,7 +10,6 @@
 #include "adbwire/protocol/printable.hpp"
 #include "adbwire/target.hpp"
 #include "connection/connection.hpp"
-#include "connection/device_connect.hpp"
 #include "connection/recorded_link.hpp"
 #include "connection/server_opener.hpp"
 #include "connection/stream_opener.hpp"

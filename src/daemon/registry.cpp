@@ -111,8 +111,9 @@ void Registry::connect_now(const std::string& canonical, bool usb, ConnectOption
       const std::string held_as = usb ? "usb:" + connected.serial() : canonical;
       // An unauthorized device keeps the transport id it was listed with.
       const std::uint64_t id = connecting->awaiting ? connecting->transport_id : ++ids_;
-      connecting->device = std::make_shared<HeldDevice>(
-          id, held_as, options, std::move(connected), connecting->keep, ids_, [this] { changed(); });
+      connecting->device =
+          std::make_shared<HeldDevice>(id, held_as, options, std::move(connected), connecting->keep,
+                                       ids_, [this] { changed(); });
       devices_.push_back(connecting->device);
     }
     connecting->done = true;
@@ -124,8 +125,7 @@ void Registry::connect_now(const std::string& canonical, bool usb, ConnectOption
   changed_cv_.notify_all();
 }
 
-void Registry::connect_behind(const std::string& canonical, bool usb,
-                              const ConnectOptions& options,
+void Registry::connect_behind(const std::string& canonical, bool usb, const ConnectOptions& options,
                               const std::shared_ptr<Connecting>& connecting) {
   std::vector<Background> over;
   {
@@ -238,14 +238,15 @@ std::shared_ptr<HeldDevice> Registry::select(const Selector& selector,
         found.push_back(device);
       }
     }
-    for (const auto& [canonical, connecting] : connecting_) {
-      if (!connecting->awaiting) continue;
-      const Link link = canonical.starts_with("usb:") ? Link::usb : Link::tcp;
-      const auto named = [&](std::string_view name) {
-        return names(name, canonical, connecting->serial);
+    for (const auto& slot : connecting_) {
+      const Connecting& connecting = *slot.second;
+      if (!connecting.awaiting) continue;
+      const Link link = slot.first.starts_with("usb:") ? Link::usb : Link::tcp;
+      const auto named = [&slot](std::string_view name) {
+        return names(name, slot.first, slot.second->serial);
       };
-      if (matches(link, connecting->transport_id, named))
-        unauthorized.push_back(connecting->fingerprint);
+      if (matches(link, connecting.transport_id, named))
+        unauthorized.push_back(connecting.fingerprint);
     }
   }
   const std::size_t total = found.size() + unauthorized.size();
@@ -289,11 +290,10 @@ bool Registry::give_up(std::string_view name, bool every) {
   for (const auto& end : ends) end();
   // Given up, each connect ends at once (its connection fails): bounded all the same.
   detail::MutexLock lock(mutex_);
-  detail::wait_until(changed_cv_, lock, deadline_after(std::chrono::seconds(5)),
-                     [&]() ADBWIRE_REQUIRES(mutex_) {
-                       return std::all_of(waiting.begin(), waiting.end(),
-                                          [](const auto& c) { return c->done; });
-                     });
+  detail::wait_until(
+      changed_cv_, lock, deadline_after(std::chrono::seconds(5)), [&]() ADBWIRE_REQUIRES(mutex_) {
+        return std::all_of(waiting.begin(), waiting.end(), [](const auto& c) { return c->done; });
+      });
   return !waiting.empty();
 }
 

@@ -187,8 +187,7 @@ TEST_F(ConnectCli, AnUnauthorizedDeviceIsKeptAndBecomesTheDeviceWhenAllowed) {
   EXPECT_EQ(connected.out, "failed to authenticate to " + serial + "\n");
   const std::string unauthorized = adbwire({"devices", "-l"}).out;
   const std::uint64_t id = listed_id(unauthorized, serial, "unauthorized");
-  EXPECT_GT(id, 1000000u) << "a daemon-only device's id is past the adb server's: "
-                          << unauthorized;
+  EXPECT_GT(id, 1000000u) << "a daemon-only device's id is past the adb server's: " << unauthorized;
   const test::ProcessResult refused = adbwire({"-s", serial, "shell", "echo", "hi"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_EQ(refused.out, "");
