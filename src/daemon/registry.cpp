@@ -85,8 +85,12 @@ std::shared_ptr<HeldDevice> Registry::held(const std::string& canonical, bool fi
 
 void Registry::connect_now(const std::string& canonical, bool usb, ConnectOptions options,
                            const std::shared_ptr<Connecting>& connecting) {
-  const auto on_key_offered = [this, connecting](std::string_view fingerprint,
-                                                 std::function<void()> give_up) {
+  // The connection keeps this as long as it lives, and connecting comes to hold the device, so
+  // only a weak reference: a strong one would keep both alive for ever.
+  const auto on_key_offered = [this, weak = std::weak_ptr<Connecting>(connecting)](
+                                  std::string_view fingerprint, std::function<void()> give_up) {
+    const std::shared_ptr<Connecting> connecting = weak.lock();
+    if (!connecting) return;
     {
       detail::MutexLock lock(mutex_);
       connecting->awaiting = true;
