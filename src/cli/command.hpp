@@ -25,7 +25,7 @@ struct GlobalOptions {
   std::string serial;        // -s TARGET (or ANDROID_SERIAL)
   bool usb_only = false;     // -d: the only USB device, as adb -d
   bool tcp_only = false;     // -e: the only TCP (or emulator) device, as adb -e
-  std::string transport_id;  // -t ID: the adb server's transport id (devices -l)
+  std::string transport_id;  // -t ID: a transport id devices -l shows
   std::string host;          // -H adb server host
   int port = 0;              // -P adb server port (0 = ANDROID_ADB_SERVER_PORT or 5037)
   std::string record;        // --record FILE.pcapng: record the connection's every byte

@@ -53,6 +53,9 @@ std::vector<protocol::DeviceEntry> daemon_devices(const GlobalOptions& globals,
     failure.set(error, "the adbwire daemon's device list: " + detail);
     entries.clear();
   }
+  for (protocol::DeviceEntry& entry : entries) {
+    if (entry.transport_id) *entry.transport_id += kDaemonTransportIds;
+  }
   return entries;
 }
 
@@ -80,8 +83,9 @@ std::string select_target(const GlobalOptions& globals) {
     if (transport_id && entry.transport_id != transport_id) continue;
     candidates.push_back({entry.serial, !is_local(entry.serial)});
   }
-  // The daemon's devices the server does not list (a `connect`ed one, a paired phone); -t is the
-  // server's transport id, which the daemon's own ids would only be confused with.
+  // The daemon's devices the server does not list (a `connect`ed one, a paired phone), with the
+  // ids `devices -l` shows them by (kDaemonTransportIds): the server's id wins a tie.
+  const bool by_server = !candidates.empty();
   detail::Failure ignored;
   for (const protocol::DeviceEntry& entry : daemon_devices(globals, ignored)) {
     const bool in_server = std::any_of(listed.begin(), listed.end(), [&](const auto& other) {
@@ -89,21 +93,20 @@ std::string select_target(const GlobalOptions& globals) {
     });
     if (in_server) continue;
     listed.push_back(entry);
-    if (!transport_id) {
-      // Named as the daemon knows it: HOST:PORT, a phone's mDNS name, else a USB serial.
-      std::error_code parse_error;
-      const Target target = Target::parse(entry.serial, parse_error);
-      const bool usb = parse_error || target.kind() == Target::Kind::server ||
-                       target.kind() == Target::Kind::usb;
-      candidates.push_back({usb ? "usb:" + entry.serial : entry.serial, usb});
-    }
+    if (transport_id && (by_server || entry.transport_id != transport_id)) continue;
+    // Named as the daemon knows it: HOST:PORT, a phone's mDNS name, else a USB serial.
+    std::error_code parse_error;
+    const Target target = Target::parse(entry.serial, parse_error);
+    const bool usb =
+        parse_error || target.kind() == Target::Kind::server || target.kind() == Target::Kind::usb;
+    candidates.push_back({usb ? "usb:" + entry.serial : entry.serial, usb});
   }
   if (transport_id) {
     if (candidates.empty()) {
       throw Error(errc::not_found,
                   "no device with transport id '" + std::to_string(*transport_id) + "'");
     }
-    return "server:" + candidates.front().target;
+    return by_server ? "server:" + candidates.front().target : candidates.front().target;
   }
   std::vector<UsbDevice> usb;
   try {

@@ -173,13 +173,13 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
         print_error("adbwire: " + std::string(e.what()));
       }
       // The daemon's devices (a `connect`ed one, a paired phone), each once: a device the server
-      // lists too is its row. Their transport ids are the daemon's, not the server's -t ids.
+      // lists too is its row. Their transport ids are kDaemonTransportIds past the daemon's, so
+      // `-t` tells them from the server's.
       detail::Failure daemon_failure;
       for (protocol::DeviceEntry& entry : daemon_devices(globals, daemon_failure)) {
         const bool in_server = std::any_of(
             rows.begin(), rows.end(), [&](const Row& row) { return row.serial == entry.serial; });
         if (in_server) continue;
-        entry.transport_id.reset();
         rows.push_back({entry.serial, entry.state_text, details_of(entry)});
       }
       if (daemon_failure) print_error("adbwire: " + daemon_failure.detail);

@@ -38,7 +38,7 @@ inline constexpr GlobalOption kGlobalOptions[] = {
      &GlobalOptions::serial},
     {"-d", "use the only USB device (like adb -d)", &GlobalOptions::usb_only},
     {"-e", "use the only TCP device or emulator (like adb -e)", &GlobalOptions::tcp_only},
-    {"-t", "use the device of this adb server transport id (devices -l shows it; like adb -t)",
+    {"-t", "use the device of this transport id (devices -l shows it; like adb -t)",
      &GlobalOptions::transport_id},
     {"-H", "adb server host (like adb -H)", &GlobalOptions::host},
     {"-P", "adb server port (like adb -P)", &GlobalOptions::port},

@@ -88,7 +88,6 @@ std::vector<protocol::DeviceEntry> merged(std::vector<protocol::DeviceEntry> row
     const bool listed = std::any_of(
         rows.begin(), rows.end(), [&entry](const auto& row) { return row.serial == entry.serial; });
     if (listed) continue;
-    entry.transport_id.reset();
     rows.push_back(std::move(entry));
   }
   for (protocol::DeviceEntry& row : rows) {

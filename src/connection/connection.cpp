@@ -284,9 +284,11 @@ Connection::~Connection() { close(); }
 std::shared_ptr<Connection> Connection::establish(const TransportFactory& factory,
                                                   std::string target, std::string serial,
                                                   const ConnectOptions& options,
-                                                  detail::Failure& failure) {
+                                                  detail::Failure& failure,
+                                                  KeyOffered on_key_offered) {
   std::shared_ptr<Connection> connection(
       new Connection(std::move(target), std::move(serial), options));
+  connection->on_key_offered_ = std::move(on_key_offered);
   const Deadline connect_deadline = deadline_after(options.connect_timeout);
   connection->transport_ = factory(connection->io_, connect_deadline, failure);
   if (!connection->transport_) return nullptr;
@@ -575,60 +577,6 @@ void Connection::handle_event(protocol::Event& event) {
     case Type::stls_accepted:
       return;  // device-role events; a host session never produces them
   }
-}
-
-bool Connection::load_keys() {
-  if (keys_loaded_) return true;
-  std::error_code error;
-  keys_ = load_host_keys(options_.keys, error);
-  keys_loaded_ = true;
-  const std::string key_path = default_key_path(options_.keys).string();
-  if (error == errc::not_found || (!error && keys_.empty())) {
-    fail(make_error_code(errc::unauthorized),
-         target_ + " requires authentication and there is no adb key at '" + key_path +
-             "': create one with `adbwire keygen " + key_path + "`");
-    return false;
-  }
-  if (error) {
-    fail(error, "cannot use the adb key '" + key_path + "' that " + target_ +
-                    " asks for: " + error.message());
-    return false;
-  }
-  return true;
-}
-
-void Connection::answer_auth_token(const std::vector<std::uint8_t>& token) {
-  if (!load_keys()) return;
-  if (next_key_ < keys_.size()) {
-    const PrivateKey& key = keys_[next_key_++];
-    session_.send_auth_signature(key.sign_token(token));
-    detail::MutexLock lock(mutex_);
-    ++info_.signatures_sent;
-    return;
-  }
-  if (public_key_sent_) return;  // the device asks again while its prompt is up: keep waiting
-  if (!options_.offer_public_key) {
-    {
-      detail::MutexLock lock(mutex_);
-      info_.key_fingerprint = keys_.front().fingerprint();
-    }
-    fail(make_error_code(errc::unauthorized),
-         target_ + " refused this host's " + std::to_string(keys_.size()) +
-             (keys_.size() == 1 ? " key" : " keys") + " (RSA key fingerprint " +
-             keys_.front().fingerprint() +
-             "); the public key was not offered, so the device shows no prompt: connect with "
-             "offering on to raise it");
-    return;
-  }
-  public_key_sent_ = true;
-  session_.send_auth_public_key(keys_.front().public_key_line(default_key_comment()));
-  {
-    detail::MutexLock lock(mutex_);
-    awaiting_user_ = true;
-    auth_deadline_ = deadline_after(options_.auth_timeout);
-    info_.key_fingerprint = keys_.front().fingerprint();
-  }
-  phase_changed_.notify_all();
 }
 
 bool Connection::set_incoming(std::shared_ptr<detail::IncomingStreams> handler) {

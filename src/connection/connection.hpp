@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -33,6 +34,13 @@ namespace adbwire::connection {
 using TransportFactory = std::function<std::unique_ptr<transport::Transport>(
     asio::io_context& io, Deadline deadline, detail::Failure& failure)>;
 
+// Told once, on the connection's own thread, when the device refused every signature and our
+// public key was offered: the handshake now waits for a person (ConnectOptions::auth_timeout).
+// fingerprint: the key's, as the phone shows it. give_up, callable from any thread while the
+// handshake lasts (and harmless after), ends that wait: the connect fails with unauthorized.
+// Must not block.
+using KeyOffered = std::function<void(std::string_view fingerprint, std::function<void()> give_up)>;
+
 class Connection final : public StreamOpener, public std::enable_shared_from_this<Connection> {
  public:
   // Builds the transport, starts the I/O thread and runs the handshake (CNXN, AUTH with
@@ -40,7 +48,8 @@ class Connection final : public StreamOpener, public std::enable_shared_from_thi
   // codes are those of Device::connect. `target` and `serial` are for messages and serial().
   static std::shared_ptr<Connection> establish(const TransportFactory& factory, std::string target,
                                                std::string serial, const ConnectOptions& options,
-                                               detail::Failure& failure);
+                                               detail::Failure& failure,
+                                               KeyOffered on_key_offered = {});
 
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -111,6 +120,7 @@ class Connection final : public StreamOpener, public std::enable_shared_from_thi
   bool keys_loaded_ = false;
   std::size_t next_key_ = 0;
   bool public_key_sent_ = false;
+  KeyOffered on_key_offered_;
 
   // Written by the I/O thread before phase_ becomes online; read-only afterwards.
   protocol::Banner peer_banner_;

@@ -1,6 +1,8 @@
 // Device::connect: a target (tcp:, usb:, server:, mdns:, a serial, $ANDROID_SERIAL) turned into a
 // connected Device: the connection runtime over TCP or USB (to a phone found by mDNS too), or an
 // adb server's sockets.
+#include "connection/device_connect.hpp"
+
 #include <utility>
 
 #include "adbwire/device.hpp"
@@ -19,7 +21,8 @@ namespace adbwire {
 namespace {
 
 std::shared_ptr<StreamOpener> connect_opener(std::string_view text, const ConnectOptions& options,
-                                             detail::Failure& failure) {
+                                             detail::Failure& failure,
+                                             const connection::KeyOffered& on_key_offered = {}) {
   std::error_code error;
   const Target target = Target::parse(text, error);
   if (error) {
@@ -32,7 +35,8 @@ std::shared_ptr<StreamOpener> connect_opener(std::string_view text, const Connec
         CaptureWriterOptions link;
         link.link = CaptureLink::usb;
         return connection::Connection::establish(connection::recorded_link(*usb, options, link),
-                                                 usb->target(), usb->serial(), options, failure);
+                                                 usb->target(), usb->serial(), options, failure,
+                                                 on_key_offered);
       }
       return nullptr;
     case Target::Kind::server:
@@ -70,7 +74,7 @@ std::shared_ptr<StreamOpener> connect_opener(std::string_view text, const Connec
   };
   return connection::Connection::establish(
       connection::recorded_link(factory, options, connection::tcp_capture_link(host, port)),
-      target.to_string(), serial, options, failure);
+      target.to_string(), serial, options, failure, on_key_offered);
 }
 
 }  // namespace
@@ -90,4 +94,15 @@ Device Device::connect(std::string_view target, const ConnectOptions& options,
   return Device(std::move(opener), options.command_timeout, options.limits);
 }
 
+namespace connection {
+
+Device connect_watching_key(std::string_view target, const ConnectOptions& options,
+                            const KeyOffered& on_key_offered, std::error_code& error) {
+  detail::Failure failure;
+  auto opener = connect_opener(target, options, failure, on_key_offered);
+  detail::report(std::move(failure), error);
+  return Device(std::move(opener), options.command_timeout, options.limits);
+}
+
+}  // namespace connection
 }  // namespace adbwire

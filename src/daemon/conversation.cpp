@@ -30,6 +30,9 @@ constexpr auto kRequestWait = 30s;  // for a client to say what it wants
 // How often a track-devices or wait-for client is checked against the list: a connection can
 // drop without anyone asking the registry, and only a look sees it.
 constexpr auto kWatchEvery = 250ms;
+// How long a device `connect`ed that waits for a person to accept our key stays listed
+// unauthorized, its prompt up: adb's server waits as long as the connection lasts; a day bounds it.
+constexpr std::chrono::milliseconds kUnauthorizedWait = 24h;
 
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
@@ -302,13 +305,23 @@ class Conversation {
     const std::string target = address.starts_with("tcp:") || address.starts_with("usb:")
                                    ? std::string(address)
                                    : "tcp:" + std::string(address);
+    // Held, or kept waiting for a person to accept our key: adb says "already connected" to both.
     const bool held = [&] {
-      detail::Failure ignored;
-      return state_.registry.select({Selector::Kind::serial, target, 0}, ignored) != nullptr;
+      detail::Failure why;
+      return state_.registry.select({Selector::Kind::serial, target, 0}, why) != nullptr ||
+             why.code == errc::unauthorized;
     }();
     Notes notes;
     detail::Failure failure;
-    const auto device = state_.registry.attach(target, ConnectOptions{}, true, notes, failure);
+    // As adb's server: a device that asks for a person to accept our key is answered at once and
+    // kept, listed unauthorized, until the person does (or it hangs up, or is disconnected).
+    ConnectOptions options;
+    options.auth_timeout = kUnauthorizedWait;
+    const auto device = state_.registry.attach(target, options, true, notes, failure, false);
+    if (!device && failure.code == errc::unauthorized) {
+      okay((held ? "already connected to " : "failed to authenticate to ") + tcp_serial(address));
+      return;
+    }
     if (!device) {
       okay("failed to connect to '" + tcp_serial(address) + "': " + failure.detail);
       return;

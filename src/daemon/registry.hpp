@@ -39,10 +39,15 @@ class Registry {
   // The held device for target (tcp:, usb:, HOST:PORT), connected now when it is not held yet
   // (options for that connect; concurrent calls for one target make one connection and share its
   // outcome). keep: it stays until disconnected. A held device found dropped is connected again
-  // (notes say so). Errors: invalid_argument (not a target, or a server: one: that adb server
-  // holds it), Device::connect's.
+  // (notes say so). A device waiting for a person to accept our key is listed `unauthorized`
+  // meanwhile (with its transport id) and becomes `device` on that same connection once accepted;
+  // a call that finds it waiting fails at once with unauthorized and adb's sentence, and so does
+  // this one when wait_for_person is false (adb connect's answer), the connect going on behind
+  // it (until options.auth_timeout). Errors: invalid_argument (not a target, or a server: one:
+  // that adb server holds it), unauthorized, Device::connect's.
   std::shared_ptr<HeldDevice> attach(std::string_view target, const ConnectOptions& options,
-                                     bool keep, Notes& notes, detail::Failure& failure);
+                                     bool keep, Notes& notes, detail::Failure& failure,
+                                     bool wait_for_person = true);
 
   // The device selector names, as adb's server picks it. Errors with adb's own sentences:
   // not_found ("device 'X' not found", "no devices/emulators found"), invalid_argument ("more
@@ -53,9 +58,10 @@ class Registry {
   // connected or not.
   bool holds(std::string_view name) const;
 
-  // Lets go of the devices serial names (host:disconnect:SERIAL); false when none does.
+  // Lets go of the devices serial names (host:disconnect:SERIAL), an unauthorized one too (its
+  // wait for a person ends); false when none does.
   bool disconnect(std::string_view serial);
-  // Lets go of every device.
+  // Lets go of every device, the unauthorized ones too.
   void disconnect_all();
 
   // host:devices(-l), in the order the devices came.
@@ -75,7 +81,17 @@ class Registry {
 
  private:
   struct Connecting;
+  struct Background;
   void changed();
+  // Device::connect for connecting, its outcome (a HeldDevice, or the failure) left there.
+  void connect_now(const std::string& canonical, bool usb, ConnectOptions options,
+                   const std::shared_ptr<Connecting>& connecting);
+  // The same on a thread of its own, for a caller that does not wait for a person.
+  void connect_behind(const std::string& canonical, bool usb, const ConnectOptions& options,
+                      const std::shared_ptr<Connecting>& connecting);
+  // Ends the waits for a person of the connects matching (all when every), and returns once
+  // they are over.
+  bool give_up(std::string_view name, bool every);
   // The device held as canonical, or for "usb:" (first_usb) any USB device.
   std::shared_ptr<HeldDevice> held(const std::string& canonical, bool first_usb) const
       ADBWIRE_REQUIRES(mutex_);
@@ -87,6 +103,7 @@ class Registry {
   mutable std::condition_variable changed_cv_;
   std::vector<std::shared_ptr<HeldDevice>> devices_ ADBWIRE_GUARDED_BY(mutex_);
   std::map<std::string, std::shared_ptr<Connecting>> connecting_ ADBWIRE_GUARDED_BY(mutex_);
+  std::vector<Background> background_ ADBWIRE_GUARDED_BY(mutex_);
   std::uint64_t generation_ ADBWIRE_GUARDED_BY(mutex_) = 0;
 };
 

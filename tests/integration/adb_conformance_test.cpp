@@ -216,6 +216,18 @@ const std::vector<Case>& cases() {
        Expect::wording,
        "adbwire names the offset and the file's size, and ends with the error's code"},
       {"disconnect the hostile recovery", {"disconnect", "{S4}"}},
+      // {S5} asks for a key nobody accepts (a phone whose prompt is up): connect answers at
+      // once and keeps it, listed unauthorized, and what is aimed at it fails at once. adb's
+      // cases run first, so adbwire's lists show the adb server's row (ConnectCli's
+      // AnUnauthorizedDevice… covers the daemon's own, and the promotion once allowed).
+      {"connect a device that asks for its key", {"connect", "{S5}"}},
+      {"connect it again while unauthorized", {"connect", "{S5}"}},
+      {"devices with an unauthorized device", {"devices"}},
+      {"a command to the unauthorized device", {"-s", "{S5}", "shell", "echo", "hi"}},
+      {"get-state of the unauthorized device", {"-s", "{S5}", "get-state"}},
+      {"no selector, a device and an unauthorized one", {"shell", "echo", "hi"}},
+      {"disconnect the unauthorized device", {"disconnect", "{S5}"}},
+      {"devices once it is gone", {"devices"}},
   };
   return kCases;
 }
@@ -282,6 +294,14 @@ VirtualDeviceOptions recovery_options(SideloadMode mode, const fs::path& root) {
   return options;
 }
 
+// A device that asks for a key in keys (none there) and shows the prompt nobody answers.
+VirtualDeviceOptions asks_for_key(const fs::path& keys) {
+  VirtualDeviceOptions options;
+  options.auth_required = true;
+  options.keys_file = keys;
+  return options;
+}
+
 // Both programs' inputs: a file, and a tree holding an empty folder (adb 29 skips it).
 void make_work_folder(const fs::path& work) {
   fs::create_directories(work / "tree" / "sub");
@@ -303,6 +323,7 @@ class Conformance : public ::testing::Test {
     second_.start();
     recovery_.start();
     hostile_recovery_.start();
+    unauthorized_.start();
     serial_ = "127.0.0.1:" + std::to_string(device_.port());
     second_serial_ = "127.0.0.1:" + std::to_string(second_.port());
     ASSERT_EQ(server_.connect_and_wait(serial_), "");
@@ -323,15 +344,17 @@ class Conformance : public ::testing::Test {
     second_.stop();
     recovery_.stop();
     hostile_recovery_.stop();
+    unauthorized_.stop();
   }
 
-  // arg with its placeholders ({S}, {S2}, {S3}, {S4}, {W}, {R}) filled in.
+  // arg with its placeholders ({S}, {S2} … {S5}, {W}, {R}) filled in.
   std::string substitute(const std::string& arg, const fs::path& work, const std::string& remote) {
     std::string out = arg;
     const std::pair<const char*, std::string> kValues[] = {
         {"{S2}", second_serial_},
         {"{S3}", "127.0.0.1:" + std::to_string(recovery_.port())},
         {"{S4}", "127.0.0.1:" + std::to_string(hostile_recovery_.port())},
+        {"{S5}", "127.0.0.1:" + std::to_string(unauthorized_.port())},
         {"{S}", serial_},
         {"{W}", work.string()},
         {"{R}", remote}};
@@ -371,6 +394,7 @@ class Conformance : public ::testing::Test {
   test::TempDir recovery_root_;
   VirtualDevice recovery_{recovery_options(SideloadMode::on, recovery_root_.path())};
   VirtualDevice hostile_recovery_{recovery_options(SideloadMode::past_end, {})};
+  VirtualDevice unauthorized_{asks_for_key(recovery_root_.path() / "adb_keys")};
   std::string serial_;
   std::string second_serial_;
   test::TempDir temp_;

@@ -157,6 +157,83 @@ TEST_F(ConnectCli, DisconnectDropsTheDeviceWhereverItIsConnected) {
   EXPECT_EQ(adbwire({"devices"}).out, "List of devices attached\n\n");
 }
 
+// The transport id `devices -l` shows for serial, or 0.
+std::uint64_t listed_id(const std::string& list, const std::string& serial,
+                        const std::string& state) {
+  const std::regex line("(^|\n)" + std::regex_replace(serial, std::regex(R"([.])"), R"(\.)") +
+                        " +" + state + " .*transport_id:([0-9]+)\n");
+  std::smatch found;
+  return std::regex_search(list, found, line) ? std::stoull(found[2]) : 0;
+}
+
+// adb connect to a phone whose prompt is up: answered at once, the device kept and listed
+// unauthorized (its transport id past the adb server's range), commands to it refused at once
+// with adb's sentence, and once the person taps Allow the same connection is the device. The
+// phone answers each auth step kAuthDelay late (the signature's refusal, then the key offered,
+// which it accepts), so the prompt is up for kAuthDelay, room for the checks in between.
+TEST_F(ConnectCli, AnUnauthorizedDeviceIsKeptAndBecomesTheDeviceWhenAllowed) {
+  constexpr auto kAuthDelay = 3s;
+  VirtualDeviceOptions options;
+  options.auth_required = true;
+  options.keys_file = temp_.path() / "adb_keys";  // this host's key is not there
+  options.accept_new_keys = true;
+  options.auth_delay = kAuthDelay;
+  VirtualDevice phone(options);
+  phone.start();
+  const std::string serial = "127.0.0.1:" + std::to_string(phone.port());
+
+  const test::ProcessResult connected = adbwire({"connect", serial});
+  EXPECT_EQ(connected.exit_code, 0) << connected.err;
+  EXPECT_EQ(connected.out, "failed to authenticate to " + serial + "\n");
+  const std::string unauthorized = adbwire({"devices", "-l"}).out;
+  const std::uint64_t id = listed_id(unauthorized, serial, "unauthorized");
+  EXPECT_GT(id, 1000000u) << "a daemon-only device's id is past the adb server's: " << unauthorized;
+  const test::ProcessResult refused = adbwire({"-s", serial, "shell", "echo", "hi"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.out, "");
+  EXPECT_EQ(refused.err.substr(0, refused.err.find('\n')), "adbwire: error: device unauthorized.");
+  EXPECT_NE(refused.err.find("check for a confirmation dialog on your device (RSA key fingerprint"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(adbwire({"connect", serial}).out, "already connected to " + serial + "\n")
+      << "still waiting for the person, as adb says";
+
+  std::string list;
+  for (int i = 0; i < 100 && listed_id(list, serial, "device") == 0; ++i) {
+    if (i > 0) std::this_thread::sleep_for(50ms);
+    list = adbwire({"devices", "-l"}).out;
+  }
+  EXPECT_EQ(listed_id(list, serial, "device"), id) << "the same transport: " << list;
+  EXPECT_EQ(adbwire({"-s", serial, "shell", "echo", "hi"}).out, "hi\n");
+  EXPECT_EQ(adbwire({"-t", std::to_string(id), "shell", "echo", "by id"}).out, "by id\n");
+  EXPECT_EQ(adbwire({"connect", serial}).out, "already connected to " + serial + "\n");
+  EXPECT_EQ(phone.connections_accepted(), 1u) << "promoted on the connection it waited on";
+  EXPECT_EQ(adbwire({"disconnect", serial}).out, "disconnected " + serial + "\n");
+}
+
+// -t through both: the adb server's id selects its device as adb's -t does, a daemon-only
+// device's the id `devices -l` printed for it, and the daemon's own count means nothing.
+TEST_F(ConnectCli, TransportIdsOfTheServerAndOfTheDaemonNeverCollide) {
+  ASSERT_EQ(server_.connect_and_wait(serial_), "");
+  VirtualDevice second;
+  second.start();
+  const std::string other = "127.0.0.1:" + std::to_string(second.port());
+  ASSERT_EQ(adbwire({"connect", other}).exit_code, 0);
+  const std::string list = adbwire({"devices", "-l"}).out;
+  const std::uint64_t server_id = listed_id(list, serial_, "device");
+  const std::uint64_t daemon_id = listed_id(list, other, "device");
+  EXPECT_EQ(server_id, listed_id(server_.adb({"devices", "-l"}).out, serial_, "device")) << list;
+  EXPECT_EQ(daemon_id, 1000001u) << list;
+  EXPECT_EQ(adbwire({"-t", std::to_string(server_id), "get-serialno"}).out, serial_ + "\n");
+  EXPECT_EQ(adbwire({"-t", std::to_string(daemon_id), "get-serialno"}).out, other + "\n");
+  const test::ProcessResult raw = adbwire({"-t", "1", "get-serialno"});
+  EXPECT_EQ(raw.out, serial_ + "\n") << "1 is the adb server's";
+  const test::ProcessResult none = adbwire({"-t", "1000002", "get-serialno"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err.substr(0, none.err.find('\n')),
+            "adbwire: error: no device with transport id '1000002': not found");
+}
+
 TEST_F(ConnectCli, ReconnectConnectsTheDaemonAgain) {
   ASSERT_EQ(adbwire({"connect", serial_}).exit_code, 0);
   const std::size_t before = device_.connections_accepted();
