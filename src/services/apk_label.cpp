@@ -1,12 +1,17 @@
 #include "services/apk_label.hpp"
 
+#include <android-base/logging.h>
 #include <android/log.h>
+#include <androidfw/LoadedArsc.h>
 #include <androidfw/ResourceTypes.h>
+#include <androidfw/ResourceUtils.h>
 #include <utils/String8.h>
 #include <zip.h>
 
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 
 namespace adbwire::detail {
 namespace {
@@ -19,12 +24,15 @@ constexpr char16_t kAndroidNs[] = u"http://schemas.android.com/apk/res/android";
 // References followed from the label to its string (Android's own limit is 20).
 constexpr int kMaxReferenceHops = 20;
 
-// libandroidfw reports a malformed chunk through liblog, which on a host writes to stderr: the
-// text would reach the terminal. The reason is ours to say, in the Failure.
-void silence_liblog() {
+// libandroidfw reports a malformed chunk through liblog and libbase's LOG, which on a host write
+// to stderr: the file's text would reach the terminal. The reason is ours to say, in the Failure.
+void silence_logs() {
   static std::once_flag once;
-  std::call_once(
-      once, [] { __android_log_set_logger([](const __android_logger_data*, const char*) {}); });
+  std::call_once(once, [] {
+    __android_log_set_logger([](const __android_logger_data*, const char*) {});
+    android::base::SetLogger([](android::base::LogId, android::base::LogSeverity, const char*,
+                                const char*, unsigned int, const char*) {});
+  });
 }
 
 bool equals(const char16_t* text, std::size_t length, std::u16string_view expected) {
@@ -56,52 +64,94 @@ ssize_t label_attribute(const android::ResXMLTree& tree) {
   return -1;
 }
 
+// The entry of resid in the type chunk whose configuration suits an English-speaking phone best
+// (the default resources when nothing more specific is given, as PackageManager picks), or null.
+const android::Res_value* find_value(const android::LoadedArsc& table, std::uint32_t resid) {
+  const std::uint8_t type_id = android::get_type_id(resid);
+  const android::LoadedPackage* package = table.GetPackageById(android::get_package_id(resid));
+  if (package == nullptr || type_id == 0) return nullptr;
+  const android::TypeSpec* spec = package->GetTypeSpecByTypeIndex(type_id - 1);
+  if (spec == nullptr) return nullptr;
+  android::ResTable_config wanted{};
+  wanted.packLanguage("en");
+  const android::ResTable_entry* best = nullptr;
+  android::ResTable_config best_config{};
+  for (std::size_t i = 0; i < spec->type_count; ++i) {
+    const android::ResTable_type* type = spec->types[i];
+    android::ResTable_config config;
+    config.copyFromDtoH(type->config);
+    if (!config.match(wanted) || (best != nullptr && !config.isBetterThan(best_config, &wanted)))
+      continue;
+    const android::ResTable_entry* entry =
+        android::LoadedPackage::GetEntry(type, android::get_entry_id(resid));
+    if (entry == nullptr) continue;
+    best = entry;
+    best_config = config;
+  }
+  // A bag (style, plural) is no single value; the table's loader checked the entry's bounds.
+  if (best == nullptr || (dtohs(best->flags) & android::ResTable_entry::FLAG_COMPLEX) != 0)
+    return nullptr;
+  return reinterpret_cast<const android::Res_value*>(reinterpret_cast<const std::uint8_t*>(best) +
+                                                     dtohs(best->size));
+}
+
 std::string resolve(std::uint32_t reference, std::string_view arsc, Failure& failure) {
   if (arsc.empty()) {
     failure.set(errc::not_found, "the label is a resource but the APK has no resources.arsc");
     return {};
   }
-  android::ResTable table;
-  if (table.add(arsc.data(), arsc.size(), -1, true) != android::NO_ERROR) {
+  // The loader reserves room for as many packages as the header announces before it checks
+  // them: a count no table of this size can hold would have a device choose our allocation.
+  android::ResTable_header header{};
+  if (arsc.size() >= sizeof header) std::memcpy(&header, arsc.data(), sizeof header);
+  if (dtohl(header.packageCount) > arsc.size() / sizeof(android::ResTable_package)) {
+    failure.set(errc::parse_error,
+                "resources.arsc announces " + std::to_string(dtohl(header.packageCount)) +
+                    " packages, more than its " + std::to_string(arsc.size()) + " bytes hold");
+    return {};
+  }
+  std::unique_ptr<const android::LoadedArsc> table;
+  try {
+    table = android::LoadedArsc::Load(android::StringPiece(arsc.data(), arsc.size()));
+  } catch (const std::bad_alloc&) {
+    // The loader's own allocation failed: the verdict of a rejected table, below.
+  }
+  if (!table) {
     failure.set(errc::parse_error, "resources.arsc is malformed (libandroidfw rejected it)");
     return {};
   }
-  android::Res_value value;
-  std::uint32_t flags = 0;
-  ssize_t block = table.getResource(reference, &value, false, 0, &flags, nullptr);
-  for (int hop = 0; block >= 0 && value.dataType == android::Res_value::TYPE_REFERENCE; ++hop) {
+  std::uint32_t resid = reference;
+  for (int hop = 0;; ++hop) {
+    const android::Res_value* value = find_value(*table, resid);
+    if (value == nullptr) {
+      char id[16];
+      std::snprintf(id, sizeof id, "0x%08x", resid);
+      failure.set(errc::not_found, std::string("resources.arsc has no value for resource ") + id +
+                                       ", the app's label");
+      return {};
+    }
+    if (value->dataType == android::Res_value::TYPE_STRING) {
+      std::size_t length = 0;
+      const char16_t* text = table->GetStringPool()->stringAt(dtohl(value->data), &length);
+      if (text == nullptr) break;
+      return utf8(text, length);
+    }
+    if (value->dataType != android::Res_value::TYPE_REFERENCE) break;
     if (hop == kMaxReferenceHops) {
       failure.set(errc::parse_error, "the label's resource references go round in a loop");
       return {};
     }
-    block = table.getResource(value.data, &value, false, 0, &flags, nullptr);
+    resid = dtohl(value->data);
   }
-  if (block < 0) {
-    char id[16];
-    std::snprintf(id, sizeof id, "0x%08x", reference);
-    failure.set(errc::not_found, std::string("resources.arsc has no resource ") + id +
-                                     " for the label (or none for the default configuration)");
-    return {};
-  }
-  if (value.dataType != android::Res_value::TYPE_STRING) {
-    failure.set(errc::parse_error, "the label's resource is not a string");
-    return {};
-  }
-  const android::ResStringPool* pool = table.getTableStringBlock(static_cast<std::size_t>(block));
-  std::size_t length = 0;
-  const char16_t* text = pool == nullptr ? nullptr : pool->stringAt(value.data, &length);
-  if (text == nullptr) {
-    failure.set(errc::parse_error, "the label's string is outside the table's string pool");
-    return {};
-  }
-  return utf8(text, length);
+  failure.set(errc::parse_error, "the label's resource is not a string of the table");
+  return {};
 }
 
 }  // namespace
 
 std::string label_from_resources(std::string_view manifest, std::string_view arsc,
                                  Failure& failure) {
-  silence_liblog();
+  silence_logs();
   android::ResXMLTree tree;
   if (tree.setTo(manifest.data(), manifest.size(), true) != android::NO_ERROR) {
     failure.set(errc::parse_error,
