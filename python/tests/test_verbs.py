@@ -199,7 +199,7 @@ def test_launch_opens_an_app_by_its_label_read_from_its_apk(device_root):
     try:
         reply = page.call("launch", package="Demo Groceries")
         assert "Demo Groceries (com.example.groceries)" in reply.text
-        device.wait_for_event(r"monkey -p com\.example\.groceries -c ")
+        device.wait_for_event(r"monkey -p com\.example\.groceries -c .*")
         with pytest.raises(adbwire.NotFoundError, match="the nearest is"):
             page.call("launch", package="Weather Radar Pro")
     finally:
