@@ -1,10 +1,12 @@
 // Verbs about apps: launch, stop, open (a URL or an intent), foreground, apps, install,
 // uninstall.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 
 #include "adbwire/apps.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/install.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "base/advice.hpp"
@@ -20,6 +22,14 @@ namespace {
 constexpr std::size_t kMaxLabel = 100;
 // Notes on unread labels an unmatched name quotes.
 constexpr std::size_t kMaxNotes = 5;
+
+// Letters, digits and '_' in at least two parts joined by '.': what a package name is.
+bool looks_like_package(const std::string& name) {
+  return name.find('.') != std::string::npos && name.front() != '.' && name.back() != '.' &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
+         });
+}
 
 // The installed package `name` means: itself when installed, else the app whose label or
 // package matches it (app_names.hpp). Labels from the dumper where it runs, else from the APKs
@@ -56,6 +66,16 @@ std::string find_package(Page& page, const std::string& name, std::string& label
 Reply launch(Call& call) {
   const std::string name = call.required_string("package");
   const std::string activity = call.string("activity").value_or("");
+  // A package name is launched as given, as before names were taken: one shell command, and a
+  // package `pm list packages` hides (another profile's) still starts. Only when the device
+  // knows no such package is it taken as a name ("Booking.com" is a label).
+  if (looks_like_package(name)) {
+    std::error_code error;
+    call.page().launch(name, activity, kDefaultDeadline, error);
+    if (!error)
+      return action_done(call, "Launched " + name + (activity.empty() ? "" : "/" + activity) + ".");
+    if (error != errc::not_found) throw Error(error, last_error_detail());
+  }
   std::string label;
   const std::string package = find_package(call.page(), name, label);
   call.page().launch(package, activity);
