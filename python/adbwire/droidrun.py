@@ -267,11 +267,13 @@ class AdbwireDriver:
     # -- app management ------------------------------------------------------
 
     async def start_app(self, package: str, activity: Optional[str] = None) -> str:
-        """Starts an app (its launcher activity, or the activity given). Returns a message; one
-        starting with "Failed" when the device refused (no such package or activity)."""
+        """Starts an app (its launcher activity, or the activity given), named by its package or
+        by its label as DroidRun's open_app takes it ("Settings", part of a name). Returns a
+        message; one starting with "Failed" when the device refused (no such package or
+        activity) or the name matches no app, or several."""
         page = await self._ready()
         try:
-            await aio.run(page.launch, package, activity or "")
+            await aio.run(page.call, "launch", package=package, activity=activity or "")
         except _CONNECTION_ERRORS:
             raise
         except adbwire.Error as error:

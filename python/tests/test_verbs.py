@@ -9,7 +9,7 @@ import stat
 import pytest
 
 import adbwire
-from conftest import SOURCE_DIR
+from conftest import SOURCE_DIR, VirtualDevice
 
 
 def test_the_catalog_names_every_verb_and_page_offers_each():
@@ -187,3 +187,21 @@ def test_logs_follow_returns_lines_after_the_cursor(vdevice, page):
         if "input keyevent 66" in text:
             break
     assert "input keyevent 66" in text
+
+
+def test_launch_opens_an_app_by_its_label_read_from_its_apk(device_root):
+    # The virtual device installs an APK aapt built (tests/data/apk); without the dumper the
+    # label is read on the host from the APK's manifest and resources.arsc.
+    apk = os.path.join(os.environ["ADBWIRE_TEST_APK_DIR"], "groceries.apk")
+    app = "com.example.groceries:7:Demo Groceries:" + apk
+    device = VirtualDevice("--app", app, root=device_root)
+    page = adbwire.Page.connect(device.target)
+    try:
+        reply = page.call("launch", package="Demo Groceries")
+        assert "Demo Groceries (com.example.groceries)" in reply.text
+        device.wait_for_event(r"monkey -p com\.example\.groceries -c .*")
+        with pytest.raises(adbwire.NotFoundError, match="the nearest is"):
+            page.call("launch", package="Weather Radar Pro")
+    finally:
+        page.close()
+        device.stop()

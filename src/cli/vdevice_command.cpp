@@ -2,10 +2,13 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "adbwire/error.hpp"
 #include "adbwire/testing/vdevice.hpp"
+#include "base/number.hpp"
 #include "cli/commands.hpp"
 #include "cli/terminal_text.hpp"
 
@@ -19,15 +22,37 @@ struct VdeviceArgs {
   std::string hostile_sync = "none";
   std::string mdns_txt = "normal";
   std::string hostile_output = "none";
+  std::vector<std::string> apps;
   int port = 0;
   bool print_events = false;
 };
+
+// --app PACKAGE:VERSIONCODE:LABEL:APK (the APK's path may hold ':' itself).
+InstalledApp parse_app(const std::string& text) {
+  InstalledApp app;
+  const std::size_t first = text.find(':');
+  const std::size_t second = text.find(':', first + 1);
+  const std::size_t third = second == std::string::npos ? second : text.find(':', second + 1);
+  const auto version = third == std::string::npos
+                           ? std::nullopt
+                           : detail::parse_number<std::uint64_t>(
+                                 std::string_view(text).substr(first + 1, second - first - 1));
+  if (!version || first == 0) {
+    throw Error(errc::invalid_argument, "--app takes PACKAGE:VERSIONCODE:LABEL:APK");
+  }
+  app.package = text.substr(0, first);
+  app.version_code = *version;
+  app.label = text.substr(second + 1, third - second - 1);
+  app.apk = text.substr(third + 1);
+  return app;
+}
 
 int run_vdevice(const VdeviceArgs& args) {
   VirtualDeviceOptions options = args.options;
   apply_profile(options, args.profile);
   if (!args.options.features.empty()) options.features = args.options.features;
   options.port = static_cast<std::uint16_t>(args.port);
+  for (const std::string& app : args.apps) options.apps.push_back(parse_app(app));
   options.auth_required = args.auth == "required";
   parse_hostile_sync(args.hostile_sync, options.hostile_sync);        // checked by IsMember
   parse_hostile_output(args.hostile_output, options.hostile_output);  // checked by IsMember
@@ -129,6 +154,9 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
                   "logcat -d) without end, or with terminal escapes in their text")
       ->check(CLI::IsMember(output_modes))
       ->capture_default_str();
+  cmd->add_option("--app", args->apps,
+                  "install an app from an APK file: PACKAGE:VERSIONCODE:LABEL:APK (pm path, "
+                  "dumpsys package and the dumper's labels name it; repeatable)");
   cmd->add_flag("--print-events", args->print_events,
                 "print each input/am/monkey/cmd line the device runs as `event: LINE` on stdout");
   cmd->add_option(

@@ -160,7 +160,40 @@ std::optional<std::uint32_t> session_id(const Argv& args, std::size_t index) {
   return static_cast<std::uint32_t>(*id);
 }
 
+// `pm path PACKAGE`: "package:" and the base APK of an installed app (where an APK was
+// installed with the device, VirtualDeviceOptions::apps); pm's exit status 1 and nothing on
+// stdout for a package it does not know.
+int package_path(const Argv& args, JobIo& io) {
+  if (args.size() < 2) {
+    io.err("Error: no package specified\n");
+    return 1;
+  }
+  const std::string& package = args.back();
+  if (package != kDemoPackage && !io.device().state().package_version(package)) return 1;
+  io.out("package:" + base_apk_path(package) + "\n");
+  return 0;
+}
+
 }  // namespace
+
+std::string base_apk_path(std::string_view package) {
+  return "/data/app/" + std::string(package) + "-1/base.apk";
+}
+
+int package_dumpsys(const Argv& argv, JobIo& io) {
+  const std::string package = argv.size() >= 3 ? argv.back() : std::string();
+  const auto version = io.device().state().package_version(package);
+  if (!version && package != kDemoPackage) {
+    io.out("Unable to find package: " + package + "\n");
+    return 0;
+  }
+  io.out("Packages:\n  Package [" + package +
+         "] (5d3a1e2):\n    userId=10123\n"
+         "    codePath=/data/app/" +
+         package + "-1\n    versionCode=" + std::to_string(version.value_or(1)) +
+         " minSdk=21 targetSdk=34\n    versionName=1.0\n");
+  return 0;
+}
 
 std::unique_ptr<Job> package_job(const Argv& args) {
   if (args.empty()) return nullptr;
@@ -224,6 +257,9 @@ std::unique_ptr<Job> package_job(const Argv& args) {
       io.out("Success\n");
       return 0;
     });
+  }
+  if (verb == "path") {
+    return now([args](JobIo& io) { return package_path(args, io); });
   }
   if (args.size() >= 2 && verb == "list" && args[1] == "packages") {
     // Every package here is one the user installed (the demo app among them): -s lists none.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vdevice/hardware_commands.hpp"
+#include "vdevice/install_commands.hpp"
 #include "vdevice/screen_graph.hpp"
 #include "vdevice/screencap_frames.hpp"
 #include "vdevice/shell_job.hpp"
@@ -101,6 +102,7 @@ int run_dumpsys(const Argv& argv, JobIo& io) {
     io.out(out);
     return 0;
   }
+  if (service == "package" && argv.size() >= 3) return package_dumpsys(argv, io);
   if (run_hardware_dumpsys(service, io)) return 0;
   io.err("Can't find service: " + service + "\n");
   return 0;

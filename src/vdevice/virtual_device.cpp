@@ -272,6 +272,20 @@ void VirtualDevice::start(std::error_code& error) {
   d.device->set_devtools(d.options.devtools);
   d.device->set_jdwp_pids(d.options.jdwp_pids);
   d.device->set_sideload(d.options.sideload);
+  for (const InstalledApp& app : d.options.apps) {
+    const fs::path folder = d.root / "data/app" / (app.package + "-1");
+    fs::create_directories(folder, error);
+    if (!error)
+      fs::copy_file(app.apk, folder / "base.apk", fs::copy_options::overwrite_existing, error);
+    if (error) {
+      d.failure =
+          "cannot install " + app.apk.string() + " on the virtual device: " + error.message();
+      error = make_error_code(errc::io_error);
+      return;
+    }
+    d.device->state().add_package(app.package, app.version_code);
+    d.device->state().set_label(app.package, app.label);
+  }
   write_proc_files(d.root, d.options.devtools, error);
   if (error) {
     d.failure = "cannot write the device's /proc files under " + (d.root / "proc").string() + ": " +

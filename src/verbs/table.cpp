@@ -363,11 +363,14 @@ std::vector<Verb> make_table() {
                ""});
   v.push_back({"launch",
                "Launch an app",
-               "Start an app by package name through its launcher entry, or a given activity. "
-               "The apps verb lists the packages.",
-               {kPackage, text_param("activity",
-                                     "An activity instead of the launcher entry, "
-                                     "such as .MainActivity.")},
+               "Start an app through its launcher entry, or a given activity: by package name "
+               "or by its name as the launcher shows it (\"Settings\", part of a name, a small "
+               "typo). Several close matches are an error that lists them. The apps verb lists "
+               "the packages.",
+               {text_param("package", "A package name, or the app's label or part of it.", true),
+                text_param("activity",
+                           "An activity instead of the launcher entry, "
+                           "such as .MainActivity.")},
                kAction,
                {"package", "activity"},
                true,

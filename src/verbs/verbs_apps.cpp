@@ -1,22 +1,87 @@
 // Verbs about apps: launch, stop, open (a URL or an intent), foreground, apps, install,
 // uninstall.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 
 #include "adbwire/apps.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/install.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "base/advice.hpp"
+#include "verbs/app_names.hpp"
 #include "verbs/handlers.hpp"
 #include "verbs/reply_text.hpp"
 
 namespace adbwire::verbs::handlers {
 
+namespace {
+
+// Longest label a reply quotes, in bytes of the device's text.
+constexpr std::size_t kMaxLabel = 100;
+// Notes on unread labels an unmatched name quotes.
+constexpr std::size_t kMaxNotes = 5;
+
+// Letters, digits and '_' in at least two parts joined by '.': what a package name is.
+bool looks_like_package(const std::string& name) {
+  return name.find('.') != std::string::npos && name.front() != '.' && name.back() != '.' &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
+         });
+}
+
+// The installed package `name` means: itself when installed, else the app whose label or
+// package matches it (app_names.hpp). Labels from the dumper where it runs, else from the APKs
+// of the apps the user installed (system apps match by package name there).
+std::string find_package(Page& page, const std::string& name, std::string& label) {
+  const std::vector<std::string> packages = page.packages();
+  if (std::find(packages.begin(), packages.end(), name) != packages.end()) return name;
+  std::map<std::string, std::string> apps;
+  for (const std::string& package : packages) apps.emplace(package, "");
+  std::vector<std::string> notes;
+  std::map<std::string, std::string> labels;
+  if (page.capabilities().has(Capability::app_labels)) {
+    labels = page.app_labels();
+  } else {
+    labels =
+        apk_labels(page.device(), page.packages(PackageKind::third_party), kDefaultDeadline, notes);
+  }
+  for (auto& [package, text] : labels) apps.insert_or_assign(package, std::move(text));
+  try {
+    const std::string package = match_app(name, apps);
+    label = apps.at(package);
+    return package;
+  } catch (const Error& e) {
+    if (e.code() != errc::not_found || notes.empty()) throw;
+    std::string unread;
+    for (std::size_t i = 0; i < notes.size() && i < kMaxNotes; ++i)
+      unread += "; " + protocol::printable(notes[i], kMaxLabel);
+    throw Error(errc::not_found, std::string(e.what()) + "; labels not read" + unread);
+  }
+}
+
+}  // namespace
+
 Reply launch(Call& call) {
-  const std::string package = call.required_string("package");
+  const std::string name = call.required_string("package");
   const std::string activity = call.string("activity").value_or("");
+  // A package name is launched as given, as before names were taken: one shell command, and a
+  // package `pm list packages` hides (another profile's) still starts. Only when the device
+  // knows no such package is it taken as a name ("Booking.com" is a label).
+  if (looks_like_package(name)) {
+    std::error_code error;
+    call.page().launch(name, activity, kDefaultDeadline, error);
+    if (!error)
+      return action_done(call, "Launched " + name + (activity.empty() ? "" : "/" + activity) + ".");
+    if (error != errc::not_found) throw Error(error, last_error_detail());
+  }
+  std::string label;
+  const std::string package = find_package(call.page(), name, label);
   call.page().launch(package, activity);
-  return action_done(call, "Launched " + package + (activity.empty() ? "" : "/" + activity) + ".");
+  const std::string shown =
+      label.empty() ? package : protocol::printable(label, kMaxLabel) + " (" + package + ")";
+  return action_done(call, "Launched " + shown + (activity.empty() ? "" : "/" + activity) + ".");
 }
 
 Reply stop(Call& call) {
@@ -45,11 +110,6 @@ Reply open_url(Call& call) {
   return action_done(call, "Opened " + (intent.data.empty() ? intent.action : intent.data) +
                                (took.empty() ? "." : " in " + took + "."));
 }
-
-namespace {
-// Longest label a reply quotes, in bytes of the device's text.
-constexpr std::size_t kMaxLabel = 100;
-}  // namespace
 
 Reply foreground(Call& call) {
   const ForegroundActivity now = call.page().foreground();

@@ -532,7 +532,11 @@ struct VerbCase {
 // app, checked by its output and by what the device ran. A verb added to the table without a
 // case here fails the test.
 TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
-  VirtualDevice vd(demo_screens());
+  VirtualDeviceOptions options = demo_screens();
+  // An app installed from a real APK, for launch by its label.
+  options.apps = {{"com.example.groceries", 7, "Demo Groceries",
+                   fs::path(ADBWIRE_TEST_APK_DIR) / "groceries.apk"}};
+  VirtualDevice vd(options);
   vd.start();
   SessionDir dir;
   NamedSessions sessions(dir);
@@ -597,6 +601,10 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
        {"launch", "com.example.adbwire.demo"},
        "Launched",
        "monkey -p com.example.adbwire.demo -c android.intent.category.LAUNCHER 1"},
+      {"launch",
+       {"launch", "Demo Groceries"},
+       "Launched Demo Groceries (com.example.groceries)",
+       "monkey -p com.example.groceries -c android.intent.category.LAUNCHER 1"},
       {"stop", {"stop", "com.example.adbwire.demo"}, "Stopped"},
       {"open_url", {"open_url", "https://example.com"}, "Opened https://example.com"},
       {"foreground", {"foreground"}, "com.example.adbwire.demo"},

@@ -174,6 +174,17 @@ enum class SideloadMode {
              // device: the host must refuse, not read past its file)
 };
 
+// An app installed from a real APK file (VirtualDeviceOptions::apps): `pm list packages` names
+// it, `pm path` answers /data/app/PACKAGE-1/base.apk (a copy of the file made at start(), read
+// over sync), `dumpsys package` its versionCode, and the on-device dumper its label. The APK's
+// own manifest is not read by the device: package, version_code and label say what it holds.
+struct InstalledApp {
+  std::string package;
+  std::uint64_t version_code = 1;
+  std::string label;
+  std::filesystem::path apk;
+};
+
 struct VirtualDeviceOptions {
   // Where to listen: an IPv4 or IPv6 address literal. port 0 picks a free port; port()
   // says which.
@@ -290,6 +301,9 @@ struct VirtualDeviceOptions {
   // a device policy; without camera_app, no app answers the still-image intent.
   bool radios_locked = false;
   bool camera_app = true;
+  // Apps installed besides the demo app, each with its APK (see InstalledApp). start() fails
+  // with io_error when an APK cannot be copied.
+  std::vector<InstalledApp> apps;
   // When set, start() creates this pcapng file and every host connection records the ADB
   // bytes it receives and sends there (each as its own TCP connection, flushed per message);
   // how captures/ is made from the real adb host. start() fails with io_error if it cannot.

@@ -1,0 +1,251 @@
+#include "services/apk_label.hpp"
+
+#include <android-base/logging.h>
+#include <android/log.h>
+#include <androidfw/LoadedArsc.h>
+#include <androidfw/ResourceTypes.h>
+#include <androidfw/ResourceUtils.h>
+#include <utils/String8.h>
+#include <zip.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+
+namespace adbwire::detail {
+namespace {
+
+// android:label's resource id in every framework (android.R.attr.label).
+constexpr std::uint32_t kLabelAttr = 0x01010001;
+constexpr char16_t kApplication[] = u"application";
+constexpr char16_t kLabel[] = u"label";
+constexpr char16_t kAndroidNs[] = u"http://schemas.android.com/apk/res/android";
+// References followed from the label to its string (Android's own limit is 20).
+constexpr int kMaxReferenceHops = 20;
+
+// libandroidfw reports a malformed chunk through liblog and libbase's LOG, which on a host write
+// to stderr: the file's text would reach the terminal. The reason is ours to say, in the Failure.
+void silence_logs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    __android_log_set_logger([](const __android_logger_data*, const char*) {});
+    android::base::SetLogger([](android::base::LogId, android::base::LogSeverity, const char*,
+                                const char*, unsigned int, const char*) {});
+  });
+}
+
+bool equals(const char16_t* text, std::size_t length, std::u16string_view expected) {
+  return text != nullptr && std::u16string_view(text, length) == expected;
+}
+
+std::string utf8(const char16_t* text, std::size_t length) {
+  if (text == nullptr) return {};
+  const android::String8 converted(text, length);
+  std::string out(converted.string(), converted.size());
+  if (out.size() > kMaxLabelBytes) out.resize(kMaxLabelBytes);
+  return out;
+}
+
+// The index of <application>'s android:label (by resource id, else by name in the android
+// namespace, as aapt without a framework leaves it), or -1.
+ssize_t label_attribute(const android::ResXMLTree& tree) {
+  for (std::size_t i = 0; i < tree.getAttributeCount(); ++i) {
+    if (tree.getAttributeNameResID(i) == kLabelAttr) return static_cast<ssize_t>(i);
+  }
+  for (std::size_t i = 0; i < tree.getAttributeCount(); ++i) {
+    std::size_t name_length = 0;
+    std::size_t ns_length = 0;
+    const char16_t* name = tree.getAttributeName(i, &name_length);
+    const char16_t* ns = tree.getAttributeNamespace(i, &ns_length);
+    if (equals(name, name_length, kLabel) && equals(ns, ns_length, kAndroidNs))
+      return static_cast<ssize_t>(i);
+  }
+  return -1;
+}
+
+// The entry of resid in the type chunk whose configuration suits an English-speaking phone best
+// (the default resources when nothing more specific is given, as PackageManager picks), or null.
+const android::Res_value* find_value(const android::LoadedArsc& table, std::uint32_t resid) {
+  const std::uint8_t type_id = android::get_type_id(resid);
+  const android::LoadedPackage* package = table.GetPackageById(android::get_package_id(resid));
+  if (package == nullptr || type_id == 0) return nullptr;
+  const android::TypeSpec* spec = package->GetTypeSpecByTypeIndex(type_id - 1);
+  if (spec == nullptr) return nullptr;
+  android::ResTable_config wanted{};
+  wanted.packLanguage("en");
+  const android::ResTable_entry* best = nullptr;
+  android::ResTable_config best_config{};
+  for (std::size_t i = 0; i < spec->type_count; ++i) {
+    const android::ResTable_type* type = spec->types[i];
+    android::ResTable_config config;
+    config.copyFromDtoH(type->config);
+    if (!config.match(wanted) || (best != nullptr && !config.isBetterThan(best_config, &wanted)))
+      continue;
+    const android::ResTable_entry* entry =
+        android::LoadedPackage::GetEntry(type, android::get_entry_id(resid));
+    if (entry == nullptr) continue;
+    best = entry;
+    best_config = config;
+  }
+  // A bag (style, plural) is no single value; the table's loader checked the entry's bounds.
+  if (best == nullptr || (dtohs(best->flags) & android::ResTable_entry::FLAG_COMPLEX) != 0)
+    return nullptr;
+  return reinterpret_cast<const android::Res_value*>(reinterpret_cast<const std::uint8_t*>(best) +
+                                                     dtohs(best->size));
+}
+
+std::string resolve(std::uint32_t reference, std::string_view arsc, Failure& failure) {
+  if (arsc.empty()) {
+    failure.set(errc::not_found, "the label is a resource but the APK has no resources.arsc");
+    return {};
+  }
+  // The loader reserves room for as many packages as the header announces before it checks
+  // them: a count no table of this size can hold would have a device choose our allocation.
+  android::ResTable_header header{};
+  if (arsc.size() >= sizeof header) std::memcpy(&header, arsc.data(), sizeof header);
+  if (dtohl(header.packageCount) > arsc.size() / sizeof(android::ResTable_package)) {
+    failure.set(errc::parse_error,
+                "resources.arsc announces " + std::to_string(dtohl(header.packageCount)) +
+                    " packages, more than its " + std::to_string(arsc.size()) + " bytes hold");
+    return {};
+  }
+  std::unique_ptr<const android::LoadedArsc> table;
+  try {
+    table = android::LoadedArsc::Load(android::StringPiece(arsc.data(), arsc.size()));
+  } catch (const std::bad_alloc&) {
+    // The loader's own allocation failed: the verdict of a rejected table, below.
+  }
+  if (!table) {
+    failure.set(errc::parse_error, "resources.arsc is malformed (libandroidfw rejected it)");
+    return {};
+  }
+  std::uint32_t resid = reference;
+  for (int hop = 0;; ++hop) {
+    const android::Res_value* value = find_value(*table, resid);
+    if (value == nullptr) {
+      char id[16];
+      std::snprintf(id, sizeof id, "0x%08x", resid);
+      failure.set(errc::not_found, std::string("resources.arsc has no value for resource ") + id +
+                                       ", the app's label");
+      return {};
+    }
+    if (value->dataType == android::Res_value::TYPE_STRING) {
+      std::size_t length = 0;
+      const char16_t* text = table->GetStringPool()->stringAt(dtohl(value->data), &length);
+      if (text == nullptr) break;
+      return utf8(text, length);
+    }
+    if (value->dataType != android::Res_value::TYPE_REFERENCE) break;
+    if (hop == kMaxReferenceHops) {
+      failure.set(errc::parse_error, "the label's resource references go round in a loop");
+      return {};
+    }
+    resid = dtohl(value->data);
+  }
+  failure.set(errc::parse_error, "the label's resource is not a string of the table");
+  return {};
+}
+
+}  // namespace
+
+std::string label_from_resources(std::string_view manifest, std::string_view arsc,
+                                 Failure& failure) {
+  silence_logs();
+  android::ResXMLTree tree;
+  if (tree.setTo(manifest.data(), manifest.size(), true) != android::NO_ERROR) {
+    failure.set(errc::parse_error,
+                "AndroidManifest.xml is not valid binary XML (libandroidfw rejected it)");
+    return {};
+  }
+  int depth = 0;
+  for (;;) {
+    const android::ResXMLParser::event_code_t code = tree.next();
+    if (code == android::ResXMLParser::END_DOCUMENT || code == android::ResXMLParser::BAD_DOCUMENT)
+      break;
+    if (code == android::ResXMLParser::END_TAG) --depth;
+    if (code != android::ResXMLParser::START_TAG) continue;
+    ++depth;
+    std::size_t length = 0;
+    const char16_t* name = tree.getElementName(&length);
+    if (depth != 2 || !equals(name, length, kApplication)) continue;
+    const ssize_t index = label_attribute(tree);
+    if (index < 0) return {};
+    android::Res_value value;
+    if (tree.getAttributeValue(static_cast<std::size_t>(index), &value) < 0) break;
+    if (value.dataType == android::Res_value::TYPE_STRING) {
+      std::size_t text_length = 0;
+      const char16_t* text =
+          tree.getAttributeStringValue(static_cast<std::size_t>(index), &text_length);
+      if (text != nullptr) return utf8(text, text_length);
+      break;
+    }
+    if (value.dataType == android::Res_value::TYPE_REFERENCE)
+      return resolve(value.data, arsc, failure);
+    failure.set(errc::parse_error,
+                "the manifest's android:label is neither a string nor a "
+                "reference to one");
+    return {};
+  }
+  failure.set(errc::parse_error, "AndroidManifest.xml has no <application> element");
+  return {};
+}
+
+namespace {
+
+struct ZipCloser {
+  void operator()(zip_t* archive) const { zip_discard(archive); }
+};
+struct ZipFileCloser {
+  void operator()(zip_file_t* file) const { zip_fclose(file); }
+};
+
+// Reads the entry `name` whole, at most `bound` bytes; "" when the entry is absent and optional.
+std::string read_entry(zip_t* archive, const char* name, std::size_t bound, bool required,
+                       Failure& failure) {
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_stat(archive, name, 0, &stat) != 0 || (stat.valid & ZIP_STAT_SIZE) == 0) {
+    if (required) failure.set(errc::parse_error, std::string("the APK has no ") + name);
+    return {};
+  }
+  if (stat.size > bound) {
+    failure.set(errc::limit_exceeded, std::string("the APK's ") + name + " holds " +
+                                          std::to_string(stat.size) + " bytes, past the " +
+                                          std::to_string(bound) + " adbwire reads");
+    return {};
+  }
+  const std::unique_ptr<zip_file_t, ZipFileCloser> file(zip_fopen(archive, name, 0));
+  std::string bytes(static_cast<std::size_t>(stat.size), '\0');
+  // One byte more than announced is asked for, so an entry longer than its size shows.
+  char extra = 0;
+  if (!file ||
+      zip_fread(file.get(), bytes.data(), stat.size) != static_cast<zip_int64_t>(stat.size) ||
+      zip_fread(file.get(), &extra, 1) != 0) {
+    failure.set(errc::parse_error, std::string("the APK's ") + name +
+                                       " cannot be read (corrupt data or a wrong checksum)");
+    return {};
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::string apk_label(const std::filesystem::path& apk, Failure& failure) {
+  int code = 0;
+  const std::unique_ptr<zip_t, ZipCloser> archive(zip_open(apk.c_str(), ZIP_RDONLY, &code));
+  if (!archive) {
+    failure.set(errc::parse_error,
+                "the APK is not a ZIP archive (libzip error " + std::to_string(code) + ")");
+    return {};
+  }
+  const std::string manifest =
+      read_entry(archive.get(), "AndroidManifest.xml", kMaxManifestBytes, true, failure);
+  if (failure) return {};
+  const std::string arsc =
+      read_entry(archive.get(), "resources.arsc", kMaxArscBytes, false, failure);
+  if (failure) return {};
+  return label_from_resources(manifest, arsc, failure);
+}
+
+}  // namespace adbwire::detail

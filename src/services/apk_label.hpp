@@ -1,0 +1,36 @@
+// An app's label read on the host from its APK: the manifest's <application android:label>
+// (binary XML) resolved through resources.arsc, parsed by AOSP's own libandroidfw (Debian's
+// android-libandroidfw). An APK comes from the device, so it is untrusted input: its size, the
+// two entries' sizes and the label's length are bounded, nothing else of the archive is read,
+// and libandroidfw's log lines (which can quote the file) never reach stderr. Internal.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "base/failure.hpp"
+
+namespace adbwire::detail {
+
+// Bounds on what an APK may make the host hold.
+inline constexpr std::size_t kMaxManifestBytes = 4 * 1024 * 1024;  // AndroidManifest.xml
+inline constexpr std::size_t kMaxArscBytes = 64 * 1024 * 1024;     // resources.arsc
+inline constexpr std::size_t kMaxLabelBytes = 256;                 // a label, cut past it
+
+// The label the manifest names, resolved through the resource table for the default
+// configuration (a reference to another reference is followed as Android does); "" when the
+// application has no android:label. arsc may be empty when the label is a literal string.
+// Errors: parse_error (a manifest or table libandroidfw rejects, no <application>, a label that
+// is neither a string nor a reference to one), not_found (a reference the table lacks).
+std::string label_from_resources(std::string_view manifest, std::string_view arsc,
+                                 Failure& failure);
+
+// Reads only AndroidManifest.xml and resources.arsc of the ZIP at apk (each bounded above, its
+// CRC checked by libzip) and returns label_from_resources of them. Errors: as that, and
+// parse_error for a file that is not a ZIP or lacks a manifest, limit_exceeded for an entry
+// past its bound.
+std::string apk_label(const std::filesystem::path& apk, Failure& failure);
+
+}  // namespace adbwire::detail

@@ -1,0 +1,41 @@
+// Open by name: which installed app a label, a description or a package name means. Labels come
+// from the on-device dumper where it runs, otherwise from each app's APK read on the host
+// (services/apk_label.hpp), cached per package and versionCode in the private runtime folder.
+// Internal to the verbs layer.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adbwire/deadline.hpp"
+
+namespace adbwire {
+class Device;
+}
+
+namespace adbwire::verbs {
+
+// Bound on the APK pulled to read a label: a larger one is left unread (its package name still
+// matches) and named in the notes.
+inline constexpr std::uint64_t kMaxApkBytes = 256ull * 1024 * 1024;
+
+// Labels of `packages`, read from their base APKs (`pm path`, versionCode from `dumpsys
+// package`, the APK pulled over sync to a private temporary file and removed once read). A
+// package whose label cannot be read is left out, with a sentence in notes saying why; a label
+// read once is kept under runtime/app-labels/PACKAGE-VERSIONCODE and not pulled again.
+// Errors: those of Device::shell (timeout, device_offline, closed) and of the private folder
+// (permission_denied, io_error), thrown as adbwire::Error.
+std::map<std::string, std::string> apk_labels(Device& device,
+                                              const std::vector<std::string>& packages,
+                                              Deadline deadline, std::vector<std::string>& notes);
+
+// The package `query` names among apps (package -> label, "" for none): an exact label or
+// package name first, then a label or package that holds every word of the query, then one
+// within a few typing errors. Case and punctuation are ignored. Errors (adbwire::Error):
+// invalid_argument when several apps match equally well (the message lists them with their
+// packages), not_found when none is close (the message names the nearest).
+std::string match_app(std::string_view query, const std::map<std::string, std::string>& apps);
+
+}  // namespace adbwire::verbs

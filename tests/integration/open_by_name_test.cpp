@@ -1,0 +1,148 @@
+// Open by name: `launch` takes an app's label on a virtual device that has real APKs installed
+// (tests/data/apk, built by aapt), with labels from the on-device dumper and, without it, read on
+// the host from each APK pulled over sync; ambiguous, unknown and unreadable names fail with a
+// typed error that says what to do.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "adbwire/testing/vdevice.hpp"
+#include "integration/temp_dir.hpp"
+#include "integration/tools_fixture.hpp"
+
+namespace adbwire::mcp {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_tools::text_of;
+
+const fs::path kApks = ADBWIRE_TEST_APK_DIR;
+constexpr char kMonkey[] = "monkey -p com.example.groceries -c android.intent.category.LAUNCHER 1";
+
+bool sent(const VirtualDevice& device, const std::string& line) {
+  const auto events = device.events();
+  return std::find(events.begin(), events.end(), line) != events.end();
+}
+
+int errc_of(const Json& result) { return result["_meta"]["adbwire/errc"].get<int>(); }
+
+class OpenByName : public testing_tools::ToolsTest {
+ protected:
+  // A runtime folder of its own, so the label cache starts empty and no other test pulls into it.
+  OpenByName() {
+    fs::permissions(runtime_.path(), fs::perms::owner_all, fs::perm_options::replace);
+    ::setenv("XDG_RUNTIME_DIR", runtime_.path().c_str(), 1);
+    options_.apps = {{"com.example.groceries", 7, "Demo Groceries", kApks / "groceries.apk"},
+                     {"com.example.freshgroceries", 3, "Fresh Groceries", kApks / "fresh.apk"}};
+  }
+  fs::path cache_file(const std::string& name) const {
+    return runtime_.path() / "adbwire" / "app-labels" / name;
+  }
+  test::TempDir runtime_;
+  VirtualDeviceOptions options_;
+};
+
+TEST_F(OpenByName, LabelReadFromTheApkWithoutTheDumper) {
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
+  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
+  EXPECT_NE(text_of(launched).find("Launched Demo Groceries (com.example.groceries)."),
+            std::string::npos)
+      << text_of(launched);
+  EXPECT_TRUE(sent(device, kMonkey));
+
+  // Kept per package and versionCode, privately: a second launch reads no APK (the device's copy
+  // is gone and it still works).
+  struct stat st {};
+  ASSERT_EQ(::stat(cache_file("com.example.groceries-7").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_TRUE(fs::remove(device.root() / "data/app/com.example.groceries-1/base.apk"));
+  const Json again = call(tools, "launch", {{"package", "demo groceries"}});
+  EXPECT_FALSE(again["isError"].get<bool>()) << text_of(again);
+  // The pulled APKs were removed once read.
+  for (const auto& entry : fs::directory_iterator(cache_file("").parent_path()))
+    EXPECT_NE(entry.path().extension(), ".apk") << entry.path();
+}
+
+TEST_F(OpenByName, LabelFromTheDumperWhereItRuns) {
+  VirtualDevice device(options_);
+  device.start();
+  // The dumper's label (PackageManager's, in the phone's language) differs from the APK's default.
+  device.set_app_label("com.example.groceries", "Demo Lebensmittel");
+  DeviceToolsOptions o = options_for(device);
+  o.page.helper = PageOptions::Helper::on;
+  DeviceTools tools(o);
+  const Json launched = call(tools, "launch", {{"package", "Demo Lebensmittel"}});
+  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
+  EXPECT_TRUE(sent(device, kMonkey));
+}
+
+TEST_F(OpenByName, PartOfANameOrATypoFindsTheApp) {
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  for (const char* name : {"Demo Grocerys", "fresh", "com.example.groceries"}) {
+    const Json launched = call(tools, "launch", {{"package", name}});
+    EXPECT_FALSE(launched["isError"].get<bool>()) << name << ": " << text_of(launched);
+  }
+  EXPECT_TRUE(sent(device, kMonkey));
+  EXPECT_TRUE(
+      sent(device, "monkey -p com.example.freshgroceries -c android.intent.category.LAUNCHER 1"));
+}
+
+TEST_F(OpenByName, AmbiguousNamesAreListed) {
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const Json result = call(tools, "launch", {{"package", "Groceries"}});
+  ASSERT_TRUE(result["isError"].get<bool>()) << text_of(result);
+  EXPECT_EQ(errc_of(result), static_cast<int>(errc::invalid_argument));
+  const std::string text = text_of(result);
+  EXPECT_NE(text.find("matches 2 apps"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"Demo Groceries\" (com.example.groceries)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"Fresh Groceries\" (com.example.freshgroceries)"), std::string::npos)
+      << text;
+  const auto events = device.events();
+  EXPECT_TRUE(std::none_of(events.begin(), events.end(),
+                           [](const std::string& e) { return e.starts_with("monkey"); }));
+}
+
+TEST_F(OpenByName, NothingCloseNamesTheNearest) {
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const Json result = call(tools, "launch", {{"package", "Fresh Grocer Market Place"}});
+  ASSERT_TRUE(result["isError"].get<bool>()) << text_of(result);
+  EXPECT_EQ(errc_of(result), static_cast<int>(errc::not_found));
+  EXPECT_NE(text_of(result).find("the nearest is \"Fresh Groceries\""), std::string::npos)
+      << text_of(result);
+}
+
+TEST_F(OpenByName, AMalformedApkIsATypedErrorNamingThePackage) {
+  test::TempDir folder;
+  const fs::path garbage = folder.path() / "garbage.apk";
+  std::ofstream(garbage) << "PK\x03\x04 not really a zip";
+  options_.apps.push_back({"com.example.broken", 1, "Broken Shop", garbage});
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const Json result = call(tools, "launch", {{"package", "Broken Shop"}});
+  ASSERT_TRUE(result["isError"].get<bool>()) << text_of(result);
+  EXPECT_EQ(errc_of(result), static_cast<int>(errc::not_found));
+  EXPECT_NE(text_of(result).find("com.example.broken: the APK is not a ZIP archive"),
+            std::string::npos)
+      << text_of(result);
+  // The others still open by name, and the broken one by its package.
+  EXPECT_FALSE(call(tools, "launch", {{"package", "Demo Groceries"}})["isError"].get<bool>());
+  EXPECT_FALSE(call(tools, "launch", {{"package", "com.example.broken"}})["isError"].get<bool>());
+}
+
+}  // namespace
+}  // namespace adbwire::mcp

@@ -1,0 +1,149 @@
+// The label read from an APK (services/apk_label.hpp) on APKs built by Debian's aapt
+// (tests/data/apk): a label through a reference to a reference, a literal label, and every
+// malformed form of their manifest, table and archive a device could send: a typed error or the
+// right label, never a crash (ASan checks the reads), never text on stderr.
+#include "services/apk_label.hpp"
+
+#include <gtest/gtest.h>
+#include <zip.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "integration/temp_dir.hpp"
+
+namespace adbwire::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kApks = ADBWIRE_TEST_APK_DIR;
+
+std::string entry(const fs::path& apk, const char* name) {
+  int code = 0;
+  zip_t* archive = zip_open(apk.c_str(), ZIP_RDONLY, &code);
+  EXPECT_NE(archive, nullptr) << apk;
+  zip_stat_t stat;
+  EXPECT_EQ(zip_stat(archive, name, 0, &stat), 0) << name;
+  std::string bytes(stat.size, '\0');
+  zip_file_t* file = zip_fopen(archive, name, 0);
+  EXPECT_EQ(zip_fread(file, bytes.data(), stat.size), static_cast<zip_int64_t>(stat.size));
+  zip_fclose(file);
+  zip_discard(archive);
+  return bytes;
+}
+
+// A ZIP holding the given entries, stored uncompressed.
+void write_zip(const fs::path& path,
+               const std::vector<std::pair<std::string, std::string>>& files) {
+  int code = 0;
+  zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+  ASSERT_NE(archive, nullptr);
+  for (const auto& [name, bytes] : files) {
+    zip_source_t* source = zip_source_buffer(archive, bytes.data(), bytes.size(), 0);
+    ASSERT_GE(zip_file_add(archive, name.c_str(), source, ZIP_FL_OVERWRITE), 0);
+  }
+  ASSERT_EQ(zip_close(archive), 0);
+}
+
+TEST(ApkLabel, AReferenceIsResolvedToTheDefaultString) {
+  Failure failure;
+  EXPECT_EQ(apk_label(kApks / "groceries.apk", failure), "Demo Groceries");
+  EXPECT_FALSE(failure) << failure.detail;
+}
+
+TEST(ApkLabel, ALiteralLabelNeedsNoTable) {
+  Failure failure;
+  EXPECT_EQ(apk_label(kApks / "fresh.apk", failure), "Fresh Groceries");
+  EXPECT_FALSE(failure) << failure.detail;
+  const std::string manifest = entry(kApks / "fresh.apk", "AndroidManifest.xml");
+  EXPECT_EQ(label_from_resources(manifest, "", failure), "Fresh Groceries");
+  EXPECT_FALSE(failure) << failure.detail;
+}
+
+TEST(ApkLabel, AReferenceWithoutATableIsNotFound) {
+  Failure failure;
+  label_from_resources(entry(kApks / "groceries.apk", "AndroidManifest.xml"), "", failure);
+  EXPECT_EQ(failure.code, make_error_code(errc::not_found));
+}
+
+TEST(ApkLabel, ATableWithoutTheResourceIsNotFound) {
+  // The framework's table has package 0x01 only, not the app's 0x7f.
+  Failure failure;
+  label_from_resources(entry(kApks / "groceries.apk", "AndroidManifest.xml"),
+                       entry(kApks / "framework.apk", "resources.arsc"), failure);
+  EXPECT_EQ(failure.code, make_error_code(errc::not_found)) << failure.detail;
+}
+
+TEST(ApkLabel, EveryTruncationIsATypedErrorOrTheLabel) {
+  const std::string manifest = entry(kApks / "groceries.apk", "AndroidManifest.xml");
+  const std::string arsc = entry(kApks / "groceries.apk", "resources.arsc");
+  testing::internal::CaptureStderr();
+  for (std::size_t size = 0; size < manifest.size(); ++size) {
+    Failure failure;
+    const std::string label = label_from_resources(manifest.substr(0, size), arsc, failure);
+    EXPECT_TRUE(failure.code == make_error_code(errc::parse_error) ||
+                failure.code == make_error_code(errc::not_found) || label == "Demo Groceries")
+        << "manifest cut at " << size << ": " << failure.detail;
+  }
+  for (std::size_t size = 0; size < arsc.size(); ++size) {
+    Failure failure;
+    const std::string label = label_from_resources(manifest, arsc.substr(0, size), failure);
+    EXPECT_TRUE(failure.code == make_error_code(errc::parse_error) ||
+                failure.code == make_error_code(errc::not_found))
+        << "table cut at " << size << ": " << label;
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "libandroidfw's log reached stderr";
+}
+
+TEST(ApkLabel, EveryFlippedByteIsATypedErrorOrALabel) {
+  const std::string manifest = entry(kApks / "groceries.apk", "AndroidManifest.xml");
+  const std::string arsc = entry(kApks / "groceries.apk", "resources.arsc");
+  for (std::size_t at = 0; at < manifest.size() + arsc.size(); ++at) {
+    std::string m = manifest;
+    std::string a = arsc;
+    char& byte = at < m.size() ? m[at] : a[at - m.size()];
+    byte = static_cast<char>(byte ^ 0xff);
+    Failure failure;
+    const std::string label = label_from_resources(m, a, failure);
+    EXPECT_LE(label.size(), kMaxLabelBytes);
+    if (failure) {
+      EXPECT_TRUE(failure.code == make_error_code(errc::parse_error) ||
+                  failure.code == make_error_code(errc::not_found))
+          << at << ": " << failure.detail;
+    }
+  }
+}
+
+TEST(ApkLabel, MalformedArchivesAreTypedErrors) {
+  test::TempDir folder;
+  const fs::path apk = folder.path() / "x.apk";
+  std::ofstream(apk) << "PK\x03\x04 not a zip";
+  Failure not_zip;
+  apk_label(apk, not_zip);
+  EXPECT_EQ(not_zip.code, make_error_code(errc::parse_error));
+  EXPECT_NE(not_zip.detail.find("not a ZIP"), std::string::npos) << not_zip.detail;
+
+  write_zip(apk, {{"classes.dex", "dex\n"}});
+  Failure no_manifest;
+  apk_label(apk, no_manifest);
+  EXPECT_EQ(no_manifest.code, make_error_code(errc::parse_error));
+  EXPECT_NE(no_manifest.detail.find("no AndroidManifest.xml"), std::string::npos);
+
+  write_zip(apk, {{"AndroidManifest.xml", std::string(kMaxManifestBytes + 1, '\0')}});
+  Failure too_big;
+  apk_label(apk, too_big);
+  EXPECT_EQ(too_big.code, make_error_code(errc::limit_exceeded)) << too_big.detail;
+
+  write_zip(apk, {{"AndroidManifest.xml", entry(kApks / "groceries.apk", "AndroidManifest.xml")},
+                  {"resources.arsc", "not a table"}});
+  Failure bad_table;
+  apk_label(apk, bad_table);
+  EXPECT_EQ(bad_table.code, make_error_code(errc::parse_error));
+  EXPECT_NE(bad_table.detail.find("resources.arsc is malformed"), std::string::npos)
+      << bad_table.detail;
+}
+
+}  // namespace
+}  // namespace adbwire::detail
