@@ -113,6 +113,10 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                   "a file of NAME=VALUE lines, mode 0600, whose values type's secret types "
                   "without the agent seeing them (default $ADBWIRE_SECRETS_FILE; environment "
                   "variables ADBWIRE_SECRET_NAME are secrets too)");
+  cmd->add_flag("--secrets-keyring", args->tools.verbs.secrets.keyring,
+                "also take secrets from the desktop keyring (the Secret Service: items of the "
+                "schema org.adbwire.Secret by their attribute name; default: on when "
+                "$ADBWIRE_SECRETS_KEYRING is 1)");
   cmd->callback(
       [args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
 }
