@@ -99,9 +99,7 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       "where oversized snapshots, page sources and recordings are saved, 0600 (default: a "
       "private folder in the per-user runtime folder; a folder others may enter gets a private "
       "folder inside it)");
-  cmd->add_option("--memory-db", args->tools.verbs.memory_db,
-                  "the SQLite database remember, recall and forget keep notes in, 0600 "
-                  "(default: $ADBWIRE_MEMORY_DB, else ~/.local/share/adbwire/memory.db)");
+  add_memory_options(*cmd, args->tools.verbs.memory_db, args->tools.verbs.observe);
   cmd->add_option("--allow-install-from", args->tools.verbs.host_files.allowed,
                   "a folder whose APKs the install tool, and whose files the push tool, may "
                   "send to a device, and where the pull tool may write (repeat for several; "
