@@ -117,14 +117,12 @@ void Observer::finished(Call& call, const std::optional<std::string>& error) noe
     MemoryStore store = open_memory(call.options());
     const std::string device = device_identity(page);
     const std::string next =
-        seen_now.empty()
-            ? std::string()
-            : "screen " + seen_now + " (" + screen_summary(now, kOutcomeSummary) + ")";
+        seen_now.empty() ? std::string()
+                         : "screen " + seen_now + " (" + screen_summary(now, kOutcomeSummary) + ")";
     if (!seen_now.empty()) {
       // The screen seen now is what the device's earlier actions led to.
       store.settle(device, mask.apply(next));
-      store.observe({device, now.app().package}, seen_now, mask.apply(screen_summary(now)), "",
-                    "");
+      store.observe({device, now.app().package}, seen_now, mask.apply(screen_summary(now)), "", "");
     }
     if (action_ && !acted_on.empty()) {
       const std::string outcome = error ? "error: " + *error : after_action ? next : "";

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,8 +17,8 @@
 #include "adbwire/error.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
+#include "integration/cli_host_fixture.hpp"
 #include "integration/mcp_lines.hpp"
-#include "integration/temp_dir.hpp"
 
 namespace adbwire {
 namespace {
@@ -32,34 +31,7 @@ using test::text_of;
 constexpr const char* kInstall =
     " is missing: apt-get install gnome-keyring libsecret-tools dbus-daemon (or run scripts/setup)";
 
-class Keyring : public ::testing::Test {
- protected:
-  Keyring() {
-    VirtualDeviceOptions options;
-    options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-    vd_.emplace(std::move(options));
-    vd_->start();
-    fs::create_directories(home() / ".android");
-    fs::create_directories(run());
-    fs::permissions(run(), fs::perms::owner_all, fs::perm_options::replace);
-  }
-  fs::path home() const { return dir_.path() / "home"; }
-  fs::path run() const { return dir_.path() / "run"; }
-  std::vector<std::string> env(const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> all = {"HOME=" + home().string(), "XDG_RUNTIME_DIR=" + run().string(),
-                                    "PATH=/usr/bin:/bin", "ADBWIRE_NO_HOLDER=1"};
-    all.insert(all.end(), extra.begin(), extra.end());
-    return all;
-  }
-  test::ProcessResult adbwire(std::vector<std::string> args, const std::vector<std::string>& extra,
-                              std::string_view input = {}) const {
-    args.insert(args.begin(), ADBWIRE_CLI_PATH);
-    return test::run_process(std::move(args), env(extra), input, 60s);
-  }
-
-  test::TempDir dir_;
-  std::optional<VirtualDevice> vd_;
-};
+using Keyring = test::CliHostTest;
 
 TEST_F(Keyring, ASecretOfTheDesktopKeyringIsTypedAndShownNowhere) {
   for (const char* program :
