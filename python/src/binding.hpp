@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -147,6 +148,10 @@ struct PageBox {
   verbs::Recordings recordings;
   verbs::LogFollows log_follows;   // likewise: a followed log ends before its Device goes
   detail::SecretMask secret_mask;  // the secrets typed through this Page's verbs
+  // The memory database of remember, recall, forget and observations ("" = $ADBWIRE_MEMORY_DB,
+  // else the user's data folder) and whether the verbs feed its observation cache.
+  std::filesystem::path memory_db;
+  bool observe = false;
 
  private:
   static std::string saved_folder_name();

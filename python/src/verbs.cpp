@@ -22,13 +22,14 @@ namespace {
 // The verbs::Host of one Python Page: it drives that Page's device and connects nothing else.
 class PageHost final : public verbs::Host {
  public:
-  PageHost(Page& page, verbs::SavedFiles& saved, verbs::Recordings& recordings,
-           verbs::LogFollows& log_follows, detail::SecretMask& secret_mask)
-      : page_(page),
-        saved_(saved),
-        recordings_(recordings),
-        log_follows_(log_follows),
-        secret_mask_(secret_mask) {
+  explicit PageHost(PageBox& box)
+      : page_(box.page),
+        saved_(box.saved),
+        recordings_(box.recordings),
+        log_follows_(box.log_follows),
+        secret_mask_(box.secret_mask) {
+    options_.memory_db = box.memory_db;
+    options_.observe = box.observe;
     // A Python caller gets everything whole: the snapshot's full text, full-size images. The
     // shell verb is on because Device.shell already is.
     options_.allow_shell = true;
@@ -118,7 +119,7 @@ py::list blocks_of(const verbs::Reply& reply, verbs::Block::Kind kind) {
 verbs::Reply run_verb(PageBox& box, const std::string& verb, const verbs::Json& json) {
   const verbs::Reply reply = interruptible([&] {
     std::lock_guard<std::mutex> lock(box.mutex);
-    PageHost host(box.page, box.saved, box.recordings, box.log_follows, box.secret_mask);
+    PageHost host(box);
     const CancelScope* scope = current_scope();
     const detail::CancelToken uncancelled;
     return verbs::run(host, verb, json, scope != nullptr ? scope->token() : uncancelled);
@@ -187,6 +188,34 @@ void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox
       "VerbReply; a failure raises the Error subclass of its code with the verb's advice "
       "(StaleRefError: take a new snapshot). Each verb is also a method when Page has no method "
       "of that name (page.launch(\"com.android.settings\")).");
+
+  page.def_property(
+      "memory_db",
+      [](PageBox& box) {
+        const std::lock_guard<std::mutex> lock(box.mutex);
+        return box.memory_db.string();
+      },
+      [](PageBox& box, const std::string& path) {
+        std::filesystem::path chosen;
+        if (!path.empty()) chosen = std::filesystem::absolute(std::filesystem::path(path));
+        const std::lock_guard<std::mutex> lock(box.mutex);
+        box.memory_db = std::move(chosen);
+      },
+      "The SQLite database remember, recall, forget and observations use (0600); \"\" (the "
+      "default): $ADBWIRE_MEMORY_DB, else ~/.local/share/adbwire/memory.db.");
+  page.def_property(
+      "observe",
+      [](PageBox& box) {
+        const std::lock_guard<std::mutex> lock(box.mutex);
+        return box.observe;
+      },
+      [](PageBox& box, bool on) {
+        const std::lock_guard<std::mutex> lock(box.mutex);
+        box.observe = on;
+      },
+      "True: the verbs record in the memory database each screen seen and each action done "
+      "on it with what followed (the observations verb reads it). False by default: nothing of "
+      "a screen is written.");
 
   page.def(
       "type_secret",

@@ -205,3 +205,39 @@ def test_launch_opens_an_app_by_its_label_read_from_its_apk(device_root):
     finally:
         page.close()
         device.stop()
+
+
+def test_memory_db_and_observe_are_options_of_the_page(page, tmp_path):
+    assert page.memory_db == "" and page.observe is False
+    page.memory_db = str(tmp_path / "memory" / "memory.db")
+    assert page.memory_db == str(tmp_path / "memory" / "memory.db")
+    assert "Remembered as note 1" in page.remember("the list is the start screen").text
+    assert stat.S_IMODE(os.stat(page.memory_db).st_mode) == 0o600
+    page.call("snapshot")
+    assert "The observation cache is off" in page.observations().text
+    # The verbs feed the cache (Page.call and the methods made from the table).
+    page.observe = True
+    page.call("snapshot")
+    page.call("tap", text="Add item")
+    page.call("snapshot")
+    page.call("tap", x=60, y=200)
+    page.call("snapshot")
+    seen = page.observations().text
+    # Two snapshots, and the one tap took to find "Add item" on it.
+    assert "seen 3 times" in seen, seen
+    assert 'tap {"text":"Add item"} -> screen ' in seen, seen
+    form = re.search(r"-> screen ([0-9a-f]{16})", seen).group(1)
+    assert 'tap {"x":60,"y":200} -> screen ' in page.observations(form).text
+    assert "and 6 observations" in page.forget(observations=True).text
+
+
+def test_camera_gives_the_photo_itself(page, tmp_path):
+    reply = page.camera()
+    assert re.search(
+        r"Took a photo: /sdcard/DCIM/Camera/IMG_\S+ on the device \(\d+ KiB\)\.$", reply.text
+    ), reply.text
+    [(mime, photo)] = reply.images
+    assert mime == "image/jpeg" and photo.startswith(b"\xff\xd8\xff")
+    remote = re.search(r"(/sdcard/\S+\.jpg)", reply.text).group(1)
+    page.pull(remote, str(tmp_path / "pulled.jpg"))
+    assert (tmp_path / "pulled.jpg").read_bytes() == photo

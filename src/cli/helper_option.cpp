@@ -95,4 +95,13 @@ void add_stealth_options(CLI::App& cmd, StealthOptions& stealth) {
       ->check(CLI::PositiveNumber);
 }
 
+void add_memory_options(CLI::App& cmd, std::filesystem::path& path, bool& observe) {
+  cmd.add_option("--memory-db", path,
+                 "the SQLite database remember, recall and forget keep notes in, 0600 "
+                 "(default: $ADBWIRE_MEMORY_DB, else ~/.local/share/adbwire/memory.db)");
+  cmd.add_flag("--observe", observe,
+               "record in that database each screen seen and each action done on it with what "
+               "followed, for the observations verb (off: nothing of a screen is written)");
+}
+
 }  // namespace adbwire::cli

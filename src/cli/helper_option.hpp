@@ -1,8 +1,10 @@
 // The CLI's side of the on-device dumper (PageOptions::helper): the --helper option and the
-// `adbwire doctor --helper` probe.
+// `adbwire doctor --helper` probe; and the options of a Page the verbs drive that `open` and
+// `mcp` share.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 
 #include "adbwire/page.hpp"
 #include "cli/command.hpp"
@@ -21,5 +23,8 @@ void add_ref_check_option(CLI::App& cmd, std::string& value);
 
 // --stealth and --seed N (PageOptions::stealth), into stealth.
 void add_stealth_options(CLI::App& cmd, StealthOptions& stealth);
+
+// --memory-db FILE and --observe (verbs::Options::memory_db, observe), into path and observe.
+void add_memory_options(CLI::App& cmd, std::filesystem::path& path, bool& observe);
 
 }  // namespace adbwire::cli

@@ -99,9 +99,7 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       "where oversized snapshots, page sources and recordings are saved, 0600 (default: a "
       "private folder in the per-user runtime folder; a folder others may enter gets a private "
       "folder inside it)");
-  cmd->add_option("--memory-db", args->tools.verbs.memory_db,
-                  "the SQLite database remember, recall and forget keep notes in, 0600 "
-                  "(default: $ADBWIRE_MEMORY_DB, else ~/.local/share/adbwire/memory.db)");
+  add_memory_options(*cmd, args->tools.verbs.memory_db, args->tools.verbs.observe);
   cmd->add_option("--allow-install-from", args->tools.verbs.host_files.allowed,
                   "a folder whose APKs the install tool, and whose files the push tool, may "
                   "send to a device, and where the pull tool may write (repeat for several; "
@@ -113,6 +111,10 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                   "a file of NAME=VALUE lines, mode 0600, whose values type's secret types "
                   "without the agent seeing them (default $ADBWIRE_SECRETS_FILE; environment "
                   "variables ADBWIRE_SECRET_NAME are secrets too)");
+  cmd->add_flag("--secrets-keyring", args->tools.verbs.secrets.keyring,
+                "also take secrets from the desktop keyring (the Secret Service: items of the "
+                "schema org.adbwire.Secret by their attribute name; default: on when "
+                "$ADBWIRE_SECRETS_KEYRING is 1)");
   cmd->callback(
       [args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
 }

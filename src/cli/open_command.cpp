@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "cli/helper_option.hpp"
 #include "cli/session/session.hpp"
 #include "cli/terminal_text.hpp"
+#include "verbs/memory_store.hpp"
 
 namespace adbwire::cli {
 namespace {
@@ -19,6 +21,8 @@ struct OpenArgs {
   bool no_web = false;
   std::string ref_check = "always";
   StealthOptions stealth;
+  std::filesystem::path memory_db;
+  bool observe = false;
 };
 
 }  // namespace
@@ -43,6 +47,7 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       "--no-web", args->no_web,
       "show WebViews as the device reports them, without reading debuggable pages over CDP");
   add_stealth_options(*cmd, args->stealth);
+  add_memory_options(*cmd, args->memory_db, args->observe);
   cmd->callback([args, &globals, &run] {
     run = [args, &globals] {
       const std::string name = args->session.empty() ? globals.session : args->session;
@@ -51,9 +56,14 @@ void add_open_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       options.helper = args->helper;
       options.web = !args->no_web;
       parse_ref_check(args->ref_check, options.ref_check);
+      // The daemon runs in the environment of whoever started it: the database is this
+      // command's (its option, $ADBWIRE_MEMORY_DB, its HOME), from its working folder.
+      std::filesystem::path db =
+          args->memory_db.empty() ? verbs::default_memory_db() : args->memory_db;
+      if (!db.empty()) db = std::filesystem::absolute(db);
       const std::string target =
           open_session(globals, name, args->target.empty() ? globals.serial : args->target,
-                       std::chrono::seconds(args->idle), options);
+                       std::chrono::seconds(args->idle), options, {db, args->observe});
       return print("session " + (name.empty() ? std::string("default") : "'" + name + "'") +
                    " open on " + target + " (" + session_socket_path(globals).string() + ")\n")
                  ? 0

@@ -47,7 +47,9 @@ std::string format_session_spec(const SessionSpec& spec) {
               {"web", spec.page.web},
               {"ref_check", std::string(to_string(spec.page.ref_check))},
               {"stealth", spec.page.stealth.on},
-              {"seed", spec.page.stealth.seed}}
+              {"seed", spec.page.stealth.seed},
+              {"memory_db", spec.memory_db.string()},
+              {"observe", spec.observe}}
       .dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -103,6 +105,16 @@ std::error_code parse_session_spec(std::string_view text, SessionSpec& out, std:
     if (!stealth->is_boolean() || seed == json.end() || !seed->is_number_unsigned())
       return bad("stealth or seed of the wrong type");
     spec.page.stealth = {.on = stealth->get<bool>(), .seed = seed->get<std::uint64_t>()};
+  }
+  // Optional: a request from before the memory options has neither.
+  if (const auto db = json.find("memory_db"); db != json.end()) {
+    const auto observe = json.find("observe");
+    if (!db->is_string() || observe == json.end() || !observe->is_boolean())
+      return bad("memory_db or observe of the wrong type");
+    spec.memory_db = db->get<std::string>();
+    if (!spec.memory_db.empty() && !spec.memory_db.is_absolute())
+      return bad("memory_db is not an absolute path");
+    spec.observe = observe->get<bool>();
   }
   if (const auto limits = json.find("limits"); limits != json.end()) {
     if (!limits->is_object()) return bad("limits is not an object");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -20,7 +21,11 @@ struct SessionSpec {
   std::chrono::seconds idle{1800};  // the session ends after this long without a call
   std::chrono::milliseconds auth_timeout{60000};
   OutputLimits limits;  // the session's bounds on output gathered whole (--max-output)
-  PageOptions page;     // only helper, web and ref_check travel
+  PageOptions page;     // only helper, web, ref_check and stealth travel
+  // The memory database of the session's verbs (absolute; "" = the daemon's default) and
+  // whether they feed its observation cache (verbs::Options::memory_db, observe).
+  std::filesystem::path memory_db;
+  bool observe = false;
 };
 std::string format_session_spec(const SessionSpec& spec);
 // invalid_argument, with detail, for JSON that is not a SessionSpec.

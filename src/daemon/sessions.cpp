@@ -166,6 +166,8 @@ std::string Sessions::open(const SessionSpec& spec, detail::Failure& failure) {
   options.connect.auth_timeout = spec.auth_timeout;
   options.connect.limits = spec.limits;
   options.page = spec.page;
+  options.verbs.memory_db = spec.memory_db;
+  options.verbs.observe = spec.observe;
   // The CLI saves images as files: full size, as the device shows them.
   options.verbs.max_image_bytes = 0;
   options.verbs.max_image_side = 0;

@@ -5,6 +5,7 @@
 
 #include "adbwire/error.hpp"
 #include "verbs/handlers.hpp"
+#include "verbs/observer.hpp"
 #include "verbs/reply_text.hpp"
 
 namespace adbwire::verbs {
@@ -199,7 +200,17 @@ Reply run(Host& host, std::string_view name, const Json& arguments,
     Call call(*verb, host, arguments, cancel);
     device = call.device();
     cancel.check();
-    Reply reply = handler_of(verb->name)(call);
+    Observer observer(call);
+    Reply reply;
+    try {
+      reply = handler_of(verb->name)(call);
+    } catch (const Error& e) {
+      observer.finished(call, advice(e, device.empty() ? host.default_device() : device));
+      throw;
+    }
+    observer.finished(call, reply.is_error && !reply.blocks.empty()
+                                ? std::optional<std::string>(reply.blocks.front().text)
+                                : std::nullopt);
     device = call.device();
     // A screen may show a secret typed earlier (a field that is no password field): replies
     // never do.

@@ -61,6 +61,9 @@ struct Options {
   // The memory database of remember, recall and forget (verbs/memory_store.hpp); empty: its
   // default ($ADBWIRE_MEMORY_DB, else the user's private data folder).
   std::filesystem::path memory_db;
+  // Feed the observation cache of memory_db: every screen a verb saw and every action done on
+  // one, with what followed (verbs/observer.hpp). Off: nothing of a screen is written to disk.
+  bool observe = false;
   // Where type --secret reads secrets (verbs/secrets.hpp).
   SecretSources secrets = SecretSources::from_environment();
 };
@@ -108,6 +111,8 @@ class Call {
   const std::string& device() const noexcept { return device_; }
   void set_device(std::string device) { device_ = std::move(device); }
   Page& page() { return host_.page(device_); }
+  // The arguments as checked.
+  const Json& arguments() const noexcept { return arguments_; }
 
   std::optional<std::string> string(std::string_view name) const;
   std::string required_string(std::string_view name) const;

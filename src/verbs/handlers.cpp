@@ -63,6 +63,7 @@ constexpr std::pair<std::string_view, Handler> kHandlers[] = {
     {"remember", handlers::remember},
     {"recall", handlers::recall},
     {"forget", handlers::forget},
+    {"observations", handlers::observations},
     {"shell", handlers::shell},
     {"pair", handlers::pair},
 };

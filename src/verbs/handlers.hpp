@@ -101,5 +101,6 @@ Reply camera(Call& call);
 Reply remember(Call& call);
 Reply recall(Call& call);
 Reply forget(Call& call);
+Reply observations(Call& call);
 
 }  // namespace adbwire::verbs::handlers

@@ -285,9 +285,9 @@ std::size_t MemoryStore::forget(const MemoryScope& scope, MemoryReach reach,
   return static_cast<std::size_t>(sqlite3_changes(impl_->db));
 }
 
-void MemoryStore::observe(const MemoryScope& scope, std::string_view fingerprint,
-                          std::string_view seen, std::string_view action,
-                          std::string_view outcome) {
+std::int64_t MemoryStore::observe(const MemoryScope& scope, std::string_view fingerprint,
+                                  std::string_view seen, std::string_view action,
+                                  std::string_view outcome) {
   impl_->exec("BEGIN IMMEDIATE");
   try {
     Statement insert(impl_->db,
@@ -301,8 +301,10 @@ void MemoryStore::observe(const MemoryScope& scope, std::string_view fingerprint
         .bind(6, action.substr(0, kMaxSeen))
         .bind(7, outcome.substr(0, kMaxSeen))
         .step();
+    const std::int64_t id = sqlite3_last_insert_rowid(impl_->db);
     impl_->prune();
     impl_->exec("COMMIT");
+    return id;
   } catch (...) {
     sqlite3_exec(impl_->db, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
@@ -312,17 +314,69 @@ void MemoryStore::observe(const MemoryScope& scope, std::string_view fingerprint
 std::vector<MemoryObservation> MemoryStore::observations(const MemoryScope& scope,
                                                          std::string_view fingerprint,
                                                          std::size_t limit) {
+  return observations(scope.device, scope.app, fingerprint, limit);
+}
+
+std::vector<MemoryObservation> MemoryStore::observations(std::string_view device,
+                                                         std::optional<std::string_view> app,
+                                                         std::string_view fingerprint,
+                                                         std::size_t limit) {
   Statement select(impl_->db,
                    "SELECT created, seen, action, outcome FROM observations WHERE device = ?1 "
-                   "AND app = ?2 AND screen = ?3 ORDER BY id DESC LIMIT ?4");
-  select.bind(1, scope.device)
-      .bind(2, scope.app)
-      .bind(3, fingerprint)
-      .bind(4, static_cast<std::int64_t>(limit));
+                   "AND (?2 IS NULL OR app = ?2) AND screen = ?3 AND action != '' ORDER BY id "
+                   "DESC LIMIT ?4");
+  select.bind(1, device);
+  if (app) select.bind(2, *app);
+  select.bind(3, fingerprint).bind(4, static_cast<std::int64_t>(limit));
   std::vector<MemoryObservation> found;
   while (select.step())
     found.push_back({select.integer(0), select.text(1), select.text(2), select.text(3)});
   return found;
+}
+
+MemoryStore::Sightings MemoryStore::sightings(std::string_view device,
+                                              std::optional<std::string_view> app,
+                                              std::string_view fingerprint) {
+  Statement select(impl_->db,
+                   "SELECT count(*), max(id) FROM observations WHERE device = ?1 AND (?2 IS NULL "
+                   "OR app = ?2) AND screen = ?3 AND action = ''");
+  select.bind(1, device);
+  if (app) select.bind(2, *app);
+  select.bind(3, fingerprint);
+  Sightings found;
+  if (!select.step() || select.integer(0) == 0) return found;
+  found.times = static_cast<std::size_t>(select.integer(0));
+  Statement newest(impl_->db, "SELECT created, app, seen FROM observations WHERE id = ?1");
+  newest.bind(1, select.integer(1));
+  if (newest.step()) {
+    found.last = newest.integer(0);
+    found.app = newest.text(1);
+    found.seen = newest.text(2);
+  }
+  return found;
+}
+
+bool MemoryStore::settle(std::string_view device, std::string_view outcome) {
+  Statement update(impl_->db,
+                   "UPDATE observations SET outcome = ?2 WHERE id = (SELECT max(id) FROM "
+                   "observations WHERE device = ?1 AND action != '' AND outcome = '')");
+  update.bind(1, device).bind(2, outcome.substr(0, kMaxSeen)).step();
+  return sqlite3_changes(impl_->db) > 0;
+}
+
+std::size_t MemoryStore::forget_observations(const MemoryScope& scope, MemoryReach reach) {
+  // An observation is of one app: "every app of the device" is no scope of one.
+  const char* clause = reach == MemoryReach::app      ? "device = ?1 AND app = ?2"
+                       : reach == MemoryReach::device ? "device = ?1"
+                                                      : "1 = 1";
+  Statement remove(impl_->db, (std::string("DELETE FROM observations WHERE ") + clause).c_str());
+  remove.bind(1, scope.device).bind(2, scope.app).step();
+  return static_cast<std::size_t>(sqlite3_changes(impl_->db));
+}
+
+std::size_t MemoryStore::observation_count() {
+  Statement count(impl_->db, "SELECT count(*) FROM observations");
+  return count.step() ? static_cast<std::size_t>(count.integer(0)) : 0;
 }
 
 std::size_t MemoryStore::note_count() {

@@ -81,14 +81,36 @@ class MemoryStore {
   std::size_t forget(std::int64_t id);
   std::size_t forget(const MemoryScope& scope, MemoryReach reach, std::string_view query);
 
-  // The observation cache: what happened on the screen with this fingerprint.
-  void observe(const MemoryScope& scope, std::string_view fingerprint, std::string_view seen,
-               std::string_view action, std::string_view outcome);
+  // The observation cache: a row per screen seen (action "") and per action done on a screen
+  // (outcome "" until the device's next screen is seen: settle). Each text is cut to 1024
+  // bytes. Returns the row's id. Prunes the oldest past the bounds.
+  std::int64_t observe(const MemoryScope& scope, std::string_view fingerprint,
+                       std::string_view seen, std::string_view action, std::string_view outcome);
+  // Gives the device's newest action still waiting for its outcome this one; false when none
+  // waits.
+  bool settle(std::string_view device, std::string_view outcome);
+  // The actions done on the screen with this fingerprint in scope (device and app; of any app
+  // of the device without one), newest first, at most limit.
   std::vector<MemoryObservation> observations(const MemoryScope& scope,
                                               std::string_view fingerprint, std::size_t limit);
+  std::vector<MemoryObservation> observations(std::string_view device,
+                                              std::optional<std::string_view> app,
+                                              std::string_view fingerprint, std::size_t limit);
+  // How often that screen was seen, and the newest sighting (times 0: never).
+  struct Sightings {
+    std::size_t times = 0;
+    std::int64_t last = 0;  // seconds since 1970
+    std::string app;
+    std::string seen;
+  };
+  Sightings sightings(std::string_view device, std::optional<std::string_view> app,
+                      std::string_view fingerprint);
+  // Deletes the observations within reach; returns how many went.
+  std::size_t forget_observations(const MemoryScope& scope, MemoryReach reach);
 
   // Rows kept now, for tests and the reply.
   std::size_t note_count();
+  std::size_t observation_count();
 
  private:
   struct Impl;

@@ -12,6 +12,7 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
+#include "verbs/secrets_keyring.hpp"
 
 extern char** environ;
 
@@ -108,6 +109,8 @@ SecretSources SecretSources::from_environment() {
   SecretSources sources;
   if (const char* file = std::getenv("ADBWIRE_SECRETS_FILE"); file != nullptr && *file != '\0')
     sources.file = file;
+  if (const char* keyring = std::getenv("ADBWIRE_SECRETS_KEYRING"); keyring != nullptr)
+    sources.keyring = std::string_view(keyring) == "1";
   return sources;
 }
 
@@ -134,6 +137,11 @@ std::vector<std::string> secret_names(const SecretSources& sources) {
   if (!sources.file.empty()) {
     for (const auto& [name, value] : read_file(sources.file)) names.push_back(name);
   }
+  if (sources.keyring) {
+    for (std::string& name : keyring_names()) {
+      if (valid_name(name)) names.push_back(std::move(name));
+    }
+  }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
@@ -150,6 +158,9 @@ std::string secret_value(const SecretSources& sources, const std::string& name) 
       if (key == name) return std::move(value);
     }
   }
+  if (sources.keyring) {
+    if (std::optional<std::string> value = keyring_secret(name)) return std::move(*value);
+  }
   const std::vector<std::string> names = secret_names(sources);
   std::string known;
   for (const std::string& other : names) known += (known.empty() ? "" : ", ") + other;
@@ -161,7 +172,11 @@ std::string secret_value(const SecretSources& sources, const std::string& name) 
           (sources.env_prefix.empty() ? std::string("(none read)") : sources.env_prefix + name) +
           " or a line " + name + "=VALUE in a secrets file of mode 0600" +
           (sources.file.empty() ? std::string(" (--secrets-file, $ADBWIRE_SECRETS_FILE)")
-                                : " (" + shown(sources.file) + ")"));
+                                : " (" + shown(sources.file) + ")") +
+          (sources.keyring ? std::string(", or an item of the desktop keyring with schema ") +
+                                 kKeyringSchema + " and name " + name
+                           : std::string(", or an item of the desktop keyring (with "
+                                         "--secrets-keyring)")));
 }
 
 }  // namespace adbwire::verbs

@@ -5,7 +5,9 @@
 //   environment  PREFIX + NAME (ADBWIRE_SECRET_ by default): ADBWIRE_SECRET_bank_pin=1234
 //   file         NAME=VALUE lines ('#' starts a comment line), readable by its owner alone
 //                (mode 0600 or stricter, owned by this user, a regular file, not a link)
-// The desktop keyring (libsecret) is not a source.
+//   keyring      when asked for (--secrets-keyring, ADBWIRE_SECRETS_KEYRING=1): the desktop
+//                keyring's items of the schema org.adbwire.Secret, by their attribute "name"
+//                (verbs/secrets_keyring.hpp); a keyring that does not answer is not_supported
 #pragma once
 
 #include <filesystem>
@@ -19,7 +21,10 @@ struct SecretSources {
   std::string env_prefix = "ADBWIRE_SECRET_";
   // The secrets file; empty: none.
   std::filesystem::path file;
-  // The default: the ADBWIRE_SECRET_ prefix and $ADBWIRE_SECRETS_FILE when set.
+  // Ask the desktop keyring (the Secret Service) too.
+  bool keyring = false;
+  // The default: the ADBWIRE_SECRET_ prefix, $ADBWIRE_SECRETS_FILE when set, the keyring when
+  // $ADBWIRE_SECRETS_KEYRING is 1.
   static SecretSources from_environment();
 };
 
@@ -33,7 +38,8 @@ std::vector<std::string> secret_names(const SecretSources& sources);
 // The value of the secret called name. Throws Error: not_found (no source holds it: the message
 // lists the names there are, never a value, and how to add one), permission_denied (the file is
 // readable by others, owned by another user or a link: the message says which and what to do),
-// invalid_argument (a bad name), io_error.
+// invalid_argument (a bad name), io_error, not_supported (the keyring is asked for and does not
+// answer: the message names the other sources).
 std::string secret_value(const SecretSources& sources, const std::string& name);
 
 }  // namespace adbwire::verbs

@@ -694,12 +694,30 @@ std::vector<Verb> make_table() {
   v.push_back({"forget",
                "Forget notes",
                "Delete remembered notes: one by its id (recall shows it in brackets), those "
-               "within reach matching query, or all within reach.",
+               "within reach matching query, or all within reach (with the observations of "
+               "screens there); or only the observations within reach.",
                {integer_param("id", "The note's id.", 1, std::numeric_limits<std::int64_t>::max()),
                 text_param("query", "Forget the notes containing every word of this."),
-                flag_param("all", "Forget every note within reach."), kReach},
+                flag_param("all", "Forget every note and observation within reach."),
+                flag_param("observations", "Forget only the observations of screens within reach."),
+                kReach},
                kAction,
                {"id"},
+               true,
+               false,
+               ""});
+  v.push_back({"observations",
+               "What was done on this screen before",
+               "The observation cache of this screen (its fingerprint: the app and the "
+               "structure of its elements, not their text): how often it was seen and the "
+               "actions done on it earlier, with what followed each (the next screen, or the "
+               "error). Recorded when the session or server runs with --observe.",
+               {text_param("screen",
+                           "Another screen's fingerprint (an outcome names it); default: the "
+                           "screen of the latest snapshot."),
+                integer_param("limit", "At most this many actions (default 20).", 1, 200)},
+               kReadOnly,
+               {"screen"},
                true,
                false,
                ""});

@@ -84,9 +84,22 @@ Reply camera(Call& call) {
     options.shot_wait = std::chrono::milliseconds(*wait);
   const Photo photo = take_photo(device, local, options);
   std::string text = "Took a photo: " + shown(photo.remote) + " on the device (" +
-                     std::to_string((photo.size + 1023) / 1024) + " KiB), saved to " +
-                     local.string() + ".";
+                     std::to_string((photo.size + 1023) / 1024) + " KiB)";
   Reply reply;
+  // A surface that takes images whole (the CLI saves them as its own files, Python hands over
+  // bytes) gets the photo itself, as the camera wrote it: its copy in the private folder goes.
+  const bool whole = call.options().max_image_bytes == 0 && call.options().max_image_side == 0;
+  if (whole && photo.mime == "image/jpeg") {
+    std::ifstream file(local, std::ios::binary);
+    std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), {}};
+    file.close();
+    std::error_code ignored;
+    std::filesystem::remove(local, ignored);
+    reply.blocks.push_back({Block::Kind::image, "photo", std::move(bytes), "image/jpeg"});
+    reply.blocks.push_back({Block::Kind::text, text + ".", {}, {}});
+    return reply;
+  }
+  text += ", saved to " + local.string() + ".";
   if (photo.mime == "image/jpeg") {
     std::ifstream file(local, std::ios::binary);
     const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(file), {}};

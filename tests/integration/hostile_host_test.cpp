@@ -20,6 +20,7 @@
 
 #include "adbwire/testing/vdevice.hpp"
 #include "integration/adb_server.hpp"
+#include "integration/cli_host_fixture.hpp"
 #include "integration/mcp_lines.hpp"
 #include "integration/other_user.hpp"
 #include "integration/temp_dir.hpp"
@@ -51,33 +52,8 @@ void write_zip(const fs::path& path, const std::string& entry, const std::string
   ASSERT_EQ(zip_close(archive), 0);
 }
 
-class HostileHost : public ::testing::Test {
+class HostileHost : public test::CliHostTest {
  protected:
-  HostileHost() {
-    VirtualDeviceOptions options;
-    options.screens = fs::path(ADBWIRE_SOURCE_DIR) / "src/vdevice/screens/demo";
-    vd_.emplace(std::move(options));
-    vd_->start();
-    fs::create_directories(home() / ".android");
-    fs::create_directories(run());
-    ::chmod(run().c_str(), 0700);
-  }
-
-  fs::path home() const { return dir_.path() / "home"; }
-  fs::path run() const { return dir_.path() / "run"; }
-  std::vector<std::string> env(const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> all = {"HOME=" + home().string(), "XDG_RUNTIME_DIR=" + run().string(),
-                                    "PATH=/usr/bin:/bin", "ADBWIRE_NO_HOLDER=1"};
-    all.insert(all.end(), extra.begin(), extra.end());
-    return all;
-  }
-  test::ProcessResult adbwire(std::vector<std::string> args,
-                              const std::vector<std::string>& extra_env = {},
-                              std::string_view input = {}) const {
-    args.insert(args.begin(), ADBWIRE_CLI_PATH);
-    return test::run_process(std::move(args), env(extra_env), input, 60s);
-  }
-
   // `adbwire mcp TARGET flags…` with one tools/call per (tool, arguments): each call's result.
   std::vector<Json> mcp(const std::vector<std::string>& flags,
                         const std::vector<std::pair<std::string, Json>>& calls) const {
@@ -94,9 +70,6 @@ class HostileHost : public ::testing::Test {
       return e.find("install") != std::string::npos && e.find("uninstall") == std::string::npos;
     }));
   }
-
-  test::TempDir dir_;
-  std::optional<VirtualDevice> vd_;
 };
 
 // A screen can prompt-inject an agent; the install tool must not be the way a private file leaves.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -519,6 +520,83 @@ TEST(SessionCli, TheFrontServesSessionVerbsWithoutTheFullProgram) {
   EXPECT_NE(other.out.find("cannot find adbwire-full"), std::string::npos) << other.out;
 }
 
+// `open --memory-db FILE --observe`: the session's verbs keep notes and the observation cache
+// in that file (a relative name from the folder open ran in), and $ADBWIRE_MEMORY_DB of the
+// open names another session's: the daemon's own environment decides nothing.
+TEST(SessionCli, OpenTakesTheMemoryDatabaseAndObserves) {
+  VirtualDevice vd(demo_screens());
+  vd.start();
+  SessionDir dir;
+  NamedSessions sessions(dir);
+  ASSERT_EQ(
+      sessions.open("mem", {vd.target(), "--memory-db", "notes/memory.db", "--observe"}).exit_code,
+      0);
+  for (const std::vector<std::string>& step :
+       std::vector<std::vector<std::string>>{{"snapshot"},
+                                             {"tap", "--text", "Add item"},
+                                             {"snapshot"},
+                                             {"tap", "--x", "60", "--y", "200"},
+                                             {"snapshot"},
+                                             {"remember", "the list is the start screen"}}) {
+    const CliResult result = sessions.run("mem", step);
+    ASSERT_EQ(result.exit_code, 0) << step[0] << ": " << result.out;
+  }
+  const CliResult seen = sessions.run("mem", {"observations"});
+  EXPECT_EQ(seen.exit_code, 0) << seen.out;
+  // Two snapshots, and the one tap took to find "Add item" on it.
+  EXPECT_NE(seen.out.find("seen 3 times"), std::string::npos) << seen.out;
+  EXPECT_NE(seen.out.find("tap {\"text\":\"Add item\"} -> screen "), std::string::npos) << seen.out;
+  const fs::path db = dir.path() / "notes" / "memory.db";
+  struct stat st {};
+  ASSERT_EQ(::stat(db.c_str(), &st), 0) << db;
+  EXPECT_EQ(st.st_mode & 0777, 0600U);
+
+  const CliResult opened =
+      dir.run_with_env("-u ADBWIRE_SESSION ADBWIRE_MEMORY_DB=other.db XDG_RUNTIME_DIR=" +
+                           shell_quote((dir.path() / "run").string()),
+                       {"open", "--session", "envdb", vd.target()});
+  ASSERT_EQ(opened.exit_code, 0) << opened.out;
+  EXPECT_NE(sessions.run("envdb", {"recall"}).out.find("Nothing remembered"), std::string::npos);
+  ASSERT_EQ(sessions.run("envdb", {"remember", "kept elsewhere"}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(dir.path() / "other.db"));
+  EXPECT_NE(sessions.run("envdb", {"observations"}).out.find("The observation cache is off"),
+            std::string::npos);
+  const CliResult first = sessions.run("mem", {"recall"});
+  EXPECT_NE(first.out.find("the list is the start screen"), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("kept elsewhere"), std::string::npos) << first.out;
+  ASSERT_EQ(sessions.run("envdb", {"close"}).exit_code, 0);
+}
+
+// The CLI's camera saves the photo itself, as the camera wrote it, under .adbwire: byte for byte
+// the file on the device, with no copy left in the session's private folder.
+TEST(SessionCli, CameraSavesTheFullPhotoUnderDotAdbwire) {
+  VirtualDevice vd(demo_screens());
+  vd.start();
+  SessionDir dir;
+  ASSERT_EQ(dir.run({"open", vd.target()}).exit_code, 0);
+  const CliResult shot = dir.run({"camera"});
+  ASSERT_EQ(shot.exit_code, 0) << shot.out;
+  const fs::path saved = first_line(shot.out);
+  EXPECT_EQ(saved, dir.path() / ".adbwire" / "camera-1.jpg") << shot.out;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(
+      shot.out, match,
+      std::regex("Took a photo: (/sdcard/DCIM/Camera/IMG_\\d{8}_\\d{6}(_1)?\\.jpg) on the device "
+                 "\\(\\d+ KiB\\)\\.")))
+      << shot.out;
+  EXPECT_EQ(shot.out.find("saved to"), std::string::npos) << shot.out;
+  const std::string remote = match[1];
+  const fs::path pulled = dir.path() / "pulled.jpg";
+  const CliResult pull = dir.run({"-s", vd.target(), "pull", remote, pulled.string()});
+  ASSERT_EQ(pull.exit_code, 0) << pull.out;
+  const std::string photo = read_file(saved);
+  EXPECT_TRUE(photo.starts_with("\xff\xd8\xff"));
+  EXPECT_EQ(photo, read_file(pulled));
+  for (const auto& entry : fs::recursive_directory_iterator(dir.path() / "run")) {
+    EXPECT_EQ(entry.path().filename().string().find("photo"), std::string::npos) << entry.path();
+  }
+}
+
 // One case per verb of the table: what the CLI runs and what its reply says.
 struct VerbCase {
   std::string verb;               // the verb this case covers
@@ -632,6 +710,7 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
       {"remember", {"remember", "milk is in aisle 3"}, "Remembered as note"},
       {"recall", {"recall", "aisle milk"}, "milk is in aisle 3"},
       {"forget", {"forget", "--query", "milk aisle"}, "Forgot"},
+      {"observations", {"observations"}, "The observation cache is off"},
       {"install", {"install", apk.string()}, "Success", {}, true},
       {"uninstall", {"uninstall", "com.example.app"}, "Success", {}, true},
       {"push", {"push", apk.string(), "/sdcard/Download/"}, "1 file pushed", {}, true},

@@ -227,7 +227,8 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
                                "package=com.example.app versionCode=3 (the virtual device reads these)"));
   const transport = new StdioClientTransport({
     command: adbwire,
-    args: ["mcp", "--allow-shell", "--helper", "on", "--allow-install-from", apks, target],
+    args: ["mcp", "--allow-shell", "--helper", "on", "--allow-install-from", apks, "--observe",
+           target],
     env: { ...process.env, HOME: home },
     stderr: "pipe",
   });
@@ -300,6 +301,8 @@ test("every tool runs against the device (shell allowed, the dumper on for the c
       ["remember", { text: "milk is in aisle 3" }, /Remembered as note/],
       ["recall", { query: "aisle milk" }, /milk is in aisle 3/],
       ["forget", { query: "milk aisle" }, /Forgot/],
+      // --observe: the snapshots and actions above fed the cache.
+      ["observations", {}, /Screen [0-9a-f]{16}: seen [1-9]\d* times?, last .*; done here/],
       ["shell", { command: "echo from the shell" }, /from the shell/],
     ];
     const { tools } = await within(agent.listTools(), kStepTimeoutMs, "tools/list");

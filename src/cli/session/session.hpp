@@ -27,9 +27,15 @@ std::filesystem::path session_socket_path(const GlobalOptions& globals);
 // server or the USB bus offers (with several, an error lists them). Returns the target it
 // connected. Throws busy when a session of that name is already open (the message names its
 // target), the connect's error otherwise.
+// memory: the session's memory database (absolute, "" = the daemon's default) and whether its
+// verbs feed the observation cache.
+struct SessionMemory {
+  std::filesystem::path db;
+  bool observe = false;
+};
 std::string open_session(const GlobalOptions& globals, std::string_view name,
                          const std::string& target, std::chrono::seconds idle,
-                         const PageOptions& options);
+                         const PageOptions& options, const SessionMemory& memory = {});
 
 // Runs verb with arguments in globals.session, with files saved under ./.adbwire (print: also
 // print their text). Prints the reply (text on stdout; an error on stderr) and returns the exit

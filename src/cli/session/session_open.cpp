@@ -50,7 +50,7 @@ std::string pick_target() {
 
 std::string open_session(const GlobalOptions& globals, std::string_view name,
                          const std::string& given_target, std::chrono::seconds idle,
-                         const PageOptions& options) {
+                         const PageOptions& options, const SessionMemory& memory) {
   daemon::SessionSpec spec;
   spec.name = std::string(name);
   spec.target = given_target.empty() ? pick_target() : given_target;
@@ -59,6 +59,8 @@ std::string open_session(const GlobalOptions& globals, std::string_view name,
   spec.auth_timeout = connect.auth_timeout;
   spec.limits = connect.limits;
   spec.page = options;
+  spec.memory_db = memory.db;
+  spec.observe = memory.observe;
   if (!daemon::valid_session_name(spec.name)) {
     throw Error(errc::invalid_argument,
                 "a session name is letters, digits, '-', '_' and '.', not '" + spec.name + "'");

@@ -238,9 +238,13 @@ TEST(DaemonProtocol, SessionSpecsRoundTripAndBadOnesSayWhy) {
   spec.page.helper = PageOptions::Helper::automatic;
   spec.page.web = false;
   spec.page.ref_check = RefCheck::never;
+  spec.memory_db = "/home/agent/.local/share/adbwire/memory.db";
+  spec.observe = true;
   SessionSpec back;
   std::string detail;
   ASSERT_FALSE(parse_session_spec(format_session_spec(spec), back, detail)) << detail;
+  EXPECT_EQ(back.memory_db, spec.memory_db);
+  EXPECT_TRUE(back.observe);
   EXPECT_EQ(back.name, spec.name);
   EXPECT_EQ(back.target, spec.target);
   EXPECT_EQ(back.idle, spec.idle);
@@ -254,7 +258,9 @@ TEST(DaemonProtocol, SessionSpecsRoundTripAndBadOnesSayWhy) {
       {"", "[]", R"({"name":"x"})",
        R"({"name":"a/b","target":"t","idle_s":1,"auth_ms":1,"helper":"off","web":true,"ref_check":"always"})",
        R"({"name":"","target":"t","idle_s":-1,"auth_ms":1,"helper":"off","web":true,"ref_check":"always"})",
-       R"({"name":"","target":"t","idle_s":1,"auth_ms":1,"helper":"maybe","web":true,"ref_check":"always"})"}) {
+       R"({"name":"","target":"t","idle_s":1,"auth_ms":1,"helper":"maybe","web":true,"ref_check":"always"})",
+       R"({"name":"","target":"t","idle_s":1,"auth_ms":1,"helper":"off","web":true,"ref_check":"always","memory_db":"rel.db","observe":true})",
+       R"({"name":"","target":"t","idle_s":1,"auth_ms":1,"helper":"off","web":true,"ref_check":"always","memory_db":"/a.db"})"}) {
     EXPECT_EQ(parse_session_spec(bad, back, detail), errc::invalid_argument) << bad;
     EXPECT_FALSE(detail.empty()) << bad;
   }
