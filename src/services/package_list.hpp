@@ -2,8 +2,11 @@
 // (tests/unit/services/data/PROVENANCE.md). Internal.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace adbwire::detail {
@@ -14,5 +17,11 @@ namespace adbwire::detail {
 // -U and -i append " uid:N" and " installer=NAME", which are dropped. Lines that do not start
 // with "package:" (warnings, a blank end) are skipped.
 std::vector<std::string> parse_package_list(std::string_view pm_output);
+
+// The names and versionCodes of `pm list packages --show-versioncode` output (Android 9+), in
+// output order: each line is "package:NAME versionCode:N"; a line without a versionCode gives
+// nullopt. An older pm refuses the option with an error line and lists nothing.
+std::vector<std::pair<std::string, std::optional<std::uint64_t>>> parse_package_versions(
+    std::string_view pm_output);
 
 }  // namespace adbwire::detail

@@ -263,12 +263,18 @@ std::unique_ptr<Job> package_job(const Argv& args) {
   }
   if (args.size() >= 2 && verb == "list" && args[1] == "packages") {
     // Every package here is one the user installed (the demo app among them): -s lists none.
+    // --show-versioncode (Android 9+) appends each package's versionCode.
     const bool system_only = std::find(args.begin(), args.end(), "-s") != args.end();
-    return now([system_only](JobIo& io) {
+    const bool versions = std::find(args.begin(), args.end(), "--show-versioncode") != args.end();
+    return now([system_only, versions](JobIo& io) {
       if (system_only) return 0;
-      std::string out = "package:" + std::string(kDemoPackage) + "\n";
-      for (const std::string& name : io.device().state().packages())
-        out += "package:" + name + "\n";
+      const auto line = [&](const std::string& name) {
+        const std::uint64_t version = io.device().state().package_version(name).value_or(1);
+        return "package:" + name + (versions ? " versionCode:" + std::to_string(version) : "") +
+               "\n";
+      };
+      std::string out = line(std::string(kDemoPackage));
+      for (const std::string& name : io.device().state().packages()) out += line(name);
       io.out(out);
       return 0;
     });

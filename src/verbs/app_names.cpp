@@ -16,6 +16,7 @@
 #include "base/private_files.hpp"
 #include "base/shell_quote.hpp"
 #include "services/apk_label.hpp"
+#include "services/package_list.hpp"
 
 namespace adbwire::verbs {
 namespace fs = std::filesystem;
@@ -62,6 +63,19 @@ std::optional<std::uint64_t> version_code(Device& device, const std::string& pac
     ++end;
   return detail::parse_number<std::uint64_t>(
       std::string_view(result.out).substr(at + 12, end - at - 12));
+}
+
+// The apps the user installed and their versionCodes, from one call where pm knows
+// --show-versioncode; an older pm refuses it and lists nothing, so the plain list follows.
+std::vector<std::pair<std::string, std::optional<std::uint64_t>>> installed_apps(
+    Device& device, Deadline deadline) {
+  auto apps = detail::parse_package_versions(
+      run(device, "pm list packages -3 --show-versioncode", deadline).out);
+  if (!apps.empty()) return apps;
+  for (std::string& name :
+       detail::parse_package_list(run(device, "pm list packages -3", deadline).out))
+    apps.emplace_back(std::move(name), std::nullopt);
+  return apps;
 }
 
 std::optional<std::string> cached(int folder, const std::string& name) {
@@ -156,9 +170,8 @@ std::string describe(const std::string& package, const std::string& label) {
 
 }  // namespace
 
-std::map<std::string, std::string> apk_labels(Device& device,
-                                              const std::vector<std::string>& packages,
-                                              Deadline deadline, std::vector<std::string>& notes) {
+std::map<std::string, std::string> apk_labels(Device& device, Deadline deadline,
+                                              std::vector<std::string>& notes) {
   detail::Failure failure;
   const fs::path folder_path = detail::private_runtime_folder(failure) / "app-labels";
   detail::FolderFd folder;
@@ -167,9 +180,10 @@ std::map<std::string, std::string> apk_labels(Device& device,
   if (failure) throw Error(failure.code, "cannot keep app labels: " + failure.detail);
   std::map<std::string, std::string> labels;
   std::optional<SyncClient> sync;
-  for (const std::string& package : packages) {
+  for (const auto& [package, listed_version] : installed_apps(device, deadline)) {
     if (!package_name(package)) continue;
-    const std::optional<std::uint64_t> version = version_code(device, package, deadline);
+    const std::optional<std::uint64_t> version =
+        listed_version ? listed_version : version_code(device, package, deadline);
     const std::string cache_name =
         package + "-" + (version ? std::to_string(*version) : std::string("unknown"));
     if (version) {

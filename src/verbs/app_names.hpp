@@ -21,15 +21,16 @@ namespace adbwire::verbs {
 // matches) and named in the notes.
 inline constexpr std::uint64_t kMaxApkBytes = 256ull * 1024 * 1024;
 
-// Labels of `packages`, read from their base APKs (`pm path`, versionCode from `dumpsys
-// package`, the APK pulled over sync to a private temporary file and removed once read). A
-// package whose label cannot be read is left out, with a sentence in notes saying why; a label
-// read once is kept under runtime/app-labels/PACKAGE-VERSIONCODE and not pulled again.
-// Errors: those of Device::shell (timeout, device_offline, closed) and of the private folder
-// (permission_denied, io_error), thrown as adbwire::Error.
-std::map<std::string, std::string> apk_labels(Device& device,
-                                              const std::vector<std::string>& packages,
-                                              Deadline deadline, std::vector<std::string>& notes);
+// Labels of the apps the user installed, read from their base APKs: the apps and their
+// versionCodes from one `pm list packages -3 --show-versioncode` (Android 9+; an older device
+// lists them without it and answers each versionCode through `dumpsys package`), then for each
+// label not cached yet `pm path` and the APK pulled over sync to a private temporary file,
+// removed once read. A package whose label cannot be read is left out, with a sentence in notes
+// saying why; a label read once is kept under runtime/app-labels/PACKAGE-VERSIONCODE and not
+// pulled again. Errors: those of Device::shell (timeout, device_offline, closed) and of the
+// private folder (permission_denied, io_error), thrown as adbwire::Error.
+std::map<std::string, std::string> apk_labels(Device& device, Deadline deadline,
+                                              std::vector<std::string>& notes);
 
 // The package `query` names among apps (package -> label, "" for none): an exact label or
 // package name first, then a label or package that holds every word of the query, then one

@@ -44,8 +44,7 @@ std::string find_package(Page& page, const std::string& name, std::string& label
   if (page.capabilities().has(Capability::app_labels)) {
     labels = page.app_labels();
   } else {
-    labels =
-        apk_labels(page.device(), page.packages(PackageKind::third_party), kDefaultDeadline, notes);
+    labels = apk_labels(page.device(), kDefaultDeadline, notes);
   }
   for (auto& [package, text] : labels) apps.insert_or_assign(package, std::move(text));
   try {

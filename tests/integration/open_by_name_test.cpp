@@ -71,6 +71,28 @@ TEST_F(OpenByName, LabelReadFromTheApkWithoutTheDumper) {
     EXPECT_NE(entry.path().extension(), ".apk") << entry.path();
 }
 
+// The apps and their versionCodes come from one `pm list packages -3 --show-versioncode`, so a
+// launch asks nothing more of an app whose label is cached (a `dumpsys package` per app takes
+// 100-300 ms on a phone). The demo app has no APK to read, so it is asked again.
+TEST_F(OpenByName, CachedLabelsCostOneListingAndNoCallPerApp) {
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  ASSERT_FALSE(call(tools, "launch", {{"package", "Demo Groceries"}})["isError"].get<bool>());
+  const std::size_t before = device.events().size();
+  const Json again = call(tools, "launch", {{"package", "Fresh Groceries"}});
+  ASSERT_FALSE(again["isError"].get<bool>()) << text_of(again);
+  const auto events = device.events();
+  const std::vector<std::string> after(events.begin() + static_cast<std::ptrdiff_t>(before),
+                                       events.end());
+  EXPECT_EQ(std::count(after.begin(), after.end(), "pm list packages -3 --show-versioncode"), 1);
+  for (const std::string& event : after) {
+    EXPECT_FALSE(event.starts_with("dumpsys package")) << event;
+    EXPECT_FALSE(event.starts_with("pm path com.example.groceries")) << event;
+    EXPECT_FALSE(event.starts_with("pm path com.example.freshgroceries")) << event;
+  }
+}
+
 TEST_F(OpenByName, LabelFromTheDumperWhereItRuns) {
   VirtualDevice device(options_);
   device.start();

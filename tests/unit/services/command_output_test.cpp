@@ -129,6 +129,21 @@ TEST(PackageList, PlainAndAndroid11FormsAsTheAospSourcePrintsThem) {
   EXPECT_TRUE(parse_package_list("").empty());
 }
 
+// `pm list packages --show-versioncode` (Android 9+) gives each versionCode on the package's line;
+// an older pm refuses the option and lists nothing.
+TEST(PackageList, VersionCodesComeWithTheirPackages) {
+  using Versions = std::vector<std::pair<std::string, std::optional<std::uint64_t>>>;
+  EXPECT_EQ(parse_package_versions("package:com.android.settings versionCode:29\r\n"
+                                   "package:com.example.app uid:10123 versionCode:7\n"
+                                   "package:com.no.version\n"
+                                   "package:com.bad versionCode:x\n"),
+            (Versions{{"com.android.settings", 29},
+                      {"com.example.app", 7},
+                      {"com.no.version", std::nullopt},
+                      {"com.bad", std::nullopt}}));
+  EXPECT_TRUE(parse_package_versions("Error: Unknown option: --show-versioncode\n").empty());
+}
+
 // ---- getprop
 
 TEST(PropertyList, EveryLineOfARealListingWithEmptyValues) {
