@@ -147,11 +147,14 @@ void add_vdevice_command(CLI::App& app, const GlobalOptions& globals, Run& run) 
       ->check(CLI::IsMember(hostile_modes))
       ->capture_default_str();
   std::vector<std::string> output_modes;
-  for (HostileOutput mode : {HostileOutput::none, HostileOutput::endless, HostileOutput::escapes})
+  for (HostileOutput mode :
+       {HostileOutput::none, HostileOutput::endless, HostileOutput::escapes,
+        HostileOutput::short_ranges, HostileOutput::long_ranges, HostileOutput::shifted_ranges})
     output_modes.emplace_back(to_string(mode));
   cmd->add_option("--hostile-output", args->hostile_output,
                   "answer the commands a host reads whole (dump, getprop, dumpsys, pm list, "
-                  "logcat -d) without end, or with terminal escapes in their text")
+                  "logcat -d) without end, or with terminal escapes in their text; or answer "
+                  "dd's ranges a byte short, too long or from the wrong offset")
       ->check(CLI::IsMember(output_modes))
       ->capture_default_str();
   cmd->add_option("--app", args->apps,

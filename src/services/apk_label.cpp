@@ -8,6 +8,8 @@
 #include <utils/String8.h>
 #include <zip.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -229,6 +231,79 @@ std::string read_entry(zip_t* archive, const char* name, std::size_t bound, bool
   return bytes;
 }
 
+// The two entries of an open archive, and the label they give.
+std::string label_of_archive(zip_t* archive, Failure& failure) {
+  const std::string manifest =
+      read_entry(archive, "AndroidManifest.xml", kMaxManifestBytes, true, failure);
+  if (failure) return {};
+  const std::string arsc = read_entry(archive, "resources.arsc", kMaxArscBytes, false, failure);
+  if (failure) return {};
+  return label_from_resources(manifest, arsc, failure);
+}
+
+// A read-only, seekable libzip source whose bytes come from an ApkRangeReader.
+struct RangeSource {
+  std::uint64_t size = 0;
+  std::uint64_t position = 0;
+  const ApkRangeReader* read = nullptr;
+  Failure failure;  // the reader's, kept so it is the one reported
+  zip_error_t error{};
+};
+
+zip_int64_t range_source(void* state, void* data, zip_uint64_t length, zip_source_cmd_t command) {
+  auto& source = *static_cast<RangeSource*>(state);
+  switch (command) {
+    case ZIP_SOURCE_OPEN:
+      source.position = 0;
+      return 0;
+    case ZIP_SOURCE_READ: {
+      const std::uint64_t n = std::min<std::uint64_t>(length, source.size - source.position);
+      if (n == 0) return 0;
+      if (source.failure ||
+          !(*source.read)(source.position,
+                          std::span<std::uint8_t>(static_cast<std::uint8_t*>(data), n),
+                          source.failure)) {
+        zip_error_set(&source.error, ZIP_ER_READ, EIO);
+        return -1;
+      }
+      source.position += n;
+      return static_cast<zip_int64_t>(n);
+    }
+    case ZIP_SOURCE_CLOSE:
+    case ZIP_SOURCE_FREE:
+      return 0;
+    case ZIP_SOURCE_STAT: {
+      if (length < sizeof(zip_stat_t)) {
+        zip_error_set(&source.error, ZIP_ER_INVAL, 0);
+        return -1;
+      }
+      auto* stat = static_cast<zip_stat_t*>(data);
+      zip_stat_init(stat);
+      stat->size = source.size;
+      stat->valid |= ZIP_STAT_SIZE;
+      return sizeof(zip_stat_t);
+    }
+    case ZIP_SOURCE_ERROR:
+      return zip_error_to_data(&source.error, data, length);
+    case ZIP_SOURCE_SEEK: {
+      const zip_int64_t to =
+          zip_source_seek_compute_offset(source.position, source.size, data, length, &source.error);
+      if (to < 0) return -1;
+      source.position = static_cast<std::uint64_t>(to);
+      return 0;
+    }
+    case ZIP_SOURCE_TELL:
+      return static_cast<zip_int64_t>(source.position);
+    case ZIP_SOURCE_SUPPORTS:
+      return zip_source_make_command_bitmap(
+          ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR,
+          ZIP_SOURCE_FREE, ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL, ZIP_SOURCE_SUPPORTS, -1);
+    default:
+      zip_error_set(&source.error, ZIP_ER_OPNOTSUPP, 0);
+      return -1;
+  }
+}
+
 }  // namespace
 
 std::string apk_label(const std::filesystem::path& apk, Failure& failure) {
@@ -239,13 +314,45 @@ std::string apk_label(const std::filesystem::path& apk, Failure& failure) {
                 "the APK is not a ZIP archive (libzip error " + std::to_string(code) + ")");
     return {};
   }
-  const std::string manifest =
-      read_entry(archive.get(), "AndroidManifest.xml", kMaxManifestBytes, true, failure);
-  if (failure) return {};
-  const std::string arsc =
-      read_entry(archive.get(), "resources.arsc", kMaxArscBytes, false, failure);
-  if (failure) return {};
-  return label_from_resources(manifest, arsc, failure);
+  return label_of_archive(archive.get(), failure);
+}
+
+std::string apk_label(std::uint64_t size, const ApkRangeReader& read, Failure& failure) {
+  RangeSource state;
+  state.size = size;
+  state.read = &read;
+  zip_error_init(&state.error);
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_function_create(range_source, &state, &error);
+  if (source == nullptr) {
+    zip_error_fini(&error);
+    zip_error_fini(&state.error);
+    failure.set(errc::io_error, "libzip cannot make a source");
+    return {};
+  }
+  std::string label;
+  {
+    const std::unique_ptr<zip_t, ZipCloser> archive(
+        zip_open_from_source(source, ZIP_RDONLY, &error));
+    if (!archive) {
+      zip_source_free(source);  // not taken by a failed open
+      if (!state.failure)
+        failure.set(errc::parse_error, "the APK is not a ZIP archive (libzip error " +
+                                           std::to_string(zip_error_code_zip(&error)) + ")");
+    } else {
+      Failure read_failure;
+      label = label_of_archive(archive.get(), read_failure);
+      if (!state.failure && read_failure) failure = read_failure;
+    }
+  }
+  zip_error_fini(&error);
+  zip_error_fini(&state.error);
+  if (state.failure) {
+    failure = state.failure;
+    return {};
+  }
+  return failure ? std::string() : label;
 }
 
 }  // namespace adbwire::detail

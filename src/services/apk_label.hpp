@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -18,6 +21,10 @@ namespace adbwire::detail {
 inline constexpr std::size_t kMaxManifestBytes = 4 * 1024 * 1024;  // AndroidManifest.xml
 inline constexpr std::size_t kMaxArscBytes = 64 * 1024 * 1024;     // resources.arsc
 inline constexpr std::size_t kMaxLabelBytes = 256;                 // a label, cut past it
+// Bytes of one APK read by ranges for its label: the two entries at their bounds, and 16 MiB
+// for the end of central directory, the directory, the local headers and read-ahead.
+inline constexpr std::uint64_t kMaxApkRangeBytes =
+    kMaxManifestBytes + kMaxArscBytes + 16 * 1024 * 1024;
 
 // The label the manifest names, resolved through the resource table for the default
 // configuration (a reference to another reference is followed as Android does); "" when the
@@ -32,5 +39,15 @@ std::string label_from_resources(std::string_view manifest, std::string_view ars
 // parse_error for a file that is not a ZIP or lacks a manifest, limit_exceeded for an entry
 // past its bound.
 std::string apk_label(const std::filesystem::path& apk, Failure& failure);
+
+// Fills `into` with the APK's bytes at `offset` (within the size given with it), all of them,
+// or sets failure and returns false.
+using ApkRangeReader =
+    std::function<bool(std::uint64_t offset, std::span<std::uint8_t> into, Failure& failure)>;
+
+// As apk_label, on an APK of `size` bytes read through `read` (a libzip source over it): libzip
+// asks only for what the two entries need (the end of central directory, the directory, their
+// local headers and data). A failure `read` reports is the one returned, not libzip's.
+std::string apk_label(std::uint64_t size, const ApkRangeReader& read, Failure& failure);
 
 }  // namespace adbwire::detail

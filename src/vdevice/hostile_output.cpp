@@ -148,6 +148,7 @@ std::unique_ptr<Job> hostile_job(HostileOutput mode, const std::vector<std::stri
   if (mode == HostileOutput::endless) {
     return kind == Collected::none ? nullptr : std::make_unique<EndlessJob>(kind);
   }
+  if (mode != HostileOutput::escapes) return nullptr;  // the range faults are dd's own
   const bool escaped = kind == Collected::properties || kind == Collected::packages ||
                        (kind == Collected::dumpsys && argv.size() > 1 && argv[1] == "activity") ||
                        (argv[0] == "settings" && argv.size() > 1 && argv[1] == "get");

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "base/number.hpp"
+#include "vdevice/screencap_frames.hpp"
 
 namespace adbwire::vdevice {
 namespace {
@@ -263,10 +264,17 @@ std::unique_ptr<Job> package_job(const Argv& args) {
   }
   if (args.size() >= 2 && verb == "list" && args[1] == "packages") {
     // Every package here is one the user installed (the demo app among them): -s lists none.
-    // --show-versioncode (Android 9+) appends each package's versionCode.
+    // --show-versioncode (Android 9+) appends each package's versionCode; below API 28 it is
+    // refused.
     const bool system_only = std::find(args.begin(), args.end(), "-s") != args.end();
     const bool versions = std::find(args.begin(), args.end(), "--show-versioncode") != args.end();
     return now([system_only, versions](JobIo& io) {
+      // The option came with Android 9 (API 28); an older pm stops at it, as its shell command
+      // does for any option it does not know.
+      if (versions && api_level(io.device()) < 28) {
+        io.out("Error: Unknown option: --show-versioncode\n");
+        return 255;
+      }
       if (system_only) return 0;
       const auto line = [&](const std::string& name) {
         const std::uint64_t version = io.device().state().package_version(name).value_or(1);

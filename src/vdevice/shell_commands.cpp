@@ -1,15 +1,19 @@
-// File and general commands of the virtual device shell: echo, cat, head, ls, rm, mkdir,
+// File and general commands of the virtual device shell: echo, cat, dd, head, ls, rm, mkdir,
 // true, false, sleep, stty size. Messages follow toybox, Android's /system/bin.
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "adbwire/testing/vdevice.hpp"
 #include "base/number.hpp"
+#include "vdevice/device_context.hpp"
 #include "vdevice/shell_job.hpp"
+#include "vdevice/shell_parser.hpp"
 
 namespace adbwire::vdevice {
 namespace {
@@ -74,8 +78,14 @@ class CopyJob final : public Job {
  public:
   enum class Limit { none, bytes, lines };
 
-  CopyJob(std::string name, std::vector<std::string> sources, Limit limit, std::uint64_t count)
-      : name_(std::move(name)), sources_(std::move(sources)), limit_(limit), remaining_(count) {
+  // start: bytes of each file skipped first (dd's skip=), by seeking.
+  CopyJob(std::string name, std::vector<std::string> sources, Limit limit, std::uint64_t count,
+          std::uint64_t start = 0)
+      : name_(std::move(name)),
+        sources_(std::move(sources)),
+        limit_(limit),
+        remaining_(count),
+        start_(start) {
     if (sources_.empty()) sources_.push_back("-");
   }
 
@@ -140,6 +150,7 @@ class CopyJob final : public Job {
     } else {
       file_ = std::ifstream(host, std::ios::binary);
       if (!file_) problem = "No such file or directory";
+      if (file_ && start_ > 0) file_.seekg(static_cast<std::streamoff>(start_));
     }
     if (!problem.empty()) {
       io.err(name_ + ": " + source + ": " + problem + "\n");
@@ -175,6 +186,7 @@ class CopyJob final : public Job {
   std::vector<std::string> sources_;
   Limit limit_;
   std::uint64_t remaining_;
+  std::uint64_t start_;
   std::size_t index_ = 0;
   bool opened_ = false;
   bool failed_ = false;
@@ -209,6 +221,92 @@ std::unique_ptr<Job> make_head(Argv argv) {
     }
   }
   return std::make_unique<CopyJob>("head", std::move(sources), limit, count);
+}
+
+// dd as toybox (and toolbox's NetBSD dd before it) runs what hosts send: if=FILE bs=N skip=N
+// count=N, the input skipped by seeking, the record counts on stderr at the end, "dd: unknown
+// arg X" for another operand. Under HostileOutput's range faults it answers a byte short, with
+// zeros without end after the range, or from one block further on. Logged as an event, so tests
+// count the ranges a host asked for.
+class DdJob final : public Job {
+ public:
+  DdJob(Argv argv, std::string input, std::uint64_t block, std::uint64_t skip,
+        std::optional<std::uint64_t> count)
+      : argv_(std::move(argv)),
+        input_(std::move(input)),
+        block_(block),
+        skip_(skip),
+        count_(count) {}
+
+  JobStep step(JobIo& io) override {
+    if (!copy_) {
+      io.device().log_event(join_argv(argv_));
+      std::uint64_t start = skip_ * block_;
+      std::uint64_t limit = count_ ? *count_ * block_ : std::numeric_limits<std::uint64_t>::max();
+      std::error_code error;
+      const fs::path host = io.device().resolve(input_, error);
+      const std::uint64_t size = error ? 0 : fs::file_size(host, error);
+      copied_ = std::min(limit, error || size < start ? 0 : size - start);
+      const HostileOutput fault = io.device().hostile_output();
+      if (fault == HostileOutput::shifted_ranges) start += block_;
+      if (fault == HostileOutput::short_ranges && copied_ > 0) limit = --copied_;
+      endless_ = fault == HostileOutput::long_ranges;
+      copy_ = std::make_unique<CopyJob>("dd", std::vector<std::string>{input_},
+                                        CopyJob::Limit::bytes, limit, start);
+    }
+    const JobStep step = copy_->step(io);
+    if (step.kind != JobStep::Kind::done) return step;
+    if (endless_) {
+      endless_ = false;
+      copy_ = std::make_unique<CopyJob>("dd", std::vector<std::string>{"/dev/zero"},
+                                        CopyJob::Limit::none, 0);
+      return JobStep::more();
+    }
+    if (step.exit_code == 0) {
+      const std::string records = std::to_string(copied_ / block_) + "+" +
+                                  std::to_string(copied_ % block_ != 0 ? 1 : 0) + " records ";
+      io.err(records + "in\n" + records + "out\n" + std::to_string(copied_) + " bytes copied\n");
+    }
+    return step;
+  }
+
+ private:
+  Argv argv_;
+  std::string input_;
+  std::uint64_t block_;
+  std::uint64_t skip_;
+  std::optional<std::uint64_t> count_;
+  std::uint64_t copied_ = 0;
+  bool endless_ = false;
+  std::unique_ptr<CopyJob> copy_;
+};
+
+std::unique_ptr<Job> make_dd(Argv argv) {
+  std::string input = "-";
+  std::uint64_t block = 512;
+  std::uint64_t skip = 0;
+  std::optional<std::uint64_t> count;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    const std::size_t equals = arg.find('=');
+    const std::string key = arg.substr(0, equals);
+    if (equals == std::string::npos ||
+        (key != "if" && key != "bs" && key != "skip" && key != "count" && key != "status"))
+      return error_job("dd: unknown arg " + key + "\n", 1);
+    const std::string value = arg.substr(equals + 1);
+    if (key == "if") {
+      input = value;
+      continue;
+    }
+    if (key == "status") continue;
+    const std::optional<std::uint64_t> number = detail::parse_number<std::uint64_t>(value);
+    if (!number || (key == "bs" && *number == 0))
+      return error_job("dd: invalid number '" + value + "'\n", 1);
+    if (key == "bs") block = *number;
+    if (key == "skip") skip = *number;
+    if (key == "count") count = *number;
+  }
+  return std::make_unique<DdJob>(std::move(argv), std::move(input), block, skip, count);
 }
 
 std::string mode_string(const fs::file_status& status) {
@@ -395,9 +493,16 @@ int run_stty(const Argv& argv, JobIo& io) {
 }
 
 constexpr Builtin kFileBuiltins[] = {
-    {"cat", make_cat},           {"echo", instant<run_echo>}, {"false", instant<run_false>},
-    {"head", make_head},         {"ls", instant<run_ls>},     {"mkdir", instant<run_mkdir>},
-    {"rm", instant<run_rm>},     {"sleep", make_sleep},       {"stty", instant<run_stty>},
+    {"cat", make_cat},
+    {"dd", make_dd},
+    {"echo", instant<run_echo>},
+    {"false", instant<run_false>},
+    {"head", make_head},
+    {"ls", instant<run_ls>},
+    {"mkdir", instant<run_mkdir>},
+    {"rm", instant<run_rm>},
+    {"sleep", make_sleep},
+    {"stty", instant<run_stty>},
     {"true", instant<run_true>},
 };
 

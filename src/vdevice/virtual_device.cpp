@@ -469,6 +469,9 @@ constexpr std::pair<HostileOutput, std::string_view> kHostileOutputNames[] = {
     {HostileOutput::none, "none"},
     {HostileOutput::endless, "endless"},
     {HostileOutput::escapes, "escapes"},
+    {HostileOutput::short_ranges, "short-ranges"},
+    {HostileOutput::long_ranges, "long-ranges"},
+    {HostileOutput::shifted_ranges, "shifted-ranges"},
 };
 
 // The name of mode in a table of (mode, name); "?" when it is missing.

@@ -16,6 +16,7 @@
 #include "base/private_files.hpp"
 #include "base/shell_quote.hpp"
 #include "services/apk_label.hpp"
+#include "services/apk_ranges.hpp"
 #include "services/package_list.hpp"
 
 namespace adbwire::verbs {
@@ -97,6 +98,33 @@ struct RemoveOnExit {
     fs::remove(path, ignored);
   }
 };
+
+// The whole-pull fallback, for a device that reads no ranges: the APK pulled to a private
+// temporary file (removed however the read ends) and read there.
+std::string pulled_label(SyncClient& sync, const std::string& apk, std::uint64_t size,
+                         const fs::path& folder, const std::string& package, Deadline deadline,
+                         detail::Failure& failure) {
+  if (size > kMaxApkBytes) {
+    failure.set(errc::limit_exceeded, "its APK holds " + std::to_string(size) +
+                                          " bytes, past the " + std::to_string(kMaxApkBytes) +
+                                          " pulled for a label");
+    return {};
+  }
+  const RemoveOnExit pulled{folder /
+                            ("pull-" + std::to_string(::getpid()) + "-" + package + ".apk")};
+  PullOptions options;
+  options.keep_attributes = false;
+  options.private_files = true;
+  options.deadline = deadline;
+  options.limits.file_slack = 0;
+  std::error_code error;
+  sync.pull(apk, pulled.path, options, error);
+  if (error) {
+    failure.set(error, "pulling its APK failed: " + sync.last_error());
+    return {};
+  }
+  return detail::apk_label(pulled.path, failure);
+}
 
 std::string lower_words(std::string_view text) {
   std::string out;
@@ -180,6 +208,8 @@ std::map<std::string, std::string> apk_labels(Device& device, Deadline deadline,
   if (failure) throw Error(failure.code, "cannot keep app labels: " + failure.detail);
   std::map<std::string, std::string> labels;
   std::optional<SyncClient> sync;
+  // Until the device's dd answers a range with nothing, labels are read by ranges.
+  bool ranges_work = true;
   for (const auto& [package, listed_version] : installed_apps(device, deadline)) {
     if (!package_name(package)) continue;
     const std::optional<std::uint64_t> version =
@@ -204,25 +234,28 @@ std::map<std::string, std::string> apk_labels(Device& device, Deadline deadline,
       notes.push_back(package + ": its APK cannot be read over sync");
       continue;
     }
-    if (stat.size > kMaxApkBytes) {
-      notes.push_back(package + ": its APK holds " + std::to_string(stat.size) +
-                      " bytes, past the " + std::to_string(kMaxApkBytes) + " read for a label");
-      continue;
-    }
-    const RemoveOnExit pulled{folder_path /
-                              ("pull-" + std::to_string(::getpid()) + "-" + package + ".apk")};
-    PullOptions options;
-    options.keep_attributes = false;
-    options.private_files = true;
-    options.deadline = deadline;
-    options.limits.file_slack = 0;
-    sync->pull(apk, pulled.path, options, error);
-    if (error) {
-      notes.push_back(package + ": pulling its APK failed: " + sync->last_error());
-      continue;
-    }
     detail::Failure read;
-    std::string label = detail::apk_label(pulled.path, read);
+    std::string label;
+    if (ranges_work) {
+      detail::DeviceFileRanges ranges(device, apk, stat.size, detail::kMaxApkRangeBytes, deadline);
+      label = detail::apk_label(
+          stat.size,
+          [&ranges](std::uint64_t offset, std::span<std::uint8_t> into, detail::Failure& f) {
+            return ranges.read(offset, into, f);
+          },
+          read);
+      if (ranges.refused()) {
+        ranges_work = false;
+        read = {};
+      }
+    }
+    if (!ranges_work) {
+      label = pulled_label(*sync, apk, stat.size, folder_path, package, deadline, read);
+      if (!read)
+        notes.push_back(package +
+                        ": the device reads no ranges of a file (dd), so its whole APK (" +
+                        std::to_string(stat.size) + " bytes) was pulled");
+    }
     if (read) {
       notes.push_back(package + ": " + read.detail);
       continue;

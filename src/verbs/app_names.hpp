@@ -17,17 +17,21 @@ class Device;
 
 namespace adbwire::verbs {
 
-// Bound on the APK pulled to read a label: a larger one is left unread (its package name still
-// matches) and named in the notes.
+// Bound on an APK pulled whole to read a label, which happens only on a device whose dd reads no
+// ranges: a larger one is left unread there (its package name still matches) and named in the
+// notes. Read by ranges, an APK of any size costs at most detail::kMaxApkRangeBytes.
 inline constexpr std::uint64_t kMaxApkBytes = 256ull * 1024 * 1024;
 
 // Labels of the apps the user installed, read from their base APKs: the apps and their
 // versionCodes from one `pm list packages -3 --show-versioncode` (Android 9+; an older device
 // lists them without it and answers each versionCode through `dumpsys package`), then for each
-// label not cached yet `pm path` and the APK pulled over sync to a private temporary file,
-// removed once read. A package whose label cannot be read is left out, with a sentence in notes
-// saying why; a label read once is kept under runtime/app-labels/PACKAGE-VERSIONCODE and not
-// pulled again. Errors: those of Device::shell (timeout, device_offline, closed) and of the
+// label not cached yet `pm path`, a sync stat, and only the parts of the APK the label needs
+// read by ranges through `dd` (services/apk_ranges.hpp; bounded by detail::kMaxApkRangeBytes).
+// A device whose dd answers the first range with nothing gets the APK pulled whole instead, to a
+// private temporary file removed once read, and a note saying so; ranges are not tried again in
+// that call. A package whose label cannot be read is left out, with a sentence in notes saying
+// why; a label read once is kept under runtime/app-labels/PACKAGE-VERSIONCODE and not read
+// again. Errors: those of Device::shell (timeout, device_offline, closed) and of the
 // private folder (permission_denied, io_error), thrown as adbwire::Error.
 std::map<std::string, std::string> apk_labels(Device& device, Deadline deadline,
                                               std::vector<std::string>& notes);

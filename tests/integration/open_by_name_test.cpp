@@ -1,7 +1,8 @@
 // Open by name: `launch` takes an app's label on a virtual device that has real APKs installed
 // (tests/data/apk, built by aapt), with labels from the on-device dumper and, without it, read on
-// the host from each APK pulled over sync; ambiguous, unknown and unreadable names fail with a
-// typed error that says what to do.
+// the host from the parts of each APK its label needs, read by ranges (`dd`), or pulled whole where
+// the device reads no ranges; older Androids list versionCodes through dumpsys; ambiguous, unknown
+// and unreadable names fail with a typed error that says what to do.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "adbwire/testing/vdevice.hpp"
+#include "integration/padded_apk.hpp"
 #include "integration/temp_dir.hpp"
 #include "integration/tools_fixture.hpp"
 
@@ -164,6 +166,90 @@ TEST_F(OpenByName, AMalformedApkIsATypedErrorNamingThePackage) {
   // The others still open by name, and the broken one by its package.
   EXPECT_FALSE(call(tools, "launch", {{"package", "Demo Groceries"}})["isError"].get<bool>());
   EXPECT_FALSE(call(tools, "launch", {{"package", "com.example.broken"}})["isError"].get<bool>());
+}
+
+// A 32 MiB APK (a big stored asset) is read by ranges: a few dd calls, and no byte of it goes
+// through sync (the device drops the connection at the first byte of file content a pull gets).
+TEST_F(OpenByName, ALargeApkIsReadByRangesNotPulled) {
+  test::TempDir folder;
+  const fs::path big = folder.path() / "big.apk";
+  test::pad_apk(kApks / "groceries.apk", big, 32 * 1024 * 1024);
+  options_.apps = {{"com.example.groceries", 7, "Demo Groceries", big}};
+  options_.drop_after_bytes = 1;
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
+  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
+  EXPECT_TRUE(sent(device, kMonkey));
+  const auto events = device.events();
+  const auto ranges = std::count_if(events.begin(), events.end(), [](const std::string& e) {
+    return e.starts_with("dd if=/data/app/com.example.groceries-1/base.apk bs=65536 ");
+  });
+  EXPECT_GE(ranges, 1);
+  EXPECT_LE(ranges, 6);
+}
+
+// A device without dd: the APKs are pulled whole, as before ranges, and the notes say so.
+TEST_F(OpenByName, ADeviceWithoutDdPullsTheWholeApkAndSaysSo) {
+  options_.missing_commands = {"dd"};
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
+  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
+  EXPECT_TRUE(sent(device, kMonkey));
+  ASSERT_TRUE(fs::remove(cache_file("com.example.freshgroceries-3")));
+  const Json unknown = call(tools, "launch", {{"package", "Nothing Like It"}});
+  ASSERT_TRUE(unknown["isError"].get<bool>()) << text_of(unknown);
+  EXPECT_NE(text_of(unknown).find("com.example.freshgroceries: the device reads no ranges of a "
+                                  "file (dd), so its whole APK"),
+            std::string::npos)
+      << text_of(unknown);
+  for (const auto& entry : fs::directory_iterator(cache_file("").parent_path()))
+    EXPECT_NE(entry.path().extension(), ".apk") << entry.path();
+}
+
+// Ranges answered wrongly (a byte short, without end, from elsewhere) are a typed error for that
+// package, named with it; the other apps still open by name.
+TEST_F(OpenByName, WrongRangesAreAnErrorNamingThePackage) {
+  for (const HostileOutput mode :
+       {HostileOutput::short_ranges, HostileOutput::long_ranges, HostileOutput::shifted_ranges}) {
+    test::TempDir runtime;
+    fs::permissions(runtime.path(), fs::perms::owner_all, fs::perm_options::replace);
+    ::setenv("XDG_RUNTIME_DIR", runtime.path().c_str(), 1);
+    test::TempDir folder;
+    const fs::path big = folder.path() / "big.apk";
+    test::pad_apk(kApks / "groceries.apk", big, 1024 * 1024);
+    options_.apps = {{"com.example.groceries", 7, "Demo Groceries", big}};
+    options_.hostile_output = mode;
+    VirtualDevice device(options_);
+    device.start();
+    DeviceTools tools(options_for(device));
+    const Json result = call(tools, "launch", {{"package", "Demo Groceries"}});
+    ASSERT_TRUE(result["isError"].get<bool>()) << to_string(mode) << ": " << text_of(result);
+    EXPECT_EQ(errc_of(result), static_cast<int>(errc::not_found));
+    EXPECT_NE(text_of(result).find("com.example.groceries: the device answered `dd if="),
+              std::string::npos)
+        << text_of(result);
+    EXPECT_FALSE(sent(device, kMonkey));
+  }
+}
+
+// Before Android 9, pm refuses --show-versioncode: the apps come from the plain list and each
+// versionCode from `dumpsys package`, which keys the label's cache as before.
+TEST_F(OpenByName, OlderAndroidWithoutShowVersioncode) {
+  options_.api_level = 27;
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
+  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
+  EXPECT_TRUE(sent(device, kMonkey));
+  EXPECT_TRUE(sent(device, "pm list packages -3 --show-versioncode"));
+  EXPECT_TRUE(sent(device, "pm list packages -3"));
+  EXPECT_TRUE(fs::exists(cache_file("com.example.groceries-7")));
+  EXPECT_TRUE(fs::exists(cache_file("com.example.freshgroceries-3")));
 }
 
 }  // namespace

@@ -120,6 +120,10 @@ enum class HostileOutput {
   escapes,  // device text holds terminal escapes (window title, clear screen, OSC 52 clipboard),
             // C1 controls and a bidi override (kHostileText): getprop values, the resumed
             // activity's package, a package in `pm list packages`, every `settings get` value
+  // `dd` (how hosts read a range of a file) answers wrongly; other commands work as usual:
+  short_ranges,    // one byte less than the range
+  long_ranges,     // the range, then zeros without end
+  shifted_ranges,  // the range one block (bs) further on in the file
 };
 
 // What HostileOutput::escapes puts into device text.
@@ -128,7 +132,7 @@ inline constexpr std::string_view kHostileText =
     "31m\xe2\x80\xae"
     "evil";
 
-// "none", "endless", "escapes".
+// "none", "endless", "escapes", "short-ranges", "long-ranges", "shifted-ranges".
 std::string_view to_string(HostileOutput mode) noexcept;
 // The inverse of to_string; false for anything else.
 bool parse_hostile_output(std::string_view text, HostileOutput& out) noexcept;

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <zip.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "integration/temp_dir.hpp"
@@ -143,6 +145,54 @@ TEST(ApkLabel, MalformedArchivesAreTypedErrors) {
   EXPECT_EQ(bad_table.code, make_error_code(errc::parse_error));
   EXPECT_NE(bad_table.detail.find("resources.arsc is malformed"), std::string::npos)
       << bad_table.detail;
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// apk_label over a range source whose bytes are `apk`, counting the bytes asked for.
+std::string label_by_ranges(const std::string& apk, Failure& failure,
+                            std::uint64_t* asked = nullptr) {
+  return apk_label(
+      apk.size(),
+      [&](std::uint64_t offset, std::span<std::uint8_t> into, Failure&) {
+        EXPECT_LE(offset + into.size(), apk.size());
+        std::memcpy(into.data(), apk.data() + offset, into.size());
+        if (asked != nullptr) *asked += into.size();
+        return true;
+      },
+      failure);
+}
+
+// The range source gives what the file gives, and every cut of the archive (a device whose file
+// ends early) is a typed error or the label; the reader's own failure is the one reported.
+TEST(ApkLabel, ByRangesAsFromAFile) {
+  const std::string groceries = file_bytes(kApks / "groceries.apk");
+  Failure failure;
+  EXPECT_EQ(label_by_ranges(groceries, failure), "Demo Groceries");
+  EXPECT_FALSE(failure) << failure.detail;
+  EXPECT_EQ(label_by_ranges(file_bytes(kApks / "fresh.apk"), failure), "Fresh Groceries");
+  EXPECT_FALSE(failure) << failure.detail;
+  for (std::size_t size = 0; size < groceries.size(); size += 7) {
+    Failure cut;
+    const std::string label = label_by_ranges(groceries.substr(0, size), cut);
+    EXPECT_TRUE(cut.code == make_error_code(errc::parse_error) ||
+                cut.code == make_error_code(errc::not_found) || label == "Demo Groceries")
+        << "cut at " << size << ": " << cut.detail;
+  }
+  Failure refused;
+  const std::string label = apk_label(
+      groceries.size(),
+      [](std::uint64_t, std::span<std::uint8_t>, Failure& f) {
+        f.set(errc::limit_exceeded, "budget spent");
+        return false;
+      },
+      refused);
+  EXPECT_TRUE(label.empty());
+  EXPECT_EQ(refused.code, make_error_code(errc::limit_exceeded));
+  EXPECT_EQ(refused.detail, "budget spent");
 }
 
 }  // namespace

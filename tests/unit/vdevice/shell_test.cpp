@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -310,6 +311,51 @@ TEST_F(ShellTest, HeadLinesAndBytes) {
   EXPECT_EQ(run("head -n 2 /sdcard/lines").out, "1\n2\n");
   EXPECT_EQ(run("head -c3 /sdcard/lines").out, "1\n2");
   EXPECT_EQ(run("head -c x /sdcard/lines").code, 1);
+}
+
+// dd as hosts use it to read a range of a file (services/apk_ranges): blocks skipped by
+// seeking, the count clipped at the end of the file, the record counts on stderr (dropped by
+// 2>/dev/null), the file name quoted inside the operand; each run is an event.
+TEST_F(ShellTest, DdReadsBlocksOfAFile) {
+  std::string bytes;
+  for (int i = 0; i < 100; ++i) bytes += static_cast<char>('a' + i % 26);
+  std::ofstream(host("/sdcard/my file"), std::ios::binary) << bytes;
+  auto r = run("dd if='/sdcard/my file' bs=16 skip=2 count=3");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, bytes.substr(32, 48));
+  EXPECT_EQ(r.err, "3+0 records in\n3+0 records out\n48 bytes copied\n");
+  r = run("dd if='/sdcard/my file' bs=16 skip=5 count=4 2>/dev/null");
+  EXPECT_EQ(r.out, bytes.substr(80));
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(run("dd if='/sdcard/my file' bs=16 skip=9 count=1 2>/dev/null").out, "");
+  EXPECT_EQ(run("dd if=/sdcard/none bs=16 count=1").code, 1);
+  r = run("dd if='/sdcard/my file' bs=16 iflag=skip_bytes");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "dd: unknown arg iflag\n");
+  EXPECT_EQ(run("dd if='/sdcard/my file' bs=x").err, "dd: invalid number 'x'\n");
+  const auto events = device_->events();
+  EXPECT_NE(std::find(events.begin(), events.end(), "dd if=/sdcard/my file bs=16 skip=2 count=3"),
+            events.end());
+}
+
+TEST_F(ShellTest, DdAnswersRangesWronglyWhenHostile) {
+  std::string bytes;
+  for (int i = 0; i < 100; ++i) bytes += static_cast<char>('a' + i % 26);
+  std::ofstream(host("/sdcard/f"), std::ios::binary) << bytes;
+  device_->set_hostile_output(HostileOutput::short_ranges);
+  EXPECT_EQ(run("dd if=/sdcard/f bs=16 skip=1 count=2 2>/dev/null").out, bytes.substr(16, 31));
+  device_->set_hostile_output(HostileOutput::shifted_ranges);
+  EXPECT_EQ(run("dd if=/sdcard/f bs=16 skip=1 count=2 2>/dev/null").out, bytes.substr(32, 32));
+  device_->set_hostile_output(HostileOutput::long_ranges);
+  ShellScript script("dd if=/sdcard/f bs=16 skip=1 count=2 2>/dev/null", *device_);
+  RecordingOutput output;
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_NE(script.run(output), ShellScript::State::finished);
+    output.drain();
+  }
+  ASSERT_GT(output.out.size(), 32u);
+  EXPECT_EQ(output.out.substr(0, 32), bytes.substr(16, 32));
+  EXPECT_EQ(output.out.substr(32), std::string(output.out.size() - 32, '\0'));
 }
 
 TEST_F(ShellTest, SleepIsWaitedForByTheCaller) {
