@@ -42,6 +42,12 @@ class OpenByName : public testing_tools::ToolsTest {
     options_.apps = {{"com.example.groceries", 7, "Demo Groceries", kApks / "groceries.apk"},
                      {"com.example.freshgroceries", 3, "Fresh Groceries", kApks / "fresh.apk"}};
   }
+  // "Demo Groceries" opens by name: the launch succeeds and monkey starts its package.
+  void launches_the_demo_app(DeviceTools& tools, const VirtualDevice& device) {
+    const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
+    ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
+    EXPECT_TRUE(sent(device, kMonkey));
+  }
   fs::path cache_file(const std::string& name) const {
     return runtime_.path() / "adbwire" / "app-labels" / name;
   }
@@ -179,9 +185,7 @@ TEST_F(OpenByName, ALargeApkIsReadByRangesNotPulled) {
   VirtualDevice device(options_);
   device.start();
   DeviceTools tools(options_for(device));
-  const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
-  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
-  EXPECT_TRUE(sent(device, kMonkey));
+  launches_the_demo_app(tools, device);
   const auto events = device.events();
   const auto ranges = std::count_if(events.begin(), events.end(), [](const std::string& e) {
     return e.starts_with("dd if=/data/app/com.example.groceries-1/base.apk bs=65536 ");
@@ -196,9 +200,7 @@ TEST_F(OpenByName, ADeviceWithoutDdPullsTheWholeApkAndSaysSo) {
   VirtualDevice device(options_);
   device.start();
   DeviceTools tools(options_for(device));
-  const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
-  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
-  EXPECT_TRUE(sent(device, kMonkey));
+  launches_the_demo_app(tools, device);
   ASSERT_TRUE(fs::remove(cache_file("com.example.freshgroceries-3")));
   const Json unknown = call(tools, "launch", {{"package", "Nothing Like It"}});
   ASSERT_TRUE(unknown["isError"].get<bool>()) << text_of(unknown);
@@ -243,9 +245,7 @@ TEST_F(OpenByName, OlderAndroidWithoutShowVersioncode) {
   VirtualDevice device(options_);
   device.start();
   DeviceTools tools(options_for(device));
-  const Json launched = call(tools, "launch", {{"package", "Demo Groceries"}});
-  ASSERT_FALSE(launched["isError"].get<bool>()) << text_of(launched);
-  EXPECT_TRUE(sent(device, kMonkey));
+  launches_the_demo_app(tools, device);
   EXPECT_TRUE(sent(device, "pm list packages -3 --show-versioncode"));
   EXPECT_TRUE(sent(device, "pm list packages -3"));
   EXPECT_TRUE(fs::exists(cache_file("com.example.groceries-7")));
