@@ -27,6 +27,12 @@ void DeviceFileRanges::keep(Block block) {
 }
 
 bool DeviceFileRanges::read(std::uint64_t offset, std::span<std::uint8_t> into, Failure& failure) {
+  if (size_ > kMaxRangedFileBytes) {
+    failure.set(errc::limit_exceeded, path_ + " is announced as " + std::to_string(size_) +
+                                          " bytes, past the " +
+                                          std::to_string(kMaxRangedFileBytes) + " read by ranges");
+    return false;
+  }
   if (offset > size_ || into.size() > size_ - offset) {
     failure.set(errc::invalid_argument, "a range past the end of " + path_ + " was asked for");
     return false;

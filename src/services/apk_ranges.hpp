@@ -28,6 +28,9 @@ inline constexpr std::uint64_t kRangeBlock = 64 * 1024;
 // Blocks the cache keeps (4 MiB), and the longest read-ahead in blocks (4 MiB).
 inline constexpr std::size_t kRangeCacheBlocks = 64;
 inline constexpr std::uint64_t kMaxReadAheadBlocks = 64;
+// A file announced larger (1 TiB) is refused: its offsets would pass what libzip's and the
+// block arithmetic's 64-bit signed offsets hold.
+inline constexpr std::uint64_t kMaxRangedFileBytes = 1ull << 40;
 
 class DeviceFileRanges {
  public:
@@ -37,9 +40,10 @@ class DeviceFileRanges {
                    Deadline deadline);
 
   // Fills `into` with the bytes at offset (offset + into.size() <= size). Errors: limit_exceeded
-  // (the budget would be passed), parse_error (an answer longer or shorter than the range),
-  // not_supported (the first range came back empty: the device's dd is missing or refuses; see
-  // refused()), and those of Device::exec (timeout, device_offline, closed).
+  // (the budget would be passed, or size is past kMaxRangedFileBytes), parse_error (an answer
+  // longer or shorter than the range), not_supported (the first range came back empty: the device's
+  // dd is missing or refuses; see refused()), and those of Device::exec (timeout, device_offline,
+  // closed).
   bool read(std::uint64_t offset, std::span<std::uint8_t> into, Failure& failure);
 
   // True when the device answered the first range with nothing: it cannot read ranges.

@@ -195,5 +195,20 @@ TEST_F(ApkRanges, CraftedArchivesAreTypedErrorsWithinTheBudget) {
   EXPECT_LE(budgeted.fetched, 1 * kMiB);
 }
 
+// A size no APK has (the device's stat says what it likes) is refused before any range is asked.
+TEST_F(ApkRanges, AnUnbelievableSizeIsRefused) {
+  device_.emplace();
+  device_->start();
+  Device device = Device::connect(device_->target());
+  DeviceFileRanges ranges(device, kRemote, kMaxRangedFileBytes + 1, kMaxApkRangeBytes,
+                          Clock::now() + std::chrono::seconds(30));
+  std::uint8_t byte = 0;
+  Failure failure;
+  EXPECT_FALSE(ranges.read(0, {&byte, 1}, failure));
+  EXPECT_EQ(failure.code, make_error_code(errc::limit_exceeded)) << failure.detail;
+  EXPECT_EQ(ranges.calls(), 0u);
+  EXPECT_EQ(dd_events(), 0u);
+}
+
 }  // namespace
 }  // namespace adbwire::detail

@@ -252,5 +252,21 @@ TEST_F(OpenByName, OlderAndroidWithoutShowVersioncode) {
   EXPECT_TRUE(fs::exists(cache_file("com.example.freshgroceries-3")));
 }
 
+// A KitKat phone (no exec:, a PTY on every shell command, pm without --show-versioncode): the
+// ranges come through the shell, whose newline translation is undone, so the bytes arrive
+// intact and the label reads, with no byte pulled over sync.
+TEST_F(OpenByName, AndroidFourReadsRangesThroughTheShell) {
+  apply_profile(options_, "android-4");
+  options_.drop_after_bytes = 1;
+  VirtualDevice device(options_);
+  device.start();
+  DeviceTools tools(options_for(device));
+  launches_the_demo_app(tools, device);
+  const auto events = device.events();
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(),
+                          [](const std::string& e) { return e.starts_with("dd if="); }));
+  EXPECT_TRUE(fs::exists(cache_file("com.example.groceries-7")));
+}
+
 }  // namespace
 }  // namespace adbwire::mcp
