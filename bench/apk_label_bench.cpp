@@ -6,7 +6,6 @@
 // Usage: apk_label_bench [MiB] [RUNS]   (APK size, default 100; runs per variant, default 5)
 // The APK is the test suite's groceries.apk (built by aapt with the tests) padded with a stored
 // asset of zeros to the size asked for.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,22 +19,23 @@
 #include "integration/padded_apk.hpp"
 #include "services/apk_label.hpp"
 #include "services/apk_ranges.hpp"
+#include "support/bench_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using adbwire::bench::median;
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::uint64_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 100;
   const int runs = argc > 2 ? std::atoi(argv[2]) : 5;
+  if (mib == 0 || runs <= 0) {
+    std::fprintf(stderr, "usage: apk_label_bench [MiB] [RUNS]\n");
+    return 2;
+  }
   const fs::path groceries = fs::path(ADBWIRE_TEST_APK_DIR) / "groceries.apk";
   if (!fs::exists(groceries)) {
     std::fprintf(stderr, "%s is missing: build the test_apks target first\n", groceries.c_str());
