@@ -180,9 +180,33 @@ int run(int n) {
       direct.push_back(timed_run(direct_call, env));
     }
   }
+  // A small file pushed, one process per push: what a push costs beyond the device's work is the
+  // program's start. The front pushes through the daemon; adbwire-full (every 4th call) is the
+  // program that served push before.
+  const fs::path small = device_files.path() / "small.bin";
+  std::ofstream(small, std::ios::binary) << std::string(4096, 'p');
+  const fs::path full = cli.parent_path() / "adbwire-full";
+  const std::vector<std::string> front_push = {
+      cli.string(), "-s", target, "push", small.string(), "/data/local/tmp/small.bin"};
+  std::vector<std::string> full_push = front_push;
+  full_push.front() = full.string();
+  const std::vector<std::string> adb_push = {adbwire::bench::kAdb,
+                                             "-P",
+                                             std::to_string(adb.port()),
+                                             "-s",
+                                             serial,
+                                             "push",
+                                             small.string(),
+                                             "/data/local/tmp/small.bin"};
+  std::vector<double> front_pushes, full_pushes, adb_pushes;
+  for (int i = 0; i < n; ++i) {
+    front_pushes.push_back(timed_run(front_push, env));
+    adb_pushes.push_back(timed_run(adb_push, adb.environment()));
+    if (i % 4 == 0) full_pushes.push_back(timed_run(full_push, env));
+  }
+
   // A session on the same device: one snapshot gives the refs, then taps (the sample screen
   // does not change when tapped, so ref 3 stays valid).
-  const fs::path full = cli.parent_path() / "adbwire-full";
   timed_run({cli.string(), "open", "--session", "bench", target}, env);
   timed_run({cli.string(), "--session", "bench", "snapshot"}, env);
   const std::vector<std::string> session_tap = {cli.string(), "--session", "bench", "tap", "3"};
@@ -247,10 +271,18 @@ int run(int n) {
   row("adbwire-full tap 3 (session)", median_ms(full_taps),
       "   (" + std::to_string(full_taps.size()) + " calls)");
   row("adb shell input tap 540 640 (server)", adb_tap_ms, "");
+  const double push_ms = median_ms(front_pushes);
+  const double adb_push_ms = median_ms(adb_pushes);
+  row("adbwire push 4 KiB (the front, daemon)", push_ms, "");
+  row("adbwire-full push 4 KiB (daemon)", median_ms(full_pushes),
+      "   (" + std::to_string(full_pushes.size()) + " calls)");
+  row("adb push 4 KiB (server)", adb_push_ms, "");
   std::printf(
       "ratio adbwire/adb: %.2f (steady state), %.2f (first call); "
-      "adbwire version / bin/true: %.2f; session tap / adb input tap: %.2f\n",
-      held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms, tap_ms / adb_tap_ms);
+      "adbwire version / bin/true: %.2f; session tap / adb input tap: %.2f; "
+      "push 4 KiB adbwire/adb: %.2f\n",
+      held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms, tap_ms / adb_tap_ms,
+      push_ms / adb_push_ms);
   std::printf(
       "resident memory holding devices (VmRSS, MiB): adbwire daemon %.1f with 1, %.1f with "
       "%d; adb server %.1f with 1, %.1f with %d (daemon/adb %.2f at %d)\n",
