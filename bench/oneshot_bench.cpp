@@ -130,6 +130,23 @@ double rss_mib(pid_t pid) {
 
 constexpr int kHeldDevices = 16;
 
+// A command line, its environment and its times.
+struct Timed {
+  const std::vector<std::string>& argv;
+  const std::vector<std::string>& env;
+  std::vector<double>& times;
+};
+
+// n calls of ours and of adb's, alternating so a busy moment falls on both alike, and every 4th
+// round one of the full program's (the slow one, measured less often).
+void alternate(int n, const Timed& ours, const Timed& adbs, const Timed& full) {
+  for (int i = 0; i < n; ++i) {
+    ours.times.push_back(timed_run(ours.argv, ours.env));
+    adbs.times.push_back(timed_run(adbs.argv, adbs.env));
+    if (i % 4 == 0) full.times.push_back(timed_run(full.argv, full.env));
+  }
+}
+
 int run(int n) {
   const fs::path cli = fs::path(ADBWIRE_CLI_PATH);
   const ScratchFolder device_files;
@@ -146,8 +163,13 @@ int run(int n) {
   const std::string serial = "127.0.0.1:" + std::to_string(vd.port());
   const adbwire::bench::PrivateAdb adb;
   adb.connect_device(vd.port());
-  const std::vector<std::string> adb_call = {
-      adbwire::bench::kAdb, "-P", std::to_string(adb.port()), "-s", serial, "shell", "true"};
+  // adb's client on the private server, on the device's serial, running words.
+  const auto adb_command = [&](std::vector<std::string> words) {
+    words.insert(words.begin(),
+                 {adbwire::bench::kAdb, "-P", std::to_string(adb.port()), "-s", serial});
+    return words;
+  };
+  const std::vector<std::string> adb_call = adb_command({"shell", "true"});
   // A HOME of the bench's own: the user's paired phones would make each daemon start listen
   // for them, and the user's key is not the bench's to use.
   const fs::path home = device_files.path() / "home";
@@ -180,29 +202,32 @@ int run(int n) {
       direct.push_back(timed_run(direct_call, env));
     }
   }
+  // A small file pushed, one process per push: what a push costs beyond the device's work is the
+  // program's start. The front pushes through the daemon; adbwire-full (every 4th call) is the
+  // program that served push before.
+  const fs::path small = device_files.path() / "small.bin";
+  std::ofstream(small, std::ios::binary) << std::string(4096, 'p');
+  const fs::path full = cli.parent_path() / "adbwire-full";
+  const std::vector<std::string> front_push = {
+      cli.string(), "-s", target, "push", small.string(), "/data/local/tmp/small.bin"};
+  std::vector<std::string> full_push = front_push;
+  full_push.front() = full.string();
+  const std::vector<std::string> adb_push =
+      adb_command({"push", small.string(), "/data/local/tmp/small.bin"});
+  std::vector<double> front_pushes, full_pushes, adb_pushes;
+  alternate(n, {front_push, env, front_pushes}, {adb_push, adb.environment(), adb_pushes},
+            {full_push, env, full_pushes});
+
   // A session on the same device: one snapshot gives the refs, then taps (the sample screen
   // does not change when tapped, so ref 3 stays valid).
-  const fs::path full = cli.parent_path() / "adbwire-full";
   timed_run({cli.string(), "open", "--session", "bench", target}, env);
   timed_run({cli.string(), "--session", "bench", "snapshot"}, env);
   const std::vector<std::string> session_tap = {cli.string(), "--session", "bench", "tap", "3"};
   const std::vector<std::string> full_tap = {full.string(), "--session", "bench", "tap", "3"};
-  const std::vector<std::string> adb_tap = {adbwire::bench::kAdb,
-                                            "-P",
-                                            std::to_string(adb.port()),
-                                            "-s",
-                                            serial,
-                                            "shell",
-                                            "input",
-                                            "tap",
-                                            "540",
-                                            "640"};
+  const std::vector<std::string> adb_tap = adb_command({"shell", "input", "tap", "540", "640"});
   std::vector<double> front_taps, full_taps, adb_taps;
-  for (int i = 0; i < n; ++i) {
-    front_taps.push_back(timed_run(session_tap, env));
-    adb_taps.push_back(timed_run(adb_tap, adb.environment()));
-    if (i % 4 == 0) full_taps.push_back(timed_run(full_tap, env));
-  }
+  alternate(n, {session_tap, env, front_taps}, {adb_tap, adb.environment(), adb_taps},
+            {full_tap, env, full_taps});
   timed_run({cli.string(), "close", "--session", "bench"}, env);
 
   // Holding devices: the daemon (one device so far) and the adb server, then both with 16.
@@ -241,16 +266,26 @@ int run(int n) {
   row("adbwire-full version", median_ms(full_version),
       "   (" + std::to_string(full_version.size()) + " calls)");
   row("/bin/true", true_ms, "");
-  const double tap_ms = median_ms(front_taps);
-  const double adb_tap_ms = median_ms(adb_taps);
-  row("adbwire tap 3 (session, through the front)", tap_ms, "");
-  row("adbwire-full tap 3 (session)", median_ms(full_taps),
-      "   (" + std::to_string(full_taps.size()) + " calls)");
-  row("adb shell input tap 540 640 (server)", adb_tap_ms, "");
+  // The front's, the full program's and adb's rows of one call; the front's median / adb's.
+  auto three_rows = [&row](const char* front, const char* full, const char* adb_label,
+                           const std::vector<double>& front_ms, const std::vector<double>& full_ms,
+                           const std::vector<double>& adb_ms) {
+    row(front, median_ms(front_ms), "");
+    row(full, median_ms(full_ms), "   (" + std::to_string(full_ms.size()) + " calls)");
+    row(adb_label, median_ms(adb_ms), "");
+    return median_ms(front_ms) / median_ms(adb_ms);
+  };
+  const double tap_ratio =
+      three_rows("adbwire tap 3 (session, through the front)", "adbwire-full tap 3 (session)",
+                 "adb shell input tap 540 640 (server)", front_taps, full_taps, adb_taps);
+  const double push_ratio =
+      three_rows("adbwire push 4 KiB (the front, daemon)", "adbwire-full push 4 KiB (daemon)",
+                 "adb push 4 KiB (server)", front_pushes, full_pushes, adb_pushes);
   std::printf(
       "ratio adbwire/adb: %.2f (steady state), %.2f (first call); "
-      "adbwire version / bin/true: %.2f; session tap / adb input tap: %.2f\n",
-      held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms, tap_ms / adb_tap_ms);
+      "adbwire version / bin/true: %.2f; session tap / adb input tap: %.2f; "
+      "push 4 KiB adbwire/adb: %.2f\n",
+      held_ms / adb_ms, first_ms / adb_ms, version_ms / true_ms, tap_ratio, push_ratio);
   std::printf(
       "resident memory holding devices (VmRSS, MiB): adbwire daemon %.1f with 1, %.1f with "
       "%d; adb server %.1f with 1, %.1f with %d (daemon/adb %.2f at %d)\n",

@@ -17,6 +17,8 @@ void add_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 // The front's pull: only through the daemon, on the device the call names.
 void add_front_pull_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run);
+// The front's push: only through the daemon, on the device the call names.
+void add_front_push_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_keygen_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_pair_command(CLI::App& app, const GlobalOptions& globals, Run& run);
 void add_mdns_command(CLI::App& app, const GlobalOptions& globals, Run& run);

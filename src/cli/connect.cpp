@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "adbwire/error.hpp"
+#include "adbwire/target.hpp"
 
 namespace adbwire::cli {
 
@@ -59,6 +60,10 @@ ConnectOptions connect_options(const GlobalOptions& globals) {
 }
 
 Device connect_device(const GlobalOptions& globals) { return globals.connector(globals); }
+
+std::string named_target(const GlobalOptions& globals) {
+  return !globals.serial.empty() ? globals.serial : default_serial();
+}
 
 std::string join_command(const std::vector<std::string>& words) {
   std::string command;

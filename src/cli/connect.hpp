@@ -29,6 +29,10 @@ ConnectOptions connect_options(const GlobalOptions& globals);
 // (globals.connector). Throws adbwire::Error as Device::connect does.
 Device connect_device(const GlobalOptions& globals);
 
+// The device -s names, else $ANDROID_SERIAL's: the front serves a pull or a push only on a named
+// device (front::front_command), so the name is the choice.
+std::string named_target(const GlobalOptions& globals);
+
 // The full program's connector: through the daemon when daemon_serves() says so, else
 // Device::connect with adb's key locations (server: targets and bare serials through the server
 // of -H/-P). Defined in connect_direct.cpp, which only the full program links (it brings the

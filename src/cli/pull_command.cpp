@@ -6,7 +6,6 @@
 
 #include "adbwire/error.hpp"
 #include "adbwire/sync.hpp"
-#include "adbwire/target.hpp"
 #include "base/signal_cleanup.hpp"
 #include "cli/connect.hpp"
 #include "cli/pull_files.hpp"
@@ -25,12 +24,6 @@ struct PullArgs {
   bool no_compression = false;       // -Z
   SyncLimits limits;
 };
-
-// The front serves a pull only when its device is named (front::front_command): the name is the
-// choice.
-std::string named_target(const GlobalOptions& globals) {
-  return !globals.serial.empty() ? globals.serial : default_serial();
-}
 
 }  // namespace
 

@@ -5,7 +5,6 @@
 #include <cstdlib>
 
 #include "adbwire/error.hpp"
-#include "adbwire/target.hpp"
 #include "cli/connect.hpp"
 #include "cli/daemon_connect.hpp"
 #include "cli/terminal_text.hpp"
@@ -24,7 +23,7 @@ TransferStats pull_to_host(const GlobalOptions& globals, Device& device,
       throw Error(errc::invalid_argument, "this program pulls only through the adbwire daemon");
     return pull_directly(device, remotes, local, options);
   }
-  const std::string target = !globals.serial.empty() ? globals.serial : default_serial();
+  const std::string target = named_target(globals);
   daemon::DescriptorClient daemon(
       target, daemon_start(globals), connect_options(globals).auth_timeout,
       [](std::string_view note) { print_error("adbwire: " + std::string(note)); });

@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/connect.hpp"
 #include "cli/daemon_connect.hpp"
-#include "cli/device_selection.hpp"
+#include "cli/push_files.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/transfer_report.hpp"
 #include "daemon/client.hpp"
@@ -31,15 +31,15 @@ struct PushArgs {
 // SyncClient::push's contract on channel, on the device as connect_device(globals) reached it.
 // Through the daemon, each regular file's descriptor goes to it (daemon::DescriptorClient::push),
 // which sends the file on the connection it holds, so the bytes never cross its socket; the plan,
-// links and empty folders take this process's stream. Throws adbwire::Error.
+// links and empty folders take this process's stream. Else push_directly. Throws adbwire::Error.
 TransferStats push_from_host(const GlobalOptions& globals, detail::SyncChannel& channel,
                              const std::vector<std::filesystem::path>& locals,
-                             std::string_view remote, const PushOptions& options) {
-  detail::Failure failure;
+                             std::string_view remote, const PushOptions& options,
+                             DirectPush push_directly) {
   if (!full_program_uses_daemon(globals)) {
-    const TransferStats stats = detail::push_files(channel, locals, remote, options, failure);
-    failure.throw_if_failed();
-    return stats;
+    if (push_directly == nullptr)
+      throw Error(errc::invalid_argument, "this program pushes only through the adbwire daemon");
+    return push_directly(channel, locals, remote, options);
   }
   daemon::DescriptorClient daemon(
       globals.serial, daemon_start(globals), connect_options(globals).auth_timeout,
@@ -72,15 +72,21 @@ TransferStats push_from_host(const GlobalOptions& globals, detail::SyncChannel& 
     wire_bytes += wire;
     return true;
   };
+  // Links go on channel plain; every regular file goes through sender: no codec here.
+  detail::Failure failure;
   const TransferStats stats =
-      detail::push_files(channel, locals, remote, options, failure, &sender);
+      detail::push_files(channel, locals, remote, options, failure, nullptr, &sender);
   failure.throw_if_failed();
   return stats;
 }
 
 }  // namespace
 
-void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+void add_front_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
+  add_push_command_with(app, globals, run, {named_target, nullptr});
+}
+
+void add_push_command_with(CLI::App& app, const GlobalOptions& globals, Run& run, PushWays ways) {
   auto args = std::make_shared<PushArgs>();
   auto* cmd = app.add_subcommand("push",
                                  "copy files or folders to the device, keeping modes and mtimes: "
@@ -91,13 +97,13 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
   add_timeout_option(*cmd, args->timeout, "-t,--timeout",
                      "give up after this many seconds in all (default: only when the device "
                      "stalls)");
-  cmd->callback([args, cmd, &globals, &run] {
-    run = [args, cmd, &globals] {
+  cmd->callback([args, cmd, ways, &globals, &run] {
+    run = [args, cmd, ways, &globals] {
       const std::string remote = args->paths.back();
       const std::vector<std::filesystem::path> locals(args->paths.begin(), args->paths.end() - 1);
       // Chosen once: the connection and the daemon's pushes from our files name the same device.
       GlobalOptions chosen = globals;
-      chosen.serial = select_target(globals);
+      chosen.serial = ways.choose_target(globals);
       Device device = connect_device(chosen);
       PushOptions options;
       options.compression = compression_choice(*cmd, args->compression, args->no_compression);
@@ -109,7 +115,7 @@ void add_push_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
       opened.throw_if_failed();
       TransferStats stats;
       try {
-        stats = push_from_host(chosen, channel, locals, remote, options);
+        stats = push_from_host(chosen, channel, locals, remote, options, ways.push_directly);
       } catch (const Error& e) {
         // As adb: a sync error is printed where the summary would be, on stdout.
         print("adbwire: error: " + std::string(e.what()) + "\n");

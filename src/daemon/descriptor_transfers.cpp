@@ -108,8 +108,8 @@ bool DescriptorTransfers::push(const PushFrom& push, int file, std::uint64_t& by
            detail::send_file(sync,
                              {push.remote, push.local, push.mode, push.mtime,
                               static_cast<std::uint64_t>(st.st_size)},
-                             file, sync.choose(options.compression), options, progress, wire_bytes,
-                             failure);
+                             file, sync.choose(options.compression), detail::send_compressed,
+                             options, progress, wire_bytes, failure);
   });
   if (!sent) return false;
   bytes = progress.file_bytes;

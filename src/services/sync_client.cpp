@@ -54,7 +54,7 @@ struct SyncClient::Impl {
 
   TransferStats push(const std::vector<fs::path>& locals, std::string_view remote,
                      const PushOptions& options, Failure& failure) {
-    return detail::push_files(channel, locals, remote, options, failure);
+    return detail::push_files(channel, locals, remote, options, failure, detail::send_compressed);
   }
 
   bool ensure(Deadline deadline, Failure& failure) { return channel.ensure(deadline, failure); }

@@ -1,4 +1,6 @@
-// SyncClient::push: walk the local tree, then send every file over the one stream.
+// SyncClient::push: walk the local tree, then send every file over the one stream, or each
+// regular file through a FileSender. A compressed file's content is send_compressed's
+// (sync_send.cpp), reached through a pointer, so the CLI's front links no codec.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +24,6 @@ using protocol::SyncReply;
 
 // adbd's socket buffer holds this many acknowledgements (AOSP ReadAcknowledgements).
 constexpr std::size_t kMaxDeferred = 128;
-constexpr std::size_t kReadBufferSize = 256 * 1024;
 
 std::string errno_text(int error) { return std::strerror(error); }
 
@@ -44,7 +45,7 @@ struct PushItem {
 
 class Pusher {
  public:
-  explicit Pusher(SyncChannel& channel) : channel_(channel) {}
+  Pusher(SyncChannel& channel, SendCompressed compress) : channel_(channel), compress_(compress) {}
 
   bool plan_push(const fs::path& local, const std::string& remote, std::vector<PushItem>& files,
                  std::vector<std::string>& empty_folders, TransferStats& stats, Failure& failure) {
@@ -126,6 +127,11 @@ class Pusher {
                  SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
     // A link's target goes plain, as AOSP sends small files.
     const bool compressed = wanted.has_value() && !S_ISLNK(item.mode);
+    if (compressed && compress_ == nullptr) {
+      failure.set(errc::invalid_argument,
+                  "this program sends compressed files only through the adbwire daemon");
+      return false;
+    }
     const SyncCodec codec = wanted.value_or(SyncCodec::zstd);
     const std::uint32_t flags = compressed ? sync_codec_flag(codec) : protocol::kSyncFlagNone;
     const std::error_code too_long =
@@ -157,7 +163,9 @@ class Pusher {
           out(), {reinterpret_cast<const std::uint8_t*>(target.data()), target.size()});
       wire_bytes += target.size();
     } else if (compressed) {
-      if (!push_compressed(fd, item, codec, waiting, options, progress, wire_bytes, failure))
+      const auto flush_failed = [&] { explain_write_failure(waiting, options.deadline, failure); };
+      if (!compress_(channel_, fd, local_text, codec, options, progress, wire_bytes, failure,
+                     flush_failed))
         return false;
     } else {
       for (;;) {
@@ -204,52 +212,6 @@ class Pusher {
     }
     ++progress.files_done;
     return true;
-  }
-
-  // The file's content as one compressed stream in full DATA chunks.
-  bool push_compressed(int fd, const PushItem& item, SyncCodec codec,
-                       std::deque<const PushItem*>& waiting, const PushOptions& options,
-                       SyncProgress& progress, std::uint64_t& wire_bytes, Failure& failure) {
-    const std::unique_ptr<SyncCompressor> encoder = SyncCompressor::make(codec);
-    bool send_failed = false;
-    // A SyncSink once, not one converted from the lambda (and allocated) per read.
-    const SyncSink send = [&](std::span<const std::uint8_t> chunk) {
-      if (out().size() + protocol::kSyncHeaderSize + chunk.size() > channel_.write_limit() &&
-          !channel_.flush(options.deadline, failure)) {
-        explain_write_failure(waiting, options.deadline, failure);
-        send_failed = true;
-        return false;
-      }
-      protocol::append_sync_data(out(), chunk);
-      wire_bytes += chunk.size();
-      return true;
-    };
-    const auto encoder_failed = [&] {
-      if (!send_failed) {
-        failure.set(errc::io_error, "compressing " + item.local.string() + ": " + encoder->error());
-        channel_.mark_broken();  // closing the stream makes the device drop the partial file
-      }
-      return false;
-    };
-    file_buffer.resize(kReadBufferSize);
-    for (;;) {
-      ssize_t n;
-      do {
-        n = ::read(fd, file_buffer.data(), file_buffer.size());
-      } while (n < 0 && errno == EINTR);
-      if (n < 0) {
-        failure.set(errc::io_error, "reading " + item.local.string() + ": " + errno_text(errno));
-        channel_.mark_broken();
-        return false;
-      }
-      if (n == 0) break;
-      if (!encoder->write({file_buffer.data(), static_cast<std::size_t>(n)}, send))
-        return encoder_failed();
-      progress.file_bytes += static_cast<std::uint64_t>(n);
-      progress.total_bytes += static_cast<std::uint64_t>(n);
-      if (options.progress) channel_.call_progress(options.progress, progress);
-    }
-    return encoder->finish(send) || encoder_failed();
   }
 
   // Sends what is buffered and reads every acknowledgement still owed.
@@ -380,23 +342,24 @@ class Pusher {
   std::vector<std::uint8_t>& out() { return channel_.out(); }
 
   SyncChannel& channel_;
-  std::vector<std::uint8_t> file_buffer;  // a push's file content before compression
+  SendCompressed compress_;  // null: a program that sends no compressed file itself
 };
 
 }  // namespace
 
 TransferStats push_files(SyncChannel& channel, const std::vector<fs::path>& locals,
                          std::string_view remote, const PushOptions& options, Failure& failure,
-                         const FileSender* sender) {
-  return Pusher(channel).run(locals, remote, options, failure, sender);
+                         SendCompressed compress, const FileSender* sender) {
+  return Pusher(channel, compress).run(locals, remote, options, failure, sender);
 }
 
 bool send_file(SyncChannel& channel, const FileSend& send, int fd, std::optional<SyncCodec> codec,
-               const PushOptions& options, SyncProgress& progress, std::uint64_t& wire_bytes,
-               Failure& failure) {
+               SendCompressed compress, const PushOptions& options, SyncProgress& progress,
+               std::uint64_t& wire_bytes, Failure& failure) {
   const PushItem item{fs::path(send.local), std::string(send.remote), send.mode, send.mtime,
                       send.size};
-  return Pusher(channel).send_one(item, fd, options, codec, progress, wire_bytes, failure);
+  return Pusher(channel, compress)
+      .send_one(item, fd, options, codec, progress, wire_bytes, failure);
 }
 
 }  // namespace adbwire::detail

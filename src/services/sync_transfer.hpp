@@ -52,12 +52,26 @@ struct FileSend {
   std::uint64_t size = 0;  // what the plan saw (progress only: the file is sent to its end)
 };
 
+// Appends the content of fd, read from its offset to its end, to channel's output as one stream
+// compressed with codec in DATA chunks, after the SEND of its file; flushes as the output fills
+// and calls flush_failed after a flush failed (the device may have said why before it closed).
+// Counts progress as push_files does; local names the file in messages. Errors as
+// SyncClient::push's for one file. Apart from the sending loop (sync_send.cpp), so that a program
+// that pushes only through the daemon links no codec.
+bool send_compressed(SyncChannel& channel, int fd, std::string_view local, SyncCodec codec,
+                     const PushOptions& options, SyncProgress& progress, std::uint64_t& wire_bytes,
+                     Failure& failure, const std::function<void()>& flush_failed);
+
+// How a push compresses a file on its own stream: send_compressed, or null in a program that
+// sends none itself (a compressed file is then an invalid_argument failure).
+using SendCompressed = decltype(&send_compressed);
+
 // Sends fd from its offset to its end as send.remote over channel (compressed with codec when
-// given), waits for the device's answer, and counts progress as push_files does. Errors as
-// SyncClient::push's for one file.
+// given, through compress), waits for the device's answer, and counts progress as push_files
+// does. Errors as SyncClient::push's for one file.
 bool send_file(SyncChannel& channel, const FileSend& send, int fd, std::optional<SyncCodec> codec,
-               const PushOptions& options, SyncProgress& progress, std::uint64_t& wire_bytes,
-               Failure& failure);
+               SendCompressed compress, const PushOptions& options, SyncProgress& progress,
+               std::uint64_t& wire_bytes, Failure& failure);
 
 // Sends fd (a regular file of the push, open for reading) instead of the push's own stream, with
 // send_file's contract: the CLI's push through the daemon hands the descriptor to the daemon,
@@ -66,11 +80,12 @@ using FileSender = std::function<bool(const FileSend& send, int fd, SyncProgress
                                       std::uint64_t& wire_bytes, Failure& failure)>;
 
 // SyncClient::push: walks the local tree, then sends every file over the one stream with up to
-// kMaxDeferred acknowledgements outstanding, as AOSP does; with sender, each regular file goes
-// through it instead (links and the plan's requests stay on channel).
+// kMaxDeferred acknowledgements outstanding, as AOSP does (a compressed one through compress);
+// with sender, each regular file goes through it instead (links and the plan's requests stay on
+// channel, and compress may be null).
 TransferStats push_files(SyncChannel& channel, const std::vector<std::filesystem::path>& locals,
                          std::string_view remote, const PushOptions& options, Failure& failure,
-                         const FileSender* sender = nullptr);
+                         SendCompressed compress, const FileSender* sender = nullptr);
 
 // "/a/b/" → "b"; "/" → "".
 std::string remote_basename(std::string_view path);

@@ -210,5 +210,58 @@ TEST_F(Daemon, APushFromTakesOnlyAReadableRegularFileItWasGiven) {
   EXPECT_EQ(status_of(only_socket()).value("pushed_from_files", 0u), 0u);
 }
 
+// The lean front pushes and pulls on a named device itself, through the daemon: the full program
+// never starts, so no codec or TLS library is loaded (the dynamic loader's log of every program the
+// call ran, LD_DEBUG=libs, says so), and the call prints what the full program prints. Without the
+// daemon the full program pushes, and loads them.
+TEST_F(Daemon, TheFrontPushesAndPullsWithoutTheFullProgram) {
+  VirtualDevice vd;
+  vd.start();
+  ASSERT_EQ(adbwire({"-s", vd.target(), "shell", "true"}).exit_code, 0);  // the daemon runs
+  const fs::path in = dir_.path() / "in";
+  const std::string bytes = put_device_file(in, "/small.bin", 5000);
+  const fs::path logs = dir_.path() / "ld";
+  fs::create_directories(logs);
+  const std::vector<std::string> traced{"LD_DEBUG=libs",
+                                        "LD_DEBUG_OUTPUT=" + (logs / "libs").string()};
+  // What the loader logged since the last call (one file per process), then forgets it.
+  const auto loaded = [&] {
+    std::string text;
+    for (const auto& entry : fs::directory_iterator(logs)) text += file_text(entry.path());
+    fs::remove_all(logs);
+    fs::create_directories(logs);
+    return text;
+  };
+  const std::string local = (in / "small.bin").string();
+
+  const test::ProcessResult pushed =
+      adbwire({"-s", vd.target(), "push", local, "/sdcard/small.bin"}, traced);
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.out << pushed.err;
+  EXPECT_NE(pushed.out.find(local + ": 1 file pushed"), std::string::npos) << pushed.out;
+  EXPECT_TRUE(file_text(vd.root() / "sdcard/small.bin") == bytes);
+  std::string libraries = loaded();
+  ASSERT_NE(libraries.find("libc.so"), std::string::npos)
+      << "the dynamic loader logged nothing (LD_DEBUG_OUTPUT): " << libraries;
+  for (const char* heavy : {"libssl", "libcrypto", "libusb", "zstd", "lz4", "brotli"})
+    EXPECT_EQ(libraries.find(heavy), std::string::npos) << heavy << " in\n" << libraries;
+  EXPECT_EQ(status_of(only_socket()).value("pushed_from_files", 0u), 1u);
+
+  const test::ProcessResult pulled =
+      adbwire({"-s", vd.target(), "pull", "/sdcard/small.bin", (dir_.path() / "back.bin").string()},
+              traced);
+  ASSERT_EQ(pulled.exit_code, 0) << pulled.out << pulled.err;
+  EXPECT_TRUE(file_text(dir_.path() / "back.bin") == bytes);
+  libraries = loaded();
+  EXPECT_EQ(libraries.find("libssl"), std::string::npos) << libraries;
+
+  const test::ProcessResult direct =
+      adbwire({"--no-daemon", "-s", vd.target(), "push", local, "/sdcard/direct.bin"}, traced);
+  ASSERT_EQ(direct.exit_code, 0) << direct.out << direct.err;
+  EXPECT_TRUE(file_text(vd.root() / "sdcard/direct.bin") == bytes);
+  libraries = loaded();
+  EXPECT_NE(libraries.find("libssl"), std::string::npos) << libraries;
+  EXPECT_NE(libraries.find("zstd"), std::string::npos) << libraries;
+}
+
 }  // namespace
 }  // namespace adbwire

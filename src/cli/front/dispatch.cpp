@@ -17,6 +17,7 @@ constexpr FrontCommand kFrontCommands[] = {
     {"shell", add_shell_command, true},
     {"exec-out", add_exec_out_command, true},
     {"pull", add_front_pull_command, true},
+    {"push", add_front_push_command, true},
     {"start-server", add_start_server_command, false},
     {"kill-server", add_kill_server_command, false},
 };

@@ -65,11 +65,20 @@ TEST(FrontDispatch, ServesShellAndExecOutOnTheDaemonsTargets) {
   EXPECT_EQ(served({"-s", "emulator-5554", "shell"}), "full program");
   EXPECT_EQ(served({"shell"}), "full program");
   EXPECT_EQ(served({"-s", "tcp:h:99999", "shell"}), "full program");
-  // pull on a named device is the front's; with none, adb's choice of device is the full one's.
+  // pull and push on a named device are the front's; with none, adb's choice of device is the
+  // full one's, and so are the targets and opt-outs every device command leaves to it.
   EXPECT_EQ(served({"-s", "tcp:h", "pull", "/x"}), "pull");
   EXPECT_EQ(served({"pull", "/x"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "push", "/x", "/y"}), "push");
+  EXPECT_EQ(served({"push", "-z", "lz4", "/x", "/y"}, {.android_serial = "usb:"}), "push");
+  EXPECT_EQ(served({"push", "/x", "/y"}), "full program");
+  EXPECT_EQ(served({"-s", "server:emulator-5554", "push", "/x", "/y"}), "full program");
+  EXPECT_EQ(served({"--no-daemon", "-s", "tcp:h", "push", "/x", "/y"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "push", "/x", "/y"}, {.no_daemon = "1"}), "full program");
+  EXPECT_EQ(served({"--record", "r.pcapng", "-s", "tcp:h", "push", "/x", "/y"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "push", "--help"}), "full program");
   // Every other subcommand, and an unknown one.
-  EXPECT_EQ(served({"-s", "tcp:h", "push", "/x", "/y"}), "full program");
+  EXPECT_EQ(served({"-s", "tcp:h", "install", "a.apk"}), "full program");
   EXPECT_EQ(served({"-s", "tcp:h", "no-such-command"}), "full program");
 }
 
