@@ -241,3 +241,30 @@ def test_camera_gives_the_photo_itself(page, tmp_path):
     remote = re.search(r"(/sdcard/\S+\.jpg)", reply.text).group(1)
     page.pull(remote, str(tmp_path / "pulled.jpg"))
     assert (tmp_path / "pulled.jpg").read_bytes() == photo
+
+
+def test_the_pages_own_methods_feed_the_observation_cache(page, tmp_path):
+    # Page.snapshot, tap, type, back … (not only Page.call) record what they saw and did.
+    page.memory_db = str(tmp_path / "memory.db")
+    page.snapshot()
+    page.back()
+    assert "nothing observed here yet" in page.observations().text
+    page.observe = True
+    add = int(re.search(r'\[ref=(\d+)\] "Add item"', page.snapshot()).group(1))
+    page.tap(add)
+    # observations answers for the screen of the latest snapshot: the list, tapped on.
+    on_list = page.observations().text
+    assert 'tap {"ref":%d} on Button "Add item"' % add in on_list, on_list
+    field = int(re.search(r"TextInput \[ref=(\d+)\]", page.snapshot()).group(1))
+    page.type(field, "milk")
+    page.tap_at(60, 200)
+    page.press("back")
+    on_form = page.observations().text
+    assert "seen 1 time" in on_form, on_form
+    assert 'type {"clear":false,"ref":%d,"submit":false,"text":"milk"}' % field in on_form, on_form
+    assert 'tap {"normalized":false,"x":60.0,"y":200.0}' in on_form, on_form
+    assert 'press {"key":"back"}' in on_form, on_form
+    # The list's tap now says where it led: the form's screen.
+    form = re.search(r"Screen ([0-9a-f]{16})", on_form).group(1)
+    assert "-> screen %s" % form in page.observations(re.search(
+        r"Screen ([0-9a-f]{16})", on_list).group(1)).text
