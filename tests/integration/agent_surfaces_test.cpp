@@ -1,10 +1,15 @@
 // Options of the agent surfaces shown from the CLI session and the MCP server as processes (the
 // library's own tests are page_test's and device_test's): stealth taps (open --stealth, mcp
 // --stealth, each with --seed) land in the element's clear area, away from its centre, the same
-// for a seed; the MCP server's default device is $ANDROID_SERIAL, then $ADB_SERIAL.
+// for a seed; the MCP server's default device is $ANDROID_SERIAL, then $ADB_SERIAL; secrets from
+// the sources hostile_host_test and keyring_test leave to the other surface (an environment
+// variable of the MCP server, a 0600 file named by $ADBWIRE_SECRETS_FILE for a CLI session).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -110,6 +115,54 @@ TEST_F(AgentSurfaces, McpDefaultDeviceIsAndroidSerialThenAdbSerial) {
   const Json neither = first_reply({});
   EXPECT_TRUE(neither.value("isError", false)) << neither;
   EXPECT_NE(text_of(neither).find("ANDROID_SERIAL"), std::string::npos) << neither;
+}
+
+// Whether a command the device ran held value.
+bool device_got(const VirtualDevice& vd, const std::string& value) {
+  const std::vector<std::string> events = vd.events();
+  return std::any_of(events.begin(), events.end(),
+                     [&](const std::string& e) { return e.find(value) != std::string::npos; });
+}
+
+TEST_F(AgentSurfaces, McpTypesASecretOfItsEnvironmentAndACliSessionOneOfItsSecretsFile) {
+  const std::string from_env = "Env7-mcp_secret";
+  // The MCP server leaves the form open with its field filled; the session types over it.
+  const std::vector<std::pair<std::string, Json>> calls = {
+      {"secrets", Json::object()},
+      {"tap", {{"text", "Add item"}}},
+      {"type", {{"id", "name"}, {"secret", "pin"}}},
+  };
+  const test::ProcessResult server =
+      adbwire({"mcp", vd_->target()}, {"ADBWIRE_SECRET_pin=" + from_env}, test::tools_calls(calls));
+  ASSERT_EQ(server.exit_code, 0) << server.err;
+  const std::vector<Json> results = test::tool_results(server.out, calls.size());
+  EXPECT_NE(text_of(results[0]).find("pin\n"), std::string::npos) << results[0];
+  EXPECT_NE(text_of(results[2]).find("Typed the secret pin"), std::string::npos) << results[2];
+  EXPECT_TRUE(device_got(*vd_, from_env));
+  EXPECT_EQ((server.out + server.err).find(from_env), std::string::npos);
+
+  const std::string from_file = "Fi1e-cli_secret";
+  const std::filesystem::path file = dir_.path() / "secrets";
+  std::ofstream(file) << "bank_pin=" << from_file << "\n";
+  ::chmod(file.c_str(), 0600);
+  const std::vector<std::string> with_file = {"ADBWIRE_SECRETS_FILE=" + file.string()};
+  std::string said;
+  for (const std::vector<std::string>& words : std::vector<std::vector<std::string>>{
+           {"open", vd_->target()},
+           {"secrets"},
+           {"type", "--id", "name", "--secret", "bank_pin", "--clear"},
+           {"snapshot", "--print"},
+           {"close"}}) {
+    const test::ProcessResult step = adbwire(words, with_file);
+    EXPECT_EQ(step.exit_code, 0) << words[0] << ": " << step.out << step.err;
+    said += step.out + step.err;
+  }
+  EXPECT_NE(said.find("bank_pin"), std::string::npos) << said;
+  EXPECT_NE(said.find("Typed the secret bank_pin"), std::string::npos) << said;
+  EXPECT_NE(said.find("<secret bank_pin>"), std::string::npos) << said;
+  EXPECT_TRUE(device_got(*vd_, from_file));
+  EXPECT_EQ(said.find(from_file), std::string::npos) << said;
+  adbwire({"kill-server"});
 }
 
 }  // namespace
