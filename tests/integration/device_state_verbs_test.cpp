@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <string>
 #include <vector>
@@ -132,13 +133,20 @@ TEST_F(DeviceStateVerbs, HostileTextInRadioSettingsAndPhotoNamesIsEscaped) {
 // A camera folder that lies: a photo announced as 10 bytes that sends 4 GiB (a bomb), and a
 // listing without end. The pull stops at its bound and leaves nothing; the listing at its own.
 TEST_F(DeviceStateVerbs, ACameraFolderThatLiesIsBoundedAndLeavesNoFile) {
-  VirtualDeviceOptions bomb;
-  bomb.hostile_sync = HostileSync::bomb;
-  VirtualDevice bombing(bomb);
-  bombing.start();
-  DeviceTools tools(options_for(bombing));
-  const Json result = call(tools, "camera");
-  ASSERT_TRUE(result["isError"].get<bool>()) << text_of(result);
+  std::vector<std::unique_ptr<VirtualDevice>> devices;
+  // The camera verb's error on a new device answering sync in mode.
+  const auto camera_on = [&](HostileSync mode) {
+    VirtualDeviceOptions options;
+    options.hostile_sync = mode;
+    devices.push_back(std::make_unique<VirtualDevice>(options));
+    devices.back()->start();
+    DeviceTools tools(options_for(*devices.back()));
+    const Json result = call(tools, "camera");
+    EXPECT_TRUE(result["isError"].get<bool>()) << text_of(result);
+    return result;
+  };
+  const Json result = camera_on(HostileSync::bomb);
+  const VirtualDevice& bombing = *devices.back();
   EXPECT_EQ(text_of(result).find('\x1b'), std::string::npos);
   std::uintmax_t kept = 0;
   std::error_code ignored;
@@ -161,13 +169,7 @@ TEST_F(DeviceStateVerbs, ACameraFolderThatLiesIsBoundedAndLeavesNoFile) {
       << last_error_detail();
   EXPECT_TRUE(fs::is_empty(local.parent_path())) << "a stopped pull left a file";
 
-  VirtualDeviceOptions endless;
-  endless.hostile_sync = HostileSync::endless_listing;
-  VirtualDevice listing(endless);
-  listing.start();
-  DeviceTools listing_tools(options_for(listing));
-  const Json listed = call(listing_tools, "camera");
-  ASSERT_TRUE(listed["isError"].get<bool>()) << text_of(listed);
+  const Json listed = camera_on(HostileSync::endless_listing);
   EXPECT_EQ(listed["_meta"]["adbwire/errc"], static_cast<int>(errc::limit_exceeded))
       << text_of(listed);
 }

@@ -698,7 +698,6 @@ TEST(SessionCli, EveryVerbOfTheTableRunsFromTheCli) {
       {"setting_put", {"setting_put", "screen_off_timeout", "60000"}, "60000"},
       {"setting_get", {"setting_get", "screen_off_timeout"}, "screen_off_timeout = \"60000\""},
       {"logs", {"logs"}, "input keyevent 66"},
-      {"logs", {"logs", "--follow"}, "cursor: "},
       {"secrets", {"secrets"}, "No secrets are configured"},
       {"capabilities", {"capabilities"}, "Supported:"},
       {"connect", {"connect", vd.target()}, "Connected to " + vd.target()},
