@@ -40,7 +40,8 @@ struct Photo {
 // Takes a photo and pulls it to local, 0600 and whole or not at all (written beside and renamed;
 // the folder must exist). Errors: not_supported when no app answers the still-image intent;
 // timeout when no new photo appears in options.folder within options.shot_wait (the camera app
-// may want a permission prompt answered, or saves elsewhere); limit_exceeded past max_bytes; the
+// may want a permission prompt answered, or saves elsewhere); limit_exceeded past max_bytes, as
+// listed or as the pull brings it (a device whose stat announces more than its listing); the
 // Device and pull errors (SyncClient::pull).
 Photo take_photo(Device& device, const std::filesystem::path& local,
                  const CameraOptions& options = {}, Deadline deadline = kDefaultDeadline);

@@ -101,8 +101,8 @@ class AdbwireDriver:
     """DroidRun's DeviceDriver interface over one adbwire connection.
 
     target: an adbwire target ("tcp:HOST:PORT", "server:[HOST:PORT/]SERIAL", "usb:[SERIAL]",
-    a serial, or "" for $ANDROID_SERIAL). page_options / connect_options: adbwire.PageOptions
-    and adbwire.ConnectOptions for the connection (None: the defaults).
+    a serial, or "" for $ANDROID_SERIAL, else $ADB_SERIAL). page_options / connect_options:
+    adbwire.PageOptions and adbwire.ConnectOptions for the connection (None: the defaults).
 
     Thread and task safety: coroutines may run concurrently; the Page behind them runs one call
     at a time. ``last_error`` keeps the message of the last failure reported as a return value.

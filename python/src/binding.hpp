@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "verbs/log_follow.hpp"
 #include "verbs/recording.hpp"
 #include "verbs/saved_files.hpp"
+#include "verbs/verb.hpp"
 
 namespace adbwire::python {
 
@@ -156,6 +158,13 @@ struct PageBox {
  private:
   static std::string saved_folder_name();
 };
+
+// Runs act(box.page) (box.mutex held by the caller) as the agent verb `verb` with `arguments`
+// would be seen by the observation cache (verbs/observer.hpp): with box.observe on, the screen
+// the call saw and the action it did, with its error, are rows of the memory database, as for
+// Page.call. Page's own methods (snapshot, tap, type …) go through it.
+void observed_call(PageBox& box, std::string_view verb, const verbs::Json& arguments,
+                   const std::function<void(Page&)>& act);
 
 // A Python Device over the Device a Page holds (Page.device, and dev after Page(dev)).
 std::shared_ptr<DeviceBox> device_of(const std::shared_ptr<PageBox>& page);

@@ -265,8 +265,9 @@ void bind_device_class(py::module_& module) {
       py::arg("reconnect") = false,
       "Connects and completes the handshake. target: \"tcp:HOST[:PORT]\", \"HOST:PORT\", "
       "\"usb:[SERIAL]\", \"server:[HOST:PORT/]SERIAL\", a serial (through the adb server), or "
-      "\"\" for $ANDROID_SERIAL. reconnect=True: a call that finds the connection dropped (the "
-      "device rebooted, adbd restarted, the network went away) connects again first, to the "
+      "\"\" for $ANDROID_SERIAL, else $ADB_SERIAL. reconnect=True: a call that finds the "
+      "connection dropped (the device rebooted, adbd restarted, the network went away) "
+      "connects again first, to the "
       "same target with the same options; the call that met the drop still raises "
       "DeviceOfflineError (its command may or may not have run). Errors: InvalidArgumentError, "
       "ConnectionRefusedError, TimeoutError, UnauthorizedError (confirm the prompt on the "

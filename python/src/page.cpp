@@ -4,7 +4,10 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +30,24 @@ auto on_page(PageBox& box, F&& f) {
   return interruptible([&] {
     std::lock_guard<std::mutex> lock(box.mutex);
     return f(box.page);
+  });
+}
+
+// As on_page, for a call the agent verb `verb` with `arguments` stands for: with Page.observe on,
+// the observation cache records it as it records that verb (observed_call).
+template <typename F>
+auto on_page_as(PageBox& box, std::string_view verb, const verbs::Json& arguments, F&& f) {
+  using Result = decltype(f(box.page));
+  return interruptible([&]() -> Result {
+    std::lock_guard<std::mutex> lock(box.mutex);
+    if (!box.observe) return f(box.page);
+    if constexpr (std::is_void_v<Result>) {
+      observed_call(box, verb, arguments, [&](Page& page) { f(page); });
+    } else {
+      std::optional<Result> result;
+      observed_call(box, verb, arguments, [&](Page& page) { result.emplace(f(page)); });
+      return std::move(*result);
+    }
   });
 }
 
@@ -125,7 +146,8 @@ void bind_reading(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "snapshot",
       [](PageBox& box, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        return text(on_page(box, [&](Page& page) { return page.snapshot(deadline).to_text(); }));
+        return text(on_page_as(box, "snapshot", verbs::Json::object(),
+                               [&](Page& page) { return page.snapshot(deadline).to_text(); }));
       },
       py::arg("timeout") = py::none(),
       "Dumps the screen and returns the pruned [ref=N] text; its refs are the ones later "
@@ -136,7 +158,8 @@ void bind_reading(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "snapshot_json",
       [](PageBox& box, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        return text(on_page(box, [&](Page& page) { return page.snapshot(deadline).to_json(); }));
+        return text(on_page_as(box, "snapshot", verbs::Json::object(),
+                               [&](Page& page) { return page.snapshot(deadline).to_json(); }));
       },
       py::arg("timeout") = py::none(),
       "As snapshot(), returned as JSON text: {\"rotation\": R, \"nodes\": [{\"role\", \"ref\", "
@@ -181,9 +204,9 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
   const auto ref_action = [&cls, kRefErrors](const char* name, auto method, const char* doc) {
     cls.def(
         name,
-        [method](PageBox& box, std::uint32_t ref, const std::optional<double>& timeout) {
+        [name, method](PageBox& box, std::uint32_t ref, const std::optional<double>& timeout) {
           const Deadline deadline = deadline_from(timeout);
-          on_page(box, [&](Page& page) { (page.*method)(ref, deadline); });
+          on_page_as(box, name, {{"ref", ref}}, [&](Page& page) { (page.*method)(ref, deadline); });
         },
         py::arg("ref"), py::arg("timeout") = py::none(), (std::string(doc) + kRefErrors).c_str());
   };
@@ -203,7 +226,9 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
         TypeOptions options{.clear = clear, .submit = submit};
         if (settle) options.settle = milliseconds_from(*settle, "settle");
         TypeResult result;
-        on_page(box, [&](Page& page) { result = page.type(ref, text, options, deadline); });
+        on_page_as(box, "type",
+                   {{"ref", ref}, {"text", text}, {"clear", clear}, {"submit", submit}},
+                   [&](Page& page) { result = page.type(ref, text, options, deadline); });
         if (result.check == TypeResult::Check::not_checked) return std::nullopt;
         return result.reads;
       },
@@ -227,7 +252,8 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
          const std::optional<double>& timeout) {
         const Direction where = parse_name(direction, kDirections, "direction");
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) { page.scroll(ref, where, deadline); });
+        on_page_as(box, "scroll", {{"ref", ref}, {"direction", direction}},
+                   [&](Page& page) { page.scroll(ref, where, deadline); });
       },
       py::arg("ref"), py::arg("direction"), py::arg("timeout") = py::none(),
       (std::string("Swipes inside the element so that what lies in direction (\"up\", \"down\", "
@@ -238,7 +264,8 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "drag",
       [](PageBox& box, std::uint32_t from, std::uint32_t to, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) { page.drag(from, to, deadline); });
+        on_page_as(box, "drag", {{"from_ref", from}, {"to_ref", to}},
+                   [&](Page& page) { page.drag(from, to, deadline); });
       },
       py::arg("from_ref"), py::arg("to_ref"), py::arg("timeout") = py::none(),
       (std::string("Long-presses from_ref, moves to to_ref and releases (input draganddrop, "
@@ -250,7 +277,9 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "tap_at",
       [](PageBox& box, double x, double y, bool normalized, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) { page.tap_at({x, y, normalized}, deadline); });
+        on_page_as(box, "tap", {{"x", x}, {"y", y}, {"normalized", normalized}}, [&](Page& page) {
+          page.tap_at({x, y, normalized}, deadline);
+        });
       },
       py::arg("x"), py::arg("y"), py::arg("normalized") = false, py::arg("timeout") = py::none(),
       "Taps a point: pixels, or with normalized=True fractions 0..1 of the screen. "
@@ -259,7 +288,10 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "long_press_at",
       [](PageBox& box, double x, double y, bool normalized, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) { page.long_press_at({x, y, normalized}, deadline); });
+        on_page_as(box, "long_press", {{"x", x}, {"y", y}, {"normalized", normalized}},
+                   [&](Page& page) {
+                     page.long_press_at({x, y, normalized}, deadline);
+                   });
       },
       py::arg("x"), py::arg("y"), py::arg("normalized") = false, py::arg("timeout") = py::none(),
       "Long-presses a point (as tap_at).");
@@ -271,9 +303,15 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
         const milliseconds length =
             duration ? milliseconds_from(*duration, "duration") : milliseconds{0};
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) {
-          page.swipe({x1, y1, normalized}, {x2, y2, normalized}, length, deadline);
-        });
+        on_page_as(box, "swipe",
+                   {{"from_x", x1},
+                    {"from_y", y1},
+                    {"to_x", x2},
+                    {"to_y", y2},
+                    {"normalized", normalized}},
+                   [&](Page& page) {
+                     page.swipe({x1, y1, normalized}, {x2, y2, normalized}, length, deadline);
+                   });
       },
       py::arg("x1"), py::arg("y1"), py::arg("x2"), py::arg("y2"), py::arg("duration") = py::none(),
       py::arg("normalized") = false, py::arg("timeout") = py::none(),
@@ -284,7 +322,7 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "press",
       [](PageBox& box, const std::string& key, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) { page.press(key, deadline); });
+        on_page_as(box, "press", {{"key", key}}, [&](Page& page) { page.press(key, deadline); });
       },
       py::arg("key"), py::arg("timeout") = py::none(),
       "Presses a key: back, home, enter, delete, tab, escape, up, down, left, right, space, "
@@ -294,7 +332,8 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       "press",
       [](PageBox& box, int keycode, const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) { page.press(std::to_string(keycode), deadline); });
+        on_page_as(box, "press", {{"key", std::to_string(keycode)}},
+                   [&](Page& page) { page.press(std::to_string(keycode), deadline); });
       },
       py::arg("keycode"), py::arg("timeout") = py::none(),
       "Presses an Android keycode (4 = back).");
@@ -308,11 +347,18 @@ void bind_acting(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
         std::tuple{"open_notifications", static_cast<KeyMethod>(&Page::open_notifications),
                    "Expands the notification shade."}}) {
     const KeyMethod call = method;
+    const std::string_view verb = name;
     cls.def(
         name,
-        [call](PageBox& box, const std::optional<double>& timeout) {
+        [verb, call](PageBox& box, const std::optional<double>& timeout) {
           const Deadline deadline = deadline_from(timeout);
-          on_page(box, [&](Page& page) { (page.*call)(deadline); });
+          const auto act = [&](Page& page) { (page.*call)(deadline); };
+          // back, home and recent are verbs of the table, seen by the observation cache.
+          if (verb == "back" || verb == "home" || verb == "recent") {
+            on_page_as(box, verb, verbs::Json::object(), act);
+          } else {
+            on_page(box, act);
+          }
         },
         py::arg("timeout") = py::none(), doc);
   }
@@ -325,7 +371,10 @@ void bind_device_calls(py::class_<PageBox, std::shared_ptr<PageBox>>& cls) {
       [](PageBox& box, const std::string& package, const std::string& activity,
          const std::optional<double>& timeout) {
         const Deadline deadline = deadline_from(timeout);
-        on_page(box, [&](Page& page) { page.launch(package, activity, deadline); });
+        verbs::Json arguments = {{"package", package}};
+        if (!activity.empty()) arguments["activity"] = activity;
+        on_page_as(box, "launch", arguments,
+                   [&](Page& page) { page.launch(package, activity, deadline); });
       },
       py::arg("package"), py::arg("activity") = "", py::arg("timeout") = py::none(),
       "Starts an app: its launcher activity (monkey), or am start -n PACKAGE/ACTIVITY. "

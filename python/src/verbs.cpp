@@ -13,6 +13,7 @@
 #include "binding.hpp"
 #include "interrupt.hpp"
 #include "verbs/call.hpp"
+#include "verbs/observer.hpp"
 #include "verbs/saved_files.hpp"
 #include "verbs/verb.hpp"
 
@@ -135,6 +136,25 @@ verbs::Reply run_verb(PageBox& box, const std::string& verb, const verbs::Json& 
 
 }  // namespace
 
+void observed_call(PageBox& box, std::string_view verb, const verbs::Json& arguments,
+                   const std::function<void(Page&)>& act) {
+  const verbs::Verb* known = verbs::find(verb);
+  if (known == nullptr)
+    throw Error(errc::invalid_argument, "no verb " + std::string(verb) + " to observe");
+  PageHost host(box);
+  const CancelScope* scope = current_scope();
+  const detail::CancelToken uncancelled;
+  verbs::Call call(*known, host, arguments, scope != nullptr ? scope->token() : uncancelled);
+  verbs::Observer observer(call);
+  try {
+    act(box.page);
+  } catch (const Error& e) {
+    observer.finished(call, std::string(e.what()));
+    throw;
+  }
+  observer.finished(call, std::nullopt);
+}
+
 std::string PageBox::saved_folder_name() {
   static std::atomic<unsigned> pages{0};
   return "python-" + std::to_string(::getpid()) + "-" + std::to_string(++pages);
@@ -213,9 +233,10 @@ void bind_verbs(py::module_& module, py::class_<PageBox, std::shared_ptr<PageBox
         const std::lock_guard<std::mutex> lock(box.mutex);
         box.observe = on;
       },
-      "True: the verbs record in the memory database each screen seen and each action done "
-      "on it with what followed (the observations verb reads it). False by default: nothing of "
-      "a screen is written.");
+      "True: the verbs, and the Page's own methods that stand for one (snapshot, tap, type, "
+      "scroll, swipe, press, back, launch …), record in the memory database each screen seen "
+      "and each action done on it with what followed (the observations verb reads it). False "
+      "by default: nothing of a screen is written.");
 
   page.def(
       "type_secret",

@@ -221,7 +221,17 @@ def test_targets_through_a_real_adb_server(vdevice, private_adb, monkeypatch):
     from_env = adbwire.Device.connect("")
     assert from_env.serial == vdevice.serial
     from_env.close()
+    # $ADB_SERIAL is the next choice after $ANDROID_SERIAL, for a Device and a Page alike.
+    monkeypatch.setenv("ADB_SERIAL", "tcp:127.0.0.1:1")
+    first = adbwire.Device.connect("")
+    assert first.serial == vdevice.serial
+    first.close()
+    monkeypatch.setenv("ADB_SERIAL", vdevice.target)
     monkeypatch.delenv("ANDROID_SERIAL")
+    page = adbwire.Page.connect("")
+    assert page.device.shell("echo from ADB_SERIAL").out == "from ADB_SERIAL\n"
+    page.close()
+    monkeypatch.delenv("ADB_SERIAL")
     with pytest.raises(adbwire.InvalidArgumentError, match="ANDROID_SERIAL"):
         adbwire.Device.connect("")
 

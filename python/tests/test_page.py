@@ -4,6 +4,7 @@ ran (its events) and by what the screen shows afterwards."""
 import datetime
 import json
 import os
+import re
 import struct
 
 import pytest
@@ -257,3 +258,31 @@ def test_ocr_reads_a_screen_with_nothing_accessible(tmp_path, device_root):
     assert adbwire.PageOptions(ocr="on").ocr == "on"
     with pytest.raises(adbwire.InvalidArgumentError, match='ocr "yes"'):
         adbwire.PageOptions(ocr="yes")
+
+
+_TAP = r"input tap (\d+) (\d+)|dumper touch 1 finger 0 ms: (\d+),(\d+) -> \d+,\d+"
+
+
+def test_stealth_taps_land_inside_the_element_away_from_its_centre_and_repeat_for_a_seed(vdevice):
+    # PageOptions(stealth=True, seed=N): each tap at a random point of the element's clear area.
+    def taps(seed):
+        page = adbwire.Page.connect(vdevice.target, adbwire.PageOptions(stealth=True, seed=seed))
+        points = []
+        for _ in range(3):
+            add = int(re.search(r'\[ref=(\d+)\] "Add item"', page.snapshot()).group(1))
+            mark = len(vdevice.events())
+            page.tap(add)
+            match = re.fullmatch(_TAP, vdevice.wait_for_event(_TAP, after=mark))
+            x, y = (int(v) for v in match.groups() if v is not None)
+            points.append((x, y))
+            page.back()
+        page.close()
+        return points
+
+    first = taps(11)
+    assert taps(11) == first
+    assert taps(12) != first
+    # "Add item": [42,2164][1038,2290]; its centre is 540,2227.
+    for x, y in first:
+        assert 42 <= x < 1038 and 2164 <= y < 2290, first
+    assert first[0] != (540, 2227), first

@@ -5,6 +5,8 @@ catalog adbwire.verbs(), and failures raised as the Error subclass of their code
 import os
 import re
 import stat
+import subprocess
+import time
 
 import pytest
 
@@ -166,6 +168,84 @@ def test_type_secret_types_a_value_no_reply_error_or_file_shows(vdevice, page, m
         page.call("type", ref=field, text="x", secret="pin")
 
 
+def test_type_secret_reads_a_private_secrets_file(vdevice, page, monkeypatch, tmp_path):
+    value = "Fi1e-s3cret_Zx"
+    secrets = tmp_path / "secrets"
+    secrets.write_text("# the operator's\nbank_pin=%s\n" % value)
+    os.chmod(secrets, 0o600)
+    monkeypatch.setenv("ADBWIRE_SECRETS_FILE", str(secrets))
+    assert "bank_pin\n" in page.secrets().text
+    page.call("tap", text="Add item")
+    field = int(re.search(r"TextInput \[ref=(\d+)\]", page.call("snapshot").text).group(1))
+    reply = page.type_secret(field, "bank_pin")
+    assert "Typed the secret bank_pin" in reply.text and value not in reply.text
+    vdevice.wait_for_event(r"input text .*%s.*" % re.escape(value))
+    assert value not in page.call("snapshot").text
+    # A file others may read is refused, naming what to do, never the value.
+    os.chmod(secrets, 0o644)
+    with pytest.raises(adbwire.PermissionDeniedError) as refused:
+        page.type_secret(field, "bank_pin")
+    assert "chmod 600" in str(refused.value) and value not in str(refused.value)
+
+
+def test_type_secret_reads_the_desktop_keyring(vdevice, page, monkeypatch, tmp_path):
+    # A real Secret Service (GNOME Keyring on a private session bus, both our children) holds the
+    # secret, stored with secret-tool as the README says; ADBWIRE_SECRETS_KEYRING=1 asks it.
+    programs = ("/usr/bin/dbus-daemon", "/usr/bin/gnome-keyring-daemon", "/usr/bin/secret-tool")
+    for program in programs:
+        if not os.access(program, os.X_OK):
+            pytest.fail(
+                "%s is missing: apt-get install gnome-keyring libsecret-tools dbus-daemon "
+                "(or run scripts/setup)" % program
+            )
+    (tmp_path / "home").mkdir()
+    (tmp_path / "run").mkdir(mode=0o700)
+    env = {"HOME": str(tmp_path / "home"), "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+           "PATH": "/usr/bin:/bin"}
+    bus = subprocess.Popen(
+        ["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE, env=env, text=True,
+    )
+    keyring = None
+    try:
+        address = bus.stdout.readline().strip()
+        assert address.startswith("unix:"), address
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        keyring = subprocess.Popen(
+            ["/usr/bin/gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        )
+        keyring.stdin.write(b"test-keyring-password")
+        keyring.stdin.close()
+        value = "Py-k3yring_Vx"
+        for _ in range(100):
+            stored = subprocess.run(
+                ["/usr/bin/secret-tool", "store", "--label=adbwire bank_pin", "xdg:schema",
+                 "org.adbwire.Secret", "name", "bank_pin"],
+                input=value, env=env, text=True, capture_output=True, timeout=10,
+            )
+            if stored.returncode == 0:
+                break
+            time.sleep(0.1)
+        assert stored.returncode == 0, stored.stderr
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
+        monkeypatch.setenv("ADBWIRE_SECRETS_KEYRING", "1")
+        names = page.secrets().text
+        assert "bank_pin\n" in names and value not in names
+        page.call("tap", text="Add item")
+        field = int(re.search(r"TextInput \[ref=(\d+)\]", page.call("snapshot").text).group(1))
+        reply = page.type_secret(field, "bank_pin")
+        assert "Typed the secret bank_pin" in reply.text and value not in reply.text
+        vdevice.wait_for_event(r"input text .*%s.*" % re.escape(value))
+        assert "<secret bank_pin>" in page.call("snapshot").text
+    finally:
+        for process in (keyring, bus):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=10)
+        bus.stdout.close()
+
+
 def test_push_and_pull_verbs_copy_files_both_ways(vdevice, page, tmp_path):
     local = tmp_path / "notes.txt"
     local.write_bytes(b"from python\n")
@@ -241,3 +321,55 @@ def test_camera_gives_the_photo_itself(page, tmp_path):
     remote = re.search(r"(/sdcard/\S+\.jpg)", reply.text).group(1)
     page.pull(remote, str(tmp_path / "pulled.jpg"))
     assert (tmp_path / "pulled.jpg").read_bytes() == photo
+
+
+def test_the_pages_own_methods_feed_the_observation_cache(page, tmp_path):
+    # Page.snapshot, tap, type, back … (not only Page.call) record what they saw and did.
+    page.memory_db = str(tmp_path / "memory.db")
+    page.snapshot()
+    page.back()
+    assert "nothing observed here yet" in page.observations().text
+    page.observe = True
+    add = int(re.search(r'\[ref=(\d+)\] "Add item"', page.snapshot()).group(1))
+    page.tap(add)
+    # observations answers for the screen of the latest snapshot: the list, tapped on.
+    on_list = page.observations().text
+    assert 'tap {"ref":%d} on Button "Add item"' % add in on_list, on_list
+    field = int(re.search(r"TextInput \[ref=(\d+)\]", page.snapshot()).group(1))
+    page.type(field, "milk")
+    page.tap_at(60, 200)
+    page.press("back")
+    on_form = page.observations().text
+    assert "seen 1 time" in on_form, on_form
+    assert 'type {"clear":false,"ref":%d,"submit":false,"text":"milk"}' % field in on_form, on_form
+    assert 'tap {"normalized":false,"x":60.0,"y":200.0}' in on_form, on_form
+    assert 'press {"key":"back"}' in on_form, on_form
+    # The list's tap now says where it led: the form's screen.
+    form = re.search(r"Screen ([0-9a-f]{16})", on_form).group(1)
+    assert "-> screen %s" % form in page.observations(re.search(
+        r"Screen ([0-9a-f]{16})", on_list).group(1)).text
+
+
+def test_device_state_verbs_and_the_small_rows_run_from_python(vdevice, page):
+    # The rows the CLI's and the MCP server's every-verb tests show, from a Python Page.
+    assert "Battery: 87%, charging" in page.call("battery").text
+    assert "LSM6DSV Gyroscope (STMicro)" in page.call("sensors", filter="gyro").text
+    for verb, state, said, event in (
+        ("wifi", "off", "Turned Wi-Fi off", "svc wifi disable"),
+        ("data", "off", "Turned mobile data off", "svc data disable"),
+        ("airplane", "on", "Turned airplane mode on", "cmd connectivity airplane-mode enable"),
+    ):
+        mark = len(vdevice.events())
+        assert said in page.call(verb, state=state).text
+        vdevice.wait_for_event(re.escape(event), after=mark)
+    mark = len(vdevice.events())
+    assert "centre of the area" in page.call("click_area", x1=100, y1=200, x2=300, y2=400).text
+    vdevice.wait_for_event(r"input tap 200 300|dumper touch 1 finger 0 ms: 200,300 -> 200,300",
+                           after=mark)
+    started = time.monotonic()
+    assert "Waited 0.2 s" in page.call("wait", seconds=0.2).text
+    assert time.monotonic() - started >= 0.2
+    assert "1 package the user installed" in page.call("apps", third_party=True).text
+    mark = len(vdevice.events())
+    assert "packages of the system image" in page.call("apps", system=True).text
+    vdevice.wait_for_event(r"pm list packages -s", after=mark)

@@ -1,4 +1,5 @@
 // adbwire mcp [TARGET]: the MCP server for agents, JSON-RPC on stdin/stdout (src/mcp).
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -21,6 +22,7 @@ struct McpArgs {
   int settle_ms = 500;
   bool no_web = false;
   double auth_timeout = -1;
+  double keyring_timeout = 10;
   std::string ref_check = "always";
 };
 
@@ -44,6 +46,8 @@ int run_mcp(McpArgs& args, const GlobalOptions& globals) {
   if (args.auth_timeout >= 0) connect_globals.auth_timeout = args.auth_timeout;
   options.connect = connect_options(connect_globals);
   options.verbs.settle = std::chrono::milliseconds(args.settle_ms);
+  options.verbs.secrets.keyring_timeout =
+      std::chrono::milliseconds(std::llround(args.keyring_timeout * 1000));
   options.page.web = !args.no_web;
   parse_ref_check(args.ref_check, options.page.ref_check);
   const auto to_stderr = [](std::string_view message) {
@@ -115,6 +119,10 @@ void add_mcp_command(CLI::App& app, const GlobalOptions& globals, Run& run) {
                 "also take secrets from the desktop keyring (the Secret Service: items of the "
                 "schema org.adbwire.Secret by their attribute name; default: on when "
                 "$ADBWIRE_SECRETS_KEYRING is 1)");
+  cmd->add_option("--secrets-keyring-timeout", args->keyring_timeout,
+                  "seconds a keyring lookup may take, an unlock prompt included, before the "
+                  "call fails with a timeout naming the secret (default 10)")
+      ->check(CLI::Range(0.1, 3600.0));
   cmd->callback(
       [args, &globals, &run] { run = [args, &globals] { return run_mcp(*args, globals); }; });
 }

@@ -103,7 +103,8 @@ Page& DeviceTools::page(const std::string& device) {
   if (target.empty() && default_serial().empty()) {
     throw Error(errc::invalid_argument,
                 "no device given: pass `device` (the devices tool lists them), or start the server "
-                "with a default one, e.g. `adbwire mcp tcp:HOST:PORT`");
+                "with a default one, e.g. `adbwire mcp tcp:HOST:PORT`, or with $ANDROID_SERIAL "
+                "or $ADB_SERIAL set");
   }
   const std::string name = target.empty() ? std::string("$ANDROID_SERIAL") : target;
   PageOptions page_options = options_.page;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
 #include "adbwire/sync.hpp"
 #include "base/failure.hpp"
@@ -134,8 +135,25 @@ Photo shoot(Device& device, const std::filesystem::path& local, const CameraOpti
   pull.keep_attributes = false;
   pull.private_files = true;
   pull.deadline = deadline;
+  // The listing said the photo fits; the pull's own stat may announce more (file_slack bounds
+  // only what comes past that), so the bound holds while the bytes arrive too. Plain: a JPEG does
+  // not compress, and each plain chunk (64 KiB at most) is counted before the next is written.
+  pull.compression = SyncCompression::none;
+  const std::uint64_t max_bytes = options.max_bytes;
+  pull.progress = [max_bytes](const SyncProgress& progress) {
+    if (progress.file_size > max_bytes || progress.file_bytes > max_bytes) {
+      throw Error(errc::limit_exceeded, "the photo grew past CameraOptions::max_bytes (" +
+                                            std::to_string(max_bytes) +
+                                            ") while it was pulled; nothing kept");
+    }
+  };
   std::error_code error;
-  sync.pull(photo.remote, local, pull, error);
+  try {
+    sync.pull(photo.remote, local, pull, error);
+  } catch (const Error& e) {  // the bound above: the error_code path throws nothing
+    failure.set(e.code(), e.detail());
+    return {};
+  }
   if (error) {
     failure = detail::reported(error);
     return {};

@@ -133,7 +133,8 @@ std::vector<std::uint8_t> photo_jpeg(unsigned seed) {
   return jpeg;
 }
 
-// Writes a new photo as a camera app names it (IMG_YYYYMMDD_HHMMSS[_N].jpg).
+// Writes a new photo as a camera app names it (IMG_YYYYMMDD_HHMMSS[_N].jpg); with
+// HostileOutput::escapes, as a hostile app could: IMG_<kHostileText>YYYYMMDD_HHMMSS[_N].jpg.
 void take_photo(JobIo& io) {
   std::error_code error;
   const std::filesystem::path folder = io.device().resolve(kCameraFolder, error);
@@ -143,11 +144,15 @@ void take_photo(JobIo& io) {
   std::tm local{};
   localtime_r(&now, &local);
   char stamp[32];
-  std::strftime(stamp, sizeof stamp, "IMG_%Y%m%d_%H%M%S", &local);
-  std::filesystem::path path = folder / (std::string(stamp) + ".jpg");
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &local);
+  const std::string name =
+      "IMG_" +
+      std::string(io.device().hostile_output() == HostileOutput::escapes ? kHostileText : "") +
+      stamp;
+  std::filesystem::path path = folder / (name + ".jpg");
   unsigned n = 0;
   while (std::filesystem::exists(path, error))
-    path = folder / (std::string(stamp) + "_" + std::to_string(++n) + ".jpg");
+    path = folder / (name + "_" + std::to_string(++n) + ".jpg");
   const std::vector<std::uint8_t> jpeg = photo_jpeg(n);
   std::ofstream file(path, std::ios::binary);
   file.write(reinterpret_cast<const char*>(jpeg.data()), static_cast<std::streamsize>(jpeg.size()));

@@ -122,7 +122,8 @@ void check_secret_name(const std::string& name) {
   }
 }
 
-std::vector<std::string> secret_names(const SecretSources& sources) {
+std::vector<std::string> secret_names(const SecretSources& sources,
+                                      const detail::CancelToken* cancel) {
   std::vector<std::string> names;
   if (!sources.env_prefix.empty()) {
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
@@ -138,7 +139,7 @@ std::vector<std::string> secret_names(const SecretSources& sources) {
     for (const auto& [name, value] : read_file(sources.file)) names.push_back(name);
   }
   if (sources.keyring) {
-    for (std::string& name : keyring_names()) {
+    for (std::string& name : keyring_names(deadline_after(sources.keyring_timeout), cancel)) {
       if (valid_name(name)) names.push_back(std::move(name));
     }
   }
@@ -147,7 +148,8 @@ std::vector<std::string> secret_names(const SecretSources& sources) {
   return names;
 }
 
-std::string secret_value(const SecretSources& sources, const std::string& name) {
+std::string secret_value(const SecretSources& sources, const std::string& name,
+                         const detail::CancelToken* cancel) {
   check_secret_name(name);
   if (!sources.env_prefix.empty()) {
     const std::string variable = sources.env_prefix + name;
@@ -159,9 +161,11 @@ std::string secret_value(const SecretSources& sources, const std::string& name) 
     }
   }
   if (sources.keyring) {
-    if (std::optional<std::string> value = keyring_secret(name)) return std::move(*value);
+    if (std::optional<std::string> value =
+            keyring_secret(name, deadline_after(sources.keyring_timeout), cancel))
+      return std::move(*value);
   }
-  const std::vector<std::string> names = secret_names(sources);
+  const std::vector<std::string> names = secret_names(sources, cancel);
   std::string known;
   for (const std::string& other : names) known += (known.empty() ? "" : ", ") + other;
   throw Error(

@@ -2,8 +2,14 @@
 
 #include <libsecret/secret.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+#include <utility>
+
 #include "adbwire/error.hpp"
 #include "adbwire/protocol/printable.hpp"
+#include "base/mutex.hpp"
 
 namespace adbwire::verbs {
 namespace {
@@ -42,6 +48,75 @@ struct ErrorBox {
                   "(--secrets-file, $ADBWIRE_SECRETS_FILE)");
 }
 
+// Bounds one libsecret call: a thread of its own cancels the call's GCancellable at the
+// deadline or when the verb's call is cancelled (libsecret's sync calls stop at a cancelled
+// GCancellable; D-Bus alone would wait 25 s a method, and an unlock prompt for ever).
+class Bounded {
+ public:
+  Bounded(Deadline deadline, const detail::CancelToken* cancel)
+      : cancellable_(g_cancellable_new()), deadline_(deadline), cancel_(cancel) {
+    watcher_ = std::thread([this] { watch(); });
+  }
+  ~Bounded() {
+    {
+      detail::MutexLock lock(mutex_);
+      done_ = true;
+    }
+    changed_.notify_all();
+    watcher_.join();
+    g_object_unref(cancellable_);
+  }
+  Bounded(const Bounded&) = delete;
+  Bounded& operator=(const Bounded&) = delete;
+
+  GCancellable* cancellable() const noexcept { return cancellable_; }
+
+  // After a call that failed: throws timeout or cancelled when the failure was ours, naming
+  // what was asked (`what`: "the secret bank_pin", never a value).
+  void check(const GError* error, const std::string& what) {
+    if (error == nullptr || !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) return;
+    detail::MutexLock lock(mutex_);
+    if (timed_out_) {
+      throw Error(errc::timeout,
+                  "the desktop keyring did not answer for " + what +
+                      " in time: unlock the keyring (or restart the Secret Service that hangs), "
+                      "or give the secret as the environment variable ADBWIRE_SECRET_NAME or a "
+                      "line NAME=VALUE in a secrets file of mode 0600 (--secrets-file)");
+    }
+    throw Error(errc::cancelled,
+                "the client cancelled the call while the keyring looked up " + what);
+  }
+
+ private:
+  void watch() {
+    constexpr std::chrono::milliseconds kPoll{100};  // how often the verb's cancel is read
+    detail::MutexLock lock(mutex_);
+    while (!done_) {
+      const Deadline now = Clock::now();
+      if (now >= deadline_) {
+        timed_out_ = true;
+        g_cancellable_cancel(cancellable_);
+        return;
+      }
+      if (cancel_ != nullptr && cancel_->cancelled()) {
+        g_cancellable_cancel(cancellable_);
+        return;
+      }
+      const Deadline wake = deadline_ - now > kPoll ? now + kPoll : deadline_;
+      changed_.wait_until(lock.native(), wake);
+    }
+  }
+
+  GCancellable* cancellable_;
+  const Deadline deadline_;
+  const detail::CancelToken* cancel_;
+  detail::Mutex mutex_;
+  std::condition_variable changed_;
+  bool done_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  bool timed_out_ ADBWIRE_GUARDED_BY(mutex_) = false;
+  std::thread watcher_;
+};
+
 }  // namespace
 
 // GLib and libsecret keep the shared D-Bus connection's bookkeeping for the life of the process
@@ -59,10 +134,16 @@ extern "C" const char* __lsan_default_suppressions() {
 }
 #endif
 
-std::optional<std::string> keyring_secret(const std::string& name) {
+std::optional<std::string> keyring_secret(const std::string& name, Deadline deadline,
+                                          const detail::CancelToken* cancel) {
   ErrorBox failure;
-  gchar* value =
-      secret_password_lookup_sync(schema(), nullptr, &failure.error, "name", name.c_str(), nullptr);
+  gchar* value = nullptr;
+  {
+    Bounded bound(deadline, cancel);
+    value = secret_password_lookup_sync(schema(), bound.cancellable(), &failure.error, "name",
+                                        name.c_str(), nullptr);
+    bound.check(failure.error, "the secret " + name);
+  }
   if (failure.error != nullptr) unreachable(failure.error);
   if (value == nullptr) return std::nullopt;
   std::string out(value);
@@ -70,10 +151,16 @@ std::optional<std::string> keyring_secret(const std::string& name) {
   return out;
 }
 
-std::vector<std::string> keyring_names() {
+std::vector<std::string> keyring_names(Deadline deadline, const detail::CancelToken* cancel) {
   ErrorBox failure;
-  GList* items =
-      secret_password_search_sync(schema(), SECRET_SEARCH_ALL, nullptr, &failure.error, nullptr);
+  GList* items = nullptr;
+  {
+    Bounded bound(deadline, cancel);
+    items = secret_password_search_sync(schema(), SECRET_SEARCH_ALL, bound.cancellable(),
+                                        &failure.error, nullptr);
+    if (failure.error != nullptr) g_list_free_full(std::exchange(items, nullptr), g_object_unref);
+    bound.check(failure.error, "the names of its secrets");
+  }
   if (failure.error != nullptr) {
     g_list_free_full(items, g_object_unref);
     unreachable(failure.error);

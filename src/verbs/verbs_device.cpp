@@ -209,7 +209,7 @@ Reply logs(Call& call) {
 }
 
 Reply secrets(Call& call) {
-  const std::vector<std::string> names = secret_names(call.options().secrets);
+  const std::vector<std::string> names = secret_names(call.options().secrets, &call.cancel());
   if (names.empty()) {
     return Reply::text(
         "No secrets are configured. The operator adds one as an environment variable " +

@@ -152,7 +152,7 @@ namespace {
 // hidden from replies and saved files; the reply names the secret, never its value.
 Reply type_secret(Call& call, std::uint32_t ref, const std::string& name, const std::string& label,
                   TypeOptions options) {
-  std::string value = secret_value(call.options().secrets, name);
+  std::string value = secret_value(call.options().secrets, name, &call.cancel());
   call.host().secret_mask().add(name, value);
   options.secret_name = name;
   const TypeResult result = call.page().type(ref, value, options);

@@ -102,7 +102,7 @@ Reply replay_trajectory(Call& call) {
     checked.emplace(open_host_file(call.options().host_files, given.string(), "replay_trajectory"));
   ReplayOptions options;
   options.secret = [&call](std::string_view name) {
-    std::string value = secret_value(call.options().secrets, std::string(name));
+    std::string value = secret_value(call.options().secrets, std::string(name), &call.cancel());
     call.host().secret_mask().add(name, value);
     return value;
   };

@@ -8,10 +8,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "adbwire/camera.hpp"
+#include "adbwire/device.hpp"
+#include "adbwire/error.hpp"
+#include "adbwire/error_detail.hpp"
 #include "adbwire/testing/vdevice.hpp"
 #include "base/base64.hpp"
 #include "integration/temp_dir.hpp"
@@ -86,6 +91,87 @@ TEST_F(DeviceStateVerbs, AnEndlessDumpIsCutAtItsBound) {
   const Json result = call(tools, "battery");
   EXPECT_TRUE(result["isError"].get<bool>());
   EXPECT_NE(text_of(result).find("limit"), std::string::npos) << text_of(result);
+  // dumpsys sensorservice is gathered under the same bound.
+  const Json sensors = call(tools, "sensors");
+  EXPECT_TRUE(sensors["isError"].get<bool>());
+  EXPECT_EQ(sensors["_meta"]["adbwire/errc"], static_cast<int>(errc::limit_exceeded))
+      << text_of(sensors);
+}
+
+// Escapes in what the radio verbs read back (every `settings get` value) and in the name the
+// camera app gives its photo never reach a reply raw, and a photo's name never decides where it
+// is saved on the host.
+TEST_F(DeviceStateVerbs, HostileTextInRadioSettingsAndPhotoNamesIsEscaped) {
+  VirtualDeviceOptions hostile;
+  hostile.hostile_output = HostileOutput::escapes;
+  VirtualDevice device(hostile);
+  device.start();
+  DeviceTools tools(options_for(device));
+  const auto clean = [](const std::string& text) {
+    return text.find('\x1b') == std::string::npos && text.find('\x07') == std::string::npos &&
+           text.find("\xc2\x9b") == std::string::npos;
+  };
+  for (const char* verb : {"wifi", "data", "airplane"}) {
+    for (const Json& arguments : {Json::object(), Json{{"state", "on"}, {"timeout_ms", 600}}}) {
+      const std::string text = text_of(call(tools, verb, arguments));
+      EXPECT_TRUE(clean(text)) << verb << " " << arguments << ": " << text;
+    }
+  }
+  const Json photo = call(tools, "camera");
+  ASSERT_FALSE(photo["isError"].get<bool>()) << text_of(photo);
+  const std::string text = text_of(photo);
+  EXPECT_TRUE(clean(text)) << text;
+  EXPECT_NE(text.find("evil"), std::string::npos) << "the photo's name is shown, escaped: " << text;
+  std::smatch saved;
+  ASSERT_TRUE(std::regex_search(text, saved, std::regex("saved to (\\S+)\\.( |$)"))) << text;
+  const fs::path local = saved[1].str();
+  EXPECT_TRUE(clean(local.string())) << local;
+  EXPECT_TRUE(local.string().starts_with((work_.path() / "saved").string() + "/")) << local;
+  EXPECT_TRUE(fs::is_regular_file(local)) << local;
+}
+
+// A camera folder that lies: a photo announced as 10 bytes that sends 4 GiB (a bomb), and a
+// listing without end. The pull stops at its bound and leaves nothing; the listing at its own.
+TEST_F(DeviceStateVerbs, ACameraFolderThatLiesIsBoundedAndLeavesNoFile) {
+  std::vector<std::unique_ptr<VirtualDevice>> devices;
+  // The camera verb's error on a new device answering sync in mode.
+  const auto camera_on = [&](HostileSync mode) {
+    VirtualDeviceOptions options;
+    options.hostile_sync = mode;
+    devices.push_back(std::make_unique<VirtualDevice>(options));
+    devices.back()->start();
+    DeviceTools tools(options_for(*devices.back()));
+    const Json result = call(tools, "camera");
+    EXPECT_TRUE(result["isError"].get<bool>()) << text_of(result);
+    return result;
+  };
+  const Json result = camera_on(HostileSync::bomb);
+  const VirtualDevice& bombing = *devices.back();
+  EXPECT_EQ(text_of(result).find('\x1b'), std::string::npos);
+  std::uintmax_t kept = 0;
+  std::error_code ignored;
+  for (const auto& entry : fs::recursive_directory_iterator(work_.path() / "saved", ignored)) {
+    if (entry.is_regular_file()) kept += entry.file_size();
+  }
+  EXPECT_EQ(kept, 0u) << "a photo that failed left bytes behind";
+  // Under a bound below the file slack, the camera's own bound stops the pull as the bytes come.
+  Device device = Device::connect(bombing.target(), options_for(bombing).connect);
+  CameraOptions small;
+  small.max_bytes = 4096;
+  small.shot_wait = 5s;
+  const fs::path local = work_.path() / "small" / "photo.jpg";
+  fs::create_directories(local.parent_path());
+  std::error_code error;
+  take_photo(device, local, small, kDefaultDeadline, error);
+  EXPECT_EQ(error, errc::limit_exceeded) << error.message() << ": " << last_error_detail();
+  EXPECT_NE(last_error_detail().find("grew past CameraOptions::max_bytes (4096)"),
+            std::string::npos)
+      << last_error_detail();
+  EXPECT_TRUE(fs::is_empty(local.parent_path())) << "a stopped pull left a file";
+
+  const Json listed = camera_on(HostileSync::endless_listing);
+  EXPECT_EQ(listed["_meta"]["adbwire/errc"], static_cast<int>(errc::limit_exceeded))
+      << text_of(listed);
 }
 
 TEST_F(DeviceStateVerbs, WifiAndDataSwitchAndReadBack) {

@@ -2,10 +2,13 @@
 // Keyring on a private session bus, both our children, headless) holds a secret stored with
 // secret-tool as the README says; `adbwire mcp --secrets-keyring` and a CLI session with
 // ADBWIRE_SECRETS_KEYRING=1 list its name and type its value, which no output shows. Without a
-// Secret Service, asking the keyring is a typed error naming the other sources.
+// Secret Service, asking the keyring is a typed error naming the other sources; one that takes
+// the call and never answers is a timeout at the lookup's deadline, naming the secret.
+#include <gio/gio.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -136,6 +139,110 @@ TEST_F(Keyring, WithoutASecretServiceTheKeyringIsATypedErrorNamingTheOtherSource
   const std::vector<Json> alone = test::tool_results(plain.out, 1);
   EXPECT_FALSE(alone[0].value("isError", true)) << alone[0];
   EXPECT_NE(text_of(alone[0]).find("No secrets are configured"), std::string::npos) << alone[0];
+}
+
+// A real D-Bus peer on the bus at `address` that owns the Secret Service's name and takes every
+// method call sent to it without ever answering (a keyring hung on an unlock prompt, a
+// debugger, a stopped process): GDBus's filter drops each call before anything could reply.
+class SilentSecretService {
+ public:
+  explicit SilentSecretService(const std::string& address) {
+    GError* error = nullptr;
+    connection_ = g_dbus_connection_new_for_address_sync(
+        address.c_str(),
+        static_cast<GDBusConnectionFlags>(G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                          G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION),
+        nullptr, nullptr, &error);
+    if (connection_ == nullptr) {
+      problem_ = error->message;
+      g_error_free(error);
+      return;
+    }
+    g_dbus_connection_add_filter(connection_, &SilentSecretService::drop_calls, &calls_, nullptr);
+    GVariant* owned = g_dbus_connection_call_sync(
+        connection_, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        "RequestName", g_variant_new("(su)", "org.freedesktop.secrets", 4u /* do not queue */),
+        G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, nullptr, &error);
+    if (owned == nullptr) {
+      problem_ = error->message;
+      g_error_free(error);
+      return;
+    }
+    guint32 reply = 0;
+    g_variant_get(owned, "(u)", &reply);
+    g_variant_unref(owned);
+    if (reply != 1) problem_ = "RequestName answered " + std::to_string(reply) + ", not 1 (owner)";
+  }
+  ~SilentSecretService() {
+    if (connection_ != nullptr) {
+      g_dbus_connection_close_sync(connection_, nullptr, nullptr);
+      g_object_unref(connection_);
+    }
+  }
+  SilentSecretService(const SilentSecretService&) = delete;
+  SilentSecretService& operator=(const SilentSecretService&) = delete;
+
+  // "" once it owns the name.
+  const std::string& problem() const { return problem_; }
+  // The method calls it took (and never answered).
+  int calls() const { return calls_.load(); }
+
+ private:
+  static GDBusMessage* drop_calls(GDBusConnection*, GDBusMessage* message, gboolean incoming,
+                                  gpointer calls) {
+    if (incoming && g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL) {
+      static_cast<std::atomic<int>*>(calls)->fetch_add(1);
+      g_object_unref(message);
+      return nullptr;
+    }
+    return message;
+  }
+
+  GDBusConnection* connection_ = nullptr;
+  std::atomic<int> calls_{0};
+  std::string problem_;
+};
+
+TEST_F(Keyring, AKeyringThatNeverAnswersIsATimeoutNamingTheSecretAtTheLookupsDeadline) {
+  ASSERT_TRUE(fs::exists("/usr/bin/dbus-daemon")) << "/usr/bin/dbus-daemon" << kInstall;
+  test::Background bus({"/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"},
+                       env());
+  const std::string address = bus.first_line();
+  ASSERT_TRUE(address.starts_with("unix:")) << "dbus-daemon printed no address: " << address;
+  SilentSecretService silent(address);
+  ASSERT_EQ(silent.problem(), "");
+
+  const std::vector<std::pair<std::string, Json>> calls = {
+      {"secrets", Json::object()},
+      {"tap", {{"text", "Add item"}}},
+      {"type", {{"id", "name"}, {"secret", "bank_pin"}}},
+  };
+  const auto started = std::chrono::steady_clock::now();
+  const test::ProcessResult server =
+      adbwire({"mcp", vd_->target(), "--secrets-keyring", "--secrets-keyring-timeout", "1"},
+              {"DBUS_SESSION_BUS_ADDRESS=" + address}, test::tools_calls(calls));
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_EQ(server.exit_code, 0) << server.err;
+  const std::vector<Json> results = test::tool_results(server.out, calls.size());
+  for (const auto& [i, asked] : {std::pair<std::size_t, const char*>{0, "the names of its secrets"},
+                                 {2, "the secret bank_pin"}}) {
+    EXPECT_TRUE(results[i].value("isError", false)) << results[i];
+    EXPECT_EQ(results[i]["_meta"]["adbwire/errc"], static_cast<int>(errc::timeout)) << results[i];
+    const std::string text = text_of(results[i]);
+    EXPECT_NE(text.find(std::string("the desktop keyring did not answer for ") + asked),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("--secrets-file"), std::string::npos) << text;
+  }
+  EXPECT_FALSE(results[1].value("isError", true)) << results[1];
+  // The peer took the calls (the timeout is its silence, not a missing service), and two
+  // lookups of 1 s end well before D-Bus's own 25 s.
+  EXPECT_GE(silent.calls(), 2);
+  EXPECT_LT(took, 20s);
+  const std::vector<std::string> events = vd_->events();
+  EXPECT_TRUE(std::none_of(events.begin(), events.end(), [](const std::string& e) {
+    return e.find("input text") != std::string::npos;
+  })) << "nothing is typed without the secret";
 }
 
 }  // namespace

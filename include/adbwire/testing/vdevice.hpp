@@ -119,7 +119,9 @@ enum class HostileOutput {
             // `logcat -d` (binary records with -B); other commands (echo, input) work as usual
   escapes,  // device text holds terminal escapes (window title, clear screen, OSC 52 clipboard),
             // C1 controls and a bidi override (kHostileText): getprop values, the resumed
-            // activity's package, a package in `pm list packages`, every `settings get` value
+            // activity's package, a package in `pm list packages`, every `settings get` value,
+            // the battery's technology, sensors' vendors and the name the camera app gives a
+            // photo
   // `dd` (how hosts read a range of a file) answers wrongly; other commands work as usual:
   short_ranges,    // one byte less than the range
   long_ranges,     // the range, then zeros without end
