@@ -9,11 +9,14 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <vector>
 
 namespace adbwire::detail {
 namespace {
@@ -304,9 +307,72 @@ zip_int64_t range_source(void* state, void* data, zip_uint64_t length, zip_sourc
   }
 }
 
+std::uint64_t little_endian(const std::uint8_t* bytes, std::size_t width) {
+  std::uint64_t value = 0;
+  for (std::size_t i = width; i-- > 0;) value = value << 8 | bytes[i];
+  return value;
+}
+
+// libzip allocates a record for every entry a ZIP64 end of central directory announces before it
+// reads the directory, so the announcement is checked first. libzip tries every end record in the
+// archive's last 65,577 bytes (the longest comment, the end record and the ZIP64 locator), and
+// reads the ZIP64 record of each one a locator precedes: each of them is checked here.
+bool directory_within_bounds(std::uint64_t size, const ApkRangeReader& read, Failure& failure) {
+  constexpr std::size_t kEndBytes = 22;
+  constexpr std::size_t kLocatorBytes = 20;
+  constexpr std::size_t kEnd64Bytes = 56;
+  constexpr std::uint64_t kWindow = 65535 + kEndBytes + kLocatorBytes;
+  constexpr std::uint8_t kEnd[] = {'P', 'K', 5, 6};
+  constexpr std::uint8_t kLocator[] = {'P', 'K', 6, 7};
+  constexpr std::uint8_t kEnd64[] = {'P', 'K', 6, 6};
+  std::vector<std::uint8_t> tail(static_cast<std::size_t>(std::min(size, kWindow)));
+  if (tail.empty()) return true;
+  if (!read(size - tail.size(), tail, failure)) return false;
+  for (std::size_t at = kLocatorBytes; at + kEndBytes <= tail.size(); ++at) {
+    if (std::memcmp(&tail[at], kEnd, sizeof kEnd) != 0 ||
+        std::memcmp(&tail[at - kLocatorBytes], kLocator, sizeof kLocator) != 0)
+      continue;
+    const std::uint64_t end64 = little_endian(&tail[at - kLocatorBytes + 8], 8);
+    if (end64 > size || size - end64 < kEnd64Bytes) continue;  // libzip cannot read it either
+    std::array<std::uint8_t, kEnd64Bytes> record{};
+    if (!read(end64, record, failure)) return false;
+    if (std::memcmp(record.data(), kEnd64, sizeof kEnd64) != 0) continue;
+    const std::uint64_t entries =
+        std::max(little_endian(&record[24], 8), little_endian(&record[32], 8));
+    const std::uint64_t bytes = little_endian(&record[40], 8);
+    if (entries > kMaxDirectoryEntries || bytes > kMaxDirectoryBytes) {
+      failure.set(errc::limit_exceeded,
+                  "the APK's ZIP64 end of central directory announces " + std::to_string(entries) +
+                      " entries in " + std::to_string(bytes) + " bytes, past the " +
+                      std::to_string(kMaxDirectoryEntries) + " entries and " +
+                      std::to_string(kMaxDirectoryBytes) + " bytes adbwire reads");
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string apk_label(const std::filesystem::path& apk, Failure& failure) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(apk, error);
+  std::ifstream file(apk, std::ios::binary);
+  if (error || !file) {
+    failure.set(errc::io_error, "the pulled APK cannot be read: " +
+                                    (error ? error.message() : std::strerror(errno)));
+    return {};
+  }
+  const ApkRangeReader read_file = [&file](std::uint64_t offset, std::span<std::uint8_t> into,
+                                           Failure& read_failure) {
+    file.seekg(static_cast<std::streamoff>(offset));
+    file.read(reinterpret_cast<char*>(into.data()), static_cast<std::streamsize>(into.size()));
+    if (file.gcount() == static_cast<std::streamsize>(into.size())) return true;
+    file.clear();
+    read_failure.set(errc::io_error, "the pulled APK ended before its announced size");
+    return false;
+  };
+  if (!directory_within_bounds(size, read_file, failure)) return {};
   int code = 0;
   const std::unique_ptr<zip_t, ZipCloser> archive(zip_open(apk.c_str(), ZIP_RDONLY, &code));
   if (!archive) {
@@ -318,6 +384,7 @@ std::string apk_label(const std::filesystem::path& apk, Failure& failure) {
 }
 
 std::string apk_label(std::uint64_t size, const ApkRangeReader& read, Failure& failure) {
+  if (!directory_within_bounds(size, read, failure)) return {};
   RangeSource state;
   state.size = size;
   state.read = &read;

@@ -195,5 +195,96 @@ TEST(ApkLabel, ByRangesAsFromAFile) {
   EXPECT_EQ(refused.detail, "budget spent");
 }
 
+void put_little_endian(std::string& out, std::uint64_t value, std::size_t width) {
+  for (std::size_t i = 0; i < width; ++i) out += static_cast<char>(value >> (8 * i) & 0xff);
+}
+
+// `apk` with a ZIP64 end of central directory and its locator before its end record, which
+// then points to them (0xffff counts, 0xffffffff size and offset), as a ZIP64 writer lays it
+// out; the ZIP64 record announces `entries` in `directory_bytes`. `placed_at` is where `apk`'s
+// first byte lies in the file.
+std::string with_zip64_end(const std::string& apk, std::uint64_t entries,
+                           std::uint64_t directory_bytes, std::uint64_t placed_at = 0) {
+  const std::size_t end = apk.rfind("PK\x05\x06");
+  const auto field = [&](std::size_t at, std::size_t width) {
+    std::uint64_t value = 0;
+    for (std::size_t i = width; i-- > 0;)
+      value = value << 8 | static_cast<unsigned char>(apk[end + at + i]);
+    return value;
+  };
+  std::string out = apk.substr(0, end);
+  const std::uint64_t end64 = out.size();
+  out += "PK\x06\x06";
+  put_little_endian(out, 44, 8);
+  put_little_endian(out, 45, 2);
+  put_little_endian(out, 45, 2);
+  put_little_endian(out, 0, 8);  // this disk, the directory's disk
+  put_little_endian(out, entries, 8);
+  put_little_endian(out, entries, 8);
+  put_little_endian(out, directory_bytes, 8);
+  put_little_endian(out, field(16, 4), 8);
+  out += "PK\x06\x07";
+  put_little_endian(out, 0, 4);
+  put_little_endian(out, placed_at + end64, 8);
+  put_little_endian(out, 1, 4);
+  out += "PK\x05\x06";
+  put_little_endian(out, 0, 4);
+  put_little_endian(out, 0xffff, 2);
+  put_little_endian(out, 0xffff, 2);
+  put_little_endian(out, 0xffffffff, 4);
+  put_little_endian(out, 0xffffffff, 4);
+  put_little_endian(out, 0, 2);
+  return out;
+}
+
+// libzip allocates and fills a record for every entry a ZIP64 end record announces before it
+// reads one (200 million cost 6 GB with libzip 1.7.3), so a device's announcement is refused
+// past kMaxDirectoryEntries before libzip sees it; a true ZIP64 end record still gives the label.
+TEST(ApkLabel, AZip64DirectoryAnnouncingTooManyEntriesIsRefusedBeforeLibzipAllocates) {
+  const std::string groceries = file_bytes(kApks / "groceries.apk");
+  const std::size_t end = groceries.rfind("PK\x05\x06");
+  ASSERT_NE(end, std::string::npos);
+  const std::uint64_t entries =
+      static_cast<unsigned char>(groceries[end + 10]) |
+      static_cast<std::uint64_t>(static_cast<unsigned char>(groceries[end + 11])) << 8;
+  std::uint64_t directory_bytes = 0;
+  for (std::size_t i = 4; i-- > 0;)
+    directory_bytes = directory_bytes << 8 | static_cast<unsigned char>(groceries[end + 12 + i]);
+
+  Failure honest;
+  EXPECT_EQ(label_by_ranges(with_zip64_end(groceries, entries, directory_bytes), honest),
+            "Demo Groceries");
+  EXPECT_FALSE(honest) << honest.detail;
+
+  test::TempDir folder;
+  const fs::path apk = folder.path() / "zip64.apk";
+  std::ofstream(apk, std::ios::binary) << with_zip64_end(groceries, 200'000'000, directory_bytes);
+  Failure from_file;
+  apk_label(apk, from_file);
+  EXPECT_EQ(from_file.code, make_error_code(errc::limit_exceeded)) << from_file.detail;
+  EXPECT_NE(from_file.detail.find("200000000 entries"), std::string::npos) << from_file.detail;
+
+  // By ranges, the device can announce a file as large as such a directory: its bytes before
+  // the end records are never asked for.
+  const std::uint64_t huge = 200'000'000ull * 46;
+  const std::string tail =
+      with_zip64_end("PK\x05\x06" + std::string(18, '\0'), 200'000'000, huge, huge);
+  const std::uint64_t size = huge + tail.size();
+  std::uint64_t asked = 0;
+  Failure by_ranges;
+  const std::string label = apk_label(
+      size,
+      [&](std::uint64_t offset, std::span<std::uint8_t> into, Failure&) {
+        asked += into.size();
+        for (std::size_t i = 0; i < into.size(); ++i)
+          into[i] = offset + i < huge ? 0 : static_cast<std::uint8_t>(tail[offset + i - huge]);
+        return true;
+      },
+      by_ranges);
+  EXPECT_TRUE(label.empty());
+  EXPECT_EQ(by_ranges.code, make_error_code(errc::limit_exceeded)) << by_ranges.detail;
+  EXPECT_LE(asked, 128u * 1024);
+}
+
 }  // namespace
 }  // namespace adbwire::detail
