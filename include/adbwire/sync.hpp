@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -111,6 +112,11 @@ struct SyncLimits {
   // without stat_v2 announce sizes cut to 32 bits, so a file of 4 GiB or more pulled from one
   // needs this raised.
   std::uint64_t file_slack = 1024 * 1024;
+  // Bytes one pulled file may have at all, for a caller that knows how large what it wants can
+  // be (an APK read for its label, a photo): a file announced larger fails before a byte is
+  // written, and one that grows past it fails as it arrives, leaving nothing. The first stat a
+  // caller makes cannot bound the pull, which asks the device again.
+  std::uint64_t max_file_bytes = std::numeric_limits<std::uint64_t>::max();
 };
 
 struct PullOptions {

@@ -135,23 +135,16 @@ Photo shoot(Device& device, const std::filesystem::path& local, const CameraOpti
   pull.keep_attributes = false;
   pull.private_files = true;
   pull.deadline = deadline;
-  // The listing said the photo fits; the pull's own stat may announce more (file_slack bounds
-  // only what comes past that), so the bound holds while the bytes arrive too. Plain: a JPEG does
-  // not compress, and each plain chunk (64 KiB at most) is counted before the next is written.
+  // The listing said the photo fits; the pull stats it again, and may hear more. Plain: a JPEG
+  // does not compress.
   pull.compression = SyncCompression::none;
-  const std::uint64_t max_bytes = options.max_bytes;
-  pull.progress = [max_bytes](const SyncProgress& progress) {
-    if (progress.file_size > max_bytes || progress.file_bytes > max_bytes) {
-      throw Error(errc::limit_exceeded, "the photo grew past CameraOptions::max_bytes (" +
-                                            std::to_string(max_bytes) +
-                                            ") while it was pulled; nothing kept");
-    }
-  };
+  pull.limits.max_file_bytes = options.max_bytes;
   std::error_code error;
-  try {
-    sync.pull(photo.remote, local, pull, error);
-  } catch (const Error& e) {  // the bound above: the error_code path throws nothing
-    failure.set(e.code(), e.detail());
+  sync.pull(photo.remote, local, pull, error);
+  if (error == make_error_code(errc::limit_exceeded)) {
+    failure.set(error, "the photo grew past CameraOptions::max_bytes (" +
+                           std::to_string(options.max_bytes) +
+                           ") while it was pulled; nothing kept (" + sync.last_error() + ")");
     return {};
   }
   if (error) {

@@ -82,6 +82,14 @@ bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
   const std::string_view remote = fetch.remote;
   const std::string_view local_text = fetch.local;
   if (!channel.ensure(options.deadline, failure)) return false;
+  const std::uint64_t most = options.limits.max_file_bytes;
+  if (fetch.size > most) {
+    failure.set(errc::limit_exceeded,
+                "pulling " + shown(remote) + ": the device announced " +
+                    std::to_string(fetch.size) + " bytes, past SyncLimits::max_file_bytes (" +
+                    std::to_string(most) + "); nothing was written to " + shown(local_text));
+    return false;
+  }
   std::unique_ptr<SyncDecompressor> decoder;
   if (codec) decoder = SyncDecompressor::make(*codec);
   if (channel.sendrecv_v2()) {
@@ -99,9 +107,7 @@ bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
   // The most this file may have: what the device announced, plus a little for a file that grew
   // meanwhile. A compression bomb announced as 10 bytes stops here, not when the disk is full.
   const std::uint64_t slack = options.limits.file_slack;
-  const std::uint64_t allowed = fetch.size > std::numeric_limits<std::uint64_t>::max() - slack
-                                    ? std::numeric_limits<std::uint64_t>::max()
-                                    : fetch.size + slack;
+  const std::uint64_t allowed = slack >= most - fetch.size ? most : fetch.size + slack;
   std::uint64_t written = 0;
   bool sink_failed = false;
   BatchedWriter file(fd, fetch.size);
@@ -111,6 +117,14 @@ bool receive_file(SyncChannel& channel, const FileFetch& fetch, int fd,
   // Made once per file: a SyncSink built per chunk from this lambda would allocate each time.
   const SyncSink store = [&](std::span<const std::uint8_t> bytes) {
     sink_failed = true;
+    if (bytes.size() > allowed - written && allowed == most) {
+      failure.set(errc::limit_exceeded, "pulling " + shown(remote) +
+                                            ": the device sent more than " + std::to_string(most) +
+                                            " bytes, past SyncLimits::max_file_bytes; nothing "
+                                            "was written to " +
+                                            shown(local_text));
+      return false;
+    }
     if (bytes.size() > allowed - written) {
       failure.set(errc::limit_exceeded,
                   "pulling " + shown(remote) + ": the device announced " +

@@ -117,6 +117,7 @@ std::string pulled_label(SyncClient& sync, const std::string& apk, std::uint64_t
   options.private_files = true;
   options.deadline = deadline;
   options.limits.file_slack = 0;
+  options.limits.max_file_bytes = kMaxApkBytes;  // the pull stats again: its answer may differ
   std::error_code error;
   sync.pull(apk, pulled.path, options, error);
   if (error) {

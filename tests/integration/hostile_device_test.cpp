@@ -430,6 +430,35 @@ TEST_F(HostileDevice, TheOverallDeadlineHoldsWhileDataFlows) {
   EXPECT_EQ(sync.stat("/sdcard/dir/file.txt").size, 10u) << "the connection stays usable";
 }
 
+// SyncLimits::max_file_bytes bounds a file whatever its stat says: a file announced larger is
+// refused before a byte is written, one that grows past it (a slack as large as the bomb wants)
+// stops as it arrives, and nothing is left either way.
+TEST_F(HostileDevice, MaxFileBytesBoundsAPullWhateverTheDeviceAnnounces) {
+  start(HostileSync::bomb);
+  SyncClient sync(*device_);
+  PullOptions options;
+  options.compression = SyncCompression::none;
+  options.limits.file_slack = std::uint64_t{1} << 40;
+  options.limits.max_file_bytes = 9;
+  std::error_code error;
+  sync.pull("/sdcard/dir/file.txt", out() / "file.txt", options, error);
+  EXPECT_EQ(error, errc::limit_exceeded);
+  EXPECT_NE(sync.last_error().find("announced 10 bytes, past SyncLimits::max_file_bytes (9)"),
+            std::string::npos)
+      << sync.last_error();
+  EXPECT_TRUE(fs::is_empty(out()));
+
+  options.limits.max_file_bytes = 64 * 1024;
+  error.clear();
+  sync.pull("/sdcard/dir/file.txt", out() / "file.txt", options, error);
+  EXPECT_EQ(error, errc::limit_exceeded);
+  EXPECT_NE(sync.last_error().find("sent more than 65536 bytes, past SyncLimits::max_file_bytes"),
+            std::string::npos)
+      << sync.last_error();
+  EXPECT_TRUE(fs::is_empty(out()));
+  EXPECT_EQ(sync.stat("/sdcard/dir/file.txt").size, 10u) << "the connection stays usable";
+}
+
 // A listing of 255-byte names: the plan's memory is bounded in bytes (SyncLimits::max_memory),
 // not only in entries, so long names cannot multiply it (300 to 350 MB before).
 TEST_F(HostileDevice, AnEndlessListingOfLongNamesStopsAtItsMemoryBound) {
